@@ -1,0 +1,44 @@
+//go:build windows
+
+package atomicfile
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"syscall"
+	"time"
+)
+
+// checkWritable refuses a read-only target, as opening it for writing would.
+func checkWritable(target string, fi fs.FileInfo) error {
+	if fi.Mode().Perm()&0o200 == 0 {
+		return &fs.PathError{Op: "open", Path: target, Err: fs.ErrPermission}
+	}
+	return nil
+}
+
+// Windows error codes a rename gets while another process (an editor, an
+// indexer, a virus scanner) briefly holds the target open.
+const (
+	errorAccessDenied     syscall.Errno = 5
+	errorSharingViolation syscall.Errno = 32
+	errorLockViolation    syscall.Errno = 33
+)
+
+// replace renames temp over target (MoveFileEx with REPLACE_EXISTING under
+// os.Rename), retrying for about a second while the target is held open.
+func replace(temp, target string) error {
+	var err error
+	for i := 0; i < 20; i++ {
+		if err = os.Rename(temp, target); err == nil {
+			return nil
+		}
+		var errno syscall.Errno
+		if !errors.As(err, &errno) || (errno != errorAccessDenied && errno != errorSharingViolation && errno != errorLockViolation) {
+			return err
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return err
+}

@@ -1,0 +1,111 @@
+// Package commands holds the three tools' behaviour: sdd-workspace,
+// task-brief and review-package. Each is a cliapp.Command whose Run does the
+// work of one bash script; the mains under cmd/ only hand it to cliapp.Main.
+package commands
+
+import (
+	"context"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/sdd-go/sdd-go/internal/atomicfile"
+	"github.com/sdd-go/sdd-go/internal/exit"
+)
+
+// checkPlan applies the scripts' `[ -f "$plan" ]`: a regular file after
+// following symlinks. The empty string, a directory, a FIFO and a missing
+// path all fail.
+func checkPlan(plan string) error {
+	if fi, err := os.Stat(plan); err != nil || !fi.Mode().IsRegular() {
+		return exit.Errorf(exit.Usage, "no such plan file: %s", plan)
+	}
+	return nil
+}
+
+// inWorkspace is the default output path: name inside dir, joined as the
+// scripts join it ("$dir/name"), with the OS separator.
+func inWorkspace(dir, name string) string {
+	return dir + string(filepath.Separator) + name
+}
+
+// refuseSelf stops an OUTFILE that is the plan itself before anything is
+// written: the scripts would destroy the plan there.
+func refuseSelf(out, plan string) error {
+	if atomicfile.SameFile(out, plan) {
+		return &exit.Error{Code: exit.Usage, Prefixed: true,
+			Msg: "refusing to write " + out + ": it is the plan file " + plan}
+	}
+	return nil
+}
+
+// createOutput opens out for writing, an I/O failure (exit 1) naming out.
+func createOutput(out string) (*atomicfile.File, error) {
+	f, err := atomicfile.Create(out)
+	if err != nil {
+		return nil, exit.File(exit.IO, err)
+	}
+	return f, nil
+}
+
+// commit publishes f, an I/O failure naming its path.
+func commit(f *atomicfile.File) error {
+	if err := f.Commit(); err != nil {
+		return exit.File(exit.IO, err)
+	}
+	return nil
+}
+
+// contextReader stops a long read when the command is interrupted.
+type contextReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c contextReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
+}
+
+// readError and writeError tell which side of a copy failed, since the
+// exit status differs (the plan: 2; the output: 1).
+type readError struct{ error }
+type writeError struct{ error }
+
+func (e readError) Unwrap() error  { return e.error }
+func (e writeError) Unwrap() error { return e.error }
+
+type taggedReader struct{ r io.Reader }
+
+func (t taggedReader) Read(p []byte) (int, error) {
+	n, err := t.r.Read(p)
+	if err != nil && err != io.EOF {
+		err = readError{err}
+	}
+	return n, err
+}
+
+// countingWriter counts what reaches w and tags its errors; its count is
+// what the commands report for outputs whose size cannot be read back.
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	if err != nil {
+		err = writeError{err}
+	}
+	return n, err
+}
+
+// isWriteError reports whether err came from writing the output.
+func isWriteError(err error) bool {
+	var we writeError
+	return errors.As(err, &we)
+}

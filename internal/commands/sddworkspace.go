@@ -1,0 +1,36 @@
+package commands
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/sdd-go/sdd-go/internal/cliapp"
+	"github.com/sdd-go/sdd-go/internal/workspace"
+)
+
+// SDDWorkspace prints (creating it if needed) the plan's workspace.
+var SDDWorkspace = cliapp.Command{
+	Name:    "sdd-workspace",
+	Args:    "PLAN_FILE",
+	MinArgs: 1,
+	MaxArgs: 1,
+	Description: `Print the absolute path of PLAN_FILE's workspace, <repo>/.superpowers/sdd/<plan-basename>/,
+creating it and the self-ignoring .superpowers/sdd/.gitignore. A plan that shares its
+basename with another plan's workspace gets <plan-basename>-<parent-dir>[-N].
+
+Exit status: 0 success; 2 usage, missing plan or unusable name; 1 the workspace
+cannot be created; git's own status when git fails (128 outside a repository);
+127 when git is not on PATH.`,
+	Run: func(ctx context.Context, env *cliapp.Env, args []string) error {
+		plan := args[0]
+		if err := checkPlan(plan); err != nil {
+			return err
+		}
+		dir, err := workspace.Resolve(ctx, env.Git, plan)
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintln(env.Stdout, dir)
+		return err
+	},
+}

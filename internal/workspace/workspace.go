@@ -1,0 +1,228 @@
+// Package workspace resolves and creates the per-plan directory
+// <repo>/.superpowers/sdd/<slug>/ where a plan's briefs, reports, review
+// packages and ledger live.
+//
+// The directory sits in the working tree, not under .git/, because agent
+// hosts guard .git/ against writes and an implementer must be able to write
+// its report there; a .gitignore of "*" one level up keeps every workspace
+// out of `git status` without touching a tracked file.
+//
+// Unlike the bash script, two plans that share a basename (docs/a/plan.md,
+// docs/b/plan.md) do not share a workspace: each workspace carries a marker
+// file naming its plan, and a plan whose slug is taken by another plan moves
+// on to <slug>-<parent>, then <slug>-<parent>-2, … . Where nothing collides
+// the path is the one the script prints, and a workspace the script made
+// (no marker) is adopted, so work already under way keeps its directory.
+package workspace
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/sdd-go/sdd-go/internal/exit"
+	"github.com/sdd-go/sdd-go/internal/git"
+)
+
+// MarkerName is the file in each workspace that names its owning plan.
+const MarkerName = "plan-path"
+
+// maxCandidates bounds the search for a free name; reaching it means
+// something is badly wrong in .superpowers/sdd, not a real collision chain.
+const maxCandidates = 10000
+
+// Root is the repository's top-level directory as git prints it, run in the
+// current directory (not the plan's: a plan may live outside the repository).
+func Root(ctx context.Context, g *git.Runner) (string, error) {
+	out, err := g.Output(ctx, "rev-parse", "--show-toplevel")
+	if err != nil {
+		return "", err
+	}
+	return git.TrimCommandSubstitution(out), nil
+}
+
+// Resolve finds or creates plan's workspace under the repository of the
+// current directory and returns its absolute path, built lexically from the
+// root git printed. It also rewrites .superpowers/sdd/.gitignore.
+func Resolve(ctx context.Context, g *git.Runner, plan string) (string, error) {
+	slug, ok := Slug(plan)
+	if !ok {
+		return "", exit.Errorf(exit.Usage, "cannot derive a workspace name from: %s", plan)
+	}
+	root, err := Root(ctx, g)
+	if err != nil {
+		return "", err
+	}
+	return Ensure(root, plan, slug)
+}
+
+// Ensure creates (or finds) the workspace of plan, whose slug is slug, under
+// the repository root, and writes the .gitignore beside it.
+func Ensure(root, plan, slug string) (string, error) {
+	base := joinLexical(root, ".superpowers", "sdd")
+	if err := os.MkdirAll(base, 0o777); err != nil {
+		return "", ioError(err)
+	}
+	id, parent, err := Identity(root, plan)
+	if err != nil {
+		return "", ioError(err)
+	}
+	var dir string
+	for i := 0; ; i++ {
+		if i == maxCandidates {
+			return "", exit.Errorf(exit.IO, "no free workspace name for %s under %s", plan, base)
+		}
+		candidate := joinLexical(base, candidateName(slug, parent, i))
+		owned, err := claim(candidate, id)
+		if err != nil {
+			return "", ioError(err)
+		}
+		if owned {
+			dir = candidate
+			break
+		}
+	}
+	// Rewritten on every call, in place, as the script's `printf '*\n' >`
+	// does: a user who deleted or edited it gets it back.
+	if err := writeInPlace(filepath.Join(base, ".gitignore"), "*\n"); err != nil {
+		return "", ioError(err)
+	}
+	return dir, nil
+}
+
+// candidateName is the i-th name tried for a plan: slug, slug-parent,
+// slug-parent-2, slug-parent-3, … A parent that cannot be part of a name
+// (the file system root) is left out.
+func candidateName(slug, parent string, i int) string {
+	if i == 0 {
+		return slug
+	}
+	name := slug
+	if parent != "" {
+		name += "-" + parent
+	} else {
+		i++ // slug-2 comes right after slug
+	}
+	if i >= 2 {
+		name += "-" + strconv.Itoa(i)
+	}
+	return name
+}
+
+// claim makes dir the workspace of the plan identified by id if it can:
+// it creates dir when missing, adopts it when it has no marker, and reports
+// whether the marker (now) names id. Creation and marking are each atomic,
+// so concurrent calls agree on one owner.
+func claim(dir, id string) (bool, error) {
+	for attempt := 0; ; attempt++ {
+		fi, err := os.Stat(dir) // a symlink to a directory is a directory, as for mkdir -p
+		switch {
+		case err == nil && !fi.IsDir():
+			return false, &fs.PathError{Op: "mkdir", Path: dir, Err: fs.ErrExist}
+		case errors.Is(err, fs.ErrNotExist):
+			if _, lerr := os.Lstat(dir); lerr == nil {
+				// A dangling symlink: mkdir -p fails here too.
+				return false, &fs.PathError{Op: "mkdir", Path: dir, Err: fs.ErrExist}
+			}
+			if err := os.Mkdir(dir, 0o777); err != nil && !errors.Is(err, fs.ErrExist) {
+				return false, err
+			}
+			continue // created (by us or a racer): look again
+		case err != nil:
+			return false, err
+		}
+		owner, err := readMarker(dir)
+		if errors.Is(err, fs.ErrNotExist) {
+			if attempt > 3 {
+				return false, err
+			}
+			if err := writeMarker(dir, id); err != nil && !errors.Is(err, fs.ErrExist) {
+				return false, err
+			}
+			continue // marked (by us or a racer): read who won
+		}
+		if err != nil {
+			return false, err
+		}
+		return sameIdentity(owner, id), nil
+	}
+}
+
+// readMarker returns the plan named in dir's marker. A marker is written
+// whole by a hard link, but a file system without links falls back to a
+// plain exclusive create, so a marker without its newline is one being
+// written: wait for it briefly.
+func readMarker(dir string) (string, error) {
+	path := filepath.Join(dir, MarkerName)
+	for i := 0; ; i++ {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return "", err
+		}
+		if s, ok := strings.CutSuffix(string(b), "\n"); ok || i == 50 {
+			return s, nil
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// writeMarker creates dir's marker naming id, failing with fs.ErrExist if
+// another process marked it first. The content is written to a private
+// file and linked into place so no reader ever sees a partial marker.
+func writeMarker(dir, id string) error {
+	path := filepath.Join(dir, MarkerName)
+	tmp := filepath.Join(dir, fmt.Sprintf(".%s.%d.%d.tmp", MarkerName, os.Getpid(), time.Now().UnixNano()))
+	if err := os.WriteFile(tmp, []byte(id+"\n"), 0o666); err != nil {
+		return err
+	}
+	defer os.Remove(tmp)
+	err := os.Link(tmp, path)
+	if err == nil || errors.Is(err, fs.ErrExist) {
+		return err
+	}
+	// No hard links here: an exclusive create still decides the race.
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
+	if err != nil {
+		return err
+	}
+	_, werr := f.WriteString(id + "\n")
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	return werr
+}
+
+// writeInPlace truncates and rewrites path (creating it 0666 minus umask),
+// keeping its mode and writing through a symlink, like the shell's `>`.
+func writeInPlace(path, content string) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o666)
+	if err != nil {
+		return err
+	}
+	_, werr := f.WriteString(content)
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	return werr
+}
+
+// joinLexical appends elements to root with the OS separator and no
+// cleaning, so the result starts with exactly what git printed, as the
+// script's "$root/.superpowers/sdd" does.
+func joinLexical(root string, elem ...string) string {
+	var b strings.Builder
+	b.WriteString(filepath.FromSlash(root))
+	for _, e := range elem {
+		b.WriteByte(filepath.Separator)
+		b.WriteString(e)
+	}
+	return b.String()
+}
+
+func ioError(err error) error { return exit.File(exit.IO, err) }
