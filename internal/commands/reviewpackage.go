@@ -126,4 +126,3 @@ func packageError(ctx context.Context, out string, err error) error {
 	}
 	return err
 }
-
