@@ -1,0 +1,103 @@
+// Package e2e runs the real, built binaries end to end: testscript files
+// under testdata/script, one behaviour of SPEC.md each, and Go tests for
+// what a script cannot say well (concurrency, large inputs).
+package e2e
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/sdd-go/sdd-go/internal/testutil"
+)
+
+var update = flag.Bool("update", false, "rewrite testscript golden files")
+
+var binDir string
+
+func TestMain(m *testing.M) {
+	flag.Parse()
+	dir, err := testutil.BuildBinaries()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	binDir = dir
+	code := m.Run()
+	testutil.CleanupBinaries()
+	os.Exit(code)
+}
+
+func TestScripts(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir:                 "testdata/script",
+		RequireExplicitExec: true,
+		UpdateScripts:       *update,
+		Setup: func(env *testscript.Env) error {
+			home := filepath.Join(env.WorkDir, ".home")
+			if err := os.MkdirAll(home, 0o755); err != nil {
+				return err
+			}
+			env.Setenv("PATH", binDir+string(os.PathListSeparator)+os.Getenv("PATH"))
+			env.Setenv("BIN", binDir)
+			for _, kv := range testutil.GitEnv(home) {
+				k, v, _ := cut(kv)
+				switch k {
+				case "HOME", "XDG_CONFIG_HOME":
+					env.Setenv(k, v)
+				default:
+					if len(k) > 4 && k[:4] == "GIT_" {
+						env.Setenv(k, v)
+					}
+				}
+			}
+			return nil
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"status": cmdStatus,
+		},
+	})
+}
+
+// cmdStatus runs a program and checks its exact exit status:
+//
+//	status 3 task-brief plan.md 9
+//
+// `! exec` only says "non-zero", and the statuses are the interface.
+func cmdStatus(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: status N program [args...]")
+	}
+	want, err := strconv.Atoi(args[0])
+	if err != nil {
+		ts.Fatalf("status: %v", err)
+	}
+	err = ts.Exec(args[1], args[2:]...)
+	got := 0
+	if err != nil {
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) {
+			ts.Fatalf("status: %v", err)
+		}
+		got = ee.ExitCode()
+	}
+	if got != want {
+		ts.Fatalf("%s exited %d, want %d", args[1], got, want)
+	}
+}
+
+func cut(kv string) (string, string, bool) {
+	for i := 0; i < len(kv); i++ {
+		if kv[i] == '=' {
+			return kv[:i], kv[i+1:], true
+		}
+	}
+	return kv, "", false
+}

@@ -1,0 +1,188 @@
+// Package testutil builds the real binaries once per test process and makes
+// hermetic git repositories in temporary directories: no test depends on
+// the machine's git configuration or HOME, and none mocks git.
+package testutil
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// Commands are the three binaries under test.
+var Commands = []string{"sdd-workspace", "task-brief", "review-package"}
+
+var build struct {
+	once sync.Once
+	dir  string
+	err  error
+}
+
+// ModuleRoot is the directory holding go.mod.
+func ModuleRoot() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Clean(filepath.Join(filepath.Dir(file), "..", ".."))
+}
+
+// BuildBinaries compiles the three commands into a fresh directory once per
+// process and returns it. The caller (TestMain) removes it with CleanupBinaries.
+func BuildBinaries() (string, error) {
+	build.once.Do(func() {
+		build.dir, build.err = os.MkdirTemp("", "sdd-bin-")
+		if build.err != nil {
+			return
+		}
+		cmd := exec.Command("go", "build", "-o", build.dir+string(filepath.Separator), "./cmd/...")
+		cmd.Dir = ModuleRoot()
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			build.err = errors.New("go build ./cmd/...: " + err.Error() + "\n" + string(out))
+		}
+	})
+	return build.dir, build.err
+}
+
+// CleanupBinaries removes what BuildBinaries made.
+func CleanupBinaries() {
+	if build.dir != "" {
+		os.RemoveAll(build.dir)
+	}
+}
+
+// Bin is the path of one built command; BuildBinaries must have run.
+func Bin(t testing.TB, name string) string {
+	t.Helper()
+	dir, err := BuildBinaries()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return filepath.Join(dir, name)
+}
+
+// GitEnv is an environment in which git ignores the machine's and the
+// user's configuration and commits reproducibly.
+func GitEnv(home string) []string {
+	env := []string{}
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		if strings.HasPrefix(k, "GIT_") || k == "HOME" || k == "XDG_CONFIG_HOME" {
+			continue
+		}
+		env = append(env, kv)
+	}
+	return append(env,
+		"HOME="+home,
+		"XDG_CONFIG_HOME="+filepath.Join(home, ".config"),
+		"GIT_CONFIG_NOSYSTEM=1",
+		"GIT_AUTHOR_NAME=SDD Test", "GIT_AUTHOR_EMAIL=sdd@example.com",
+		"GIT_COMMITTER_NAME=SDD Test", "GIT_COMMITTER_EMAIL=sdd@example.com",
+		"GIT_AUTHOR_DATE=2026-01-01T00:00:00Z", "GIT_COMMITTER_DATE=2026-01-01T00:00:00Z",
+	)
+}
+
+// Repo is a throwaway git repository.
+type Repo struct {
+	t    testing.TB
+	Root string   // the top-level directory, as git prints it
+	Env  []string // the hermetic environment for git and the binaries
+}
+
+// NewRepo makes an empty repository (branch main) in a temp dir.
+func NewRepo(t testing.TB) *Repo {
+	t.Helper()
+	tmp := RealTempDir(t)
+	home := filepath.Join(tmp, "home")
+	if err := os.MkdirAll(home, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r := &Repo{t: t, Root: filepath.Join(tmp, "repo"), Env: GitEnv(home)}
+	r.Git("init", "-q", "-b", "main", r.Root)
+	return r
+}
+
+// RealTempDir is t.TempDir with symlinks resolved, so paths compare equal
+// to what git prints (macOS's /var is /private/var).
+func RealTempDir(t testing.TB) string {
+	t.Helper()
+	d, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// Git runs git in the repository and returns its trimmed stdout; it fails
+// the test on error.
+func (r *Repo) Git(args ...string) string {
+	r.t.Helper()
+	res := RunIn(r.Root, r.Env, "git", args...)
+	if res.Code != 0 {
+		r.t.Fatalf("git %s: exit %d\n%s", strings.Join(args, " "), res.Code, res.Stderr)
+	}
+	return strings.TrimRight(res.Stdout, "\n")
+}
+
+// Write creates a file (and its directories) relative to the root.
+func (r *Repo) Write(rel, content string) string {
+	r.t.Helper()
+	p := filepath.Join(r.Root, rel)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		r.t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		r.t.Fatal(err)
+	}
+	return p
+}
+
+// Commit writes files (name, content pairs), stages everything and commits;
+// it returns the new HEAD.
+func (r *Repo) Commit(msg string, files ...string) string {
+	r.t.Helper()
+	for i := 0; i+1 < len(files); i += 2 {
+		r.Write(files[i], files[i+1])
+	}
+	r.Git("add", "-A")
+	r.Git("commit", "-q", "--allow-empty", "-m", msg)
+	return r.Git("rev-parse", "HEAD")
+}
+
+// Run runs one of the built commands in dir (relative to the root, "" for
+// the root itself) with the repository's environment.
+func (r *Repo) Run(dir, name string, args ...string) Result {
+	r.t.Helper()
+	return RunIn(filepath.Join(r.Root, dir), r.Env, Bin(r.t, name), args...)
+}
+
+// Result is what a process did.
+type Result struct {
+	Stdout, Stderr string
+	Code           int
+}
+
+// RunIn runs prog in dir with env and no stdin.
+func RunIn(dir string, env []string, prog string, args ...string) Result {
+	cmd := exec.Command(prog, args...)
+	cmd.Dir = dir
+	cmd.Env = env
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	if err != nil {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			code = ee.ExitCode()
+		} else {
+			code = -1
+			errb.WriteString(err.Error())
+		}
+	}
+	return Result{Stdout: out.String(), Stderr: errb.String(), Code: code}
+}
