@@ -73,7 +73,7 @@ func Extract(plan io.Reader, w io.Writer, task string) (lines int64, err error) 
 			}
 		}
 		if !inTask {
-			if err := skipRest(r, whole, rerr); err != nil {
+			if err := skipRest(r, whole); err != nil {
 				return lines, err
 			}
 			if rerr == io.EOF {
@@ -101,15 +101,13 @@ func Extract(plan io.Reader, w io.Writer, task string) (lines int64, err error) 
 }
 
 // skipRest discards the remainder of a line whose first chunk was not whole.
-func skipRest(r *bufio.Reader, whole bool, rerr error) error {
+func skipRest(r *bufio.Reader, whole bool) error {
 	for !whole {
-		chunk, err := r.ReadSlice('\n')
-		switch {
-		case err == nil || err == io.EOF:
+		_, err := r.ReadSlice('\n')
+		if err == nil || err == io.EOF {
 			return nil
-		case errors.Is(err, bufio.ErrBufferFull):
-			_ = chunk
-		default:
+		}
+		if !errors.Is(err, bufio.ErrBufferFull) {
 			return err
 		}
 	}
