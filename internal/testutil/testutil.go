@@ -102,7 +102,9 @@ func NewRepo(t testing.TB) *Repo {
 		t.Fatal(err)
 	}
 	r := &Repo{t: t, Root: filepath.Join(tmp, "repo"), Env: GitEnv(home)}
-	r.Git("init", "-q", "-b", "main", r.Root)
+	if res := RunIn(tmp, r.Env, "git", "init", "-q", "-b", "main", r.Root); res.Code != 0 {
+		t.Fatalf("git init: %s", res.Stderr)
+	}
 	return r
 }
 
