@@ -65,7 +65,7 @@ func Resolve(ctx context.Context, g *git.Runner, plan string) (string, error) {
 // Ensure creates (or finds) the workspace of plan, whose slug is slug, under
 // the repository root, and writes the .gitignore beside it.
 func Ensure(root, plan, slug string) (string, error) {
-	base := joinLexical(root, ".superpowers", "sdd")
+	base := host.join(root, ".superpowers", "sdd")
 	if err := os.MkdirAll(base, 0o777); err != nil {
 		return "", ioError(err)
 	}
@@ -78,7 +78,7 @@ func Ensure(root, plan, slug string) (string, error) {
 		if i == maxCandidates {
 			return "", exit.Errorf(exit.IO, "no free workspace name for %s under %s", plan, base)
 		}
-		candidate := joinLexical(base, candidateName(slug, parent, i))
+		candidate := base + string(host.sep) + candidateName(slug, parent, i)
 		owned, err := claim(candidate, id)
 		if err != nil {
 			return "", ioError(err)
@@ -150,7 +150,7 @@ func claim(dir, id string) (bool, error) {
 		if err != nil {
 			return false, err
 		}
-		return sameIdentity(owner, id), nil
+		return host.same(owner, id), nil
 	}
 }
 
@@ -210,19 +210,6 @@ func writeInPlace(path, content string) error {
 		werr = cerr
 	}
 	return werr
-}
-
-// joinLexical appends elements to root with the OS separator and no
-// cleaning, so the result starts with exactly what git printed, as the
-// script's "$root/.superpowers/sdd" does.
-func joinLexical(root string, elem ...string) string {
-	var b strings.Builder
-	b.WriteString(filepath.FromSlash(root))
-	for _, e := range elem {
-		b.WriteByte(filepath.Separator)
-		b.WriteString(e)
-	}
-	return b.String()
 }
 
 func ioError(err error) error { return exit.File(exit.IO, err) }
