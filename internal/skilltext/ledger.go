@@ -1,0 +1,308 @@
+package skilltext
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// IdentityPrefix starts the first line of every ledger. The dash is an em
+// dash (U+2014).
+const IdentityPrefix = "# SDD ledger \u2014 plan: "
+
+// LedgerFormats returns the ledger line formats the skill text lists: the
+// lines of the first fenced block that starts with the identity line.
+func LedgerFormats(skill string) []string {
+	for _, f := range Fences(skill) {
+		if f.Depth == 0 && strings.HasPrefix(f.Body, IdentityPrefix+"<") {
+			return strings.Split(strings.TrimSuffix(f.Body, "\n"), "\n")
+		}
+	}
+	return nil
+}
+
+// Format is one compiled ledger line format.
+type Format struct {
+	Text  string // as written, e.g. "Task <N>: base=<sha>"
+	Kind  string // the word after "Task <N>: ": base, fix, parked, ...
+	re    *regexp.Regexp
+	names []string
+}
+
+var fieldRe = regexp.MustCompile(`<([^<>]+)>`)
+
+// fieldPattern says what each placeholder of a format may hold.
+func fieldPattern(name string) string {
+	switch name {
+	case "N", "X", "Y", "K":
+		return `[0-9]+`
+	case "R":
+		return `[1-5]`
+	case "sha":
+		return `[0-9a-f]{40}(?:[0-9a-f]{24})?`
+	case "base7", "head7", "a7", "b7":
+		return `[0-9a-f]{7,64}`
+	default: // free text: plan path, one-liners, rulings, reasons
+		return `.+?`
+	}
+}
+
+// CompileFormat turns a format line into a matcher: the text outside <…>
+// is literal, each <name> matches what fieldPattern allows.
+func CompileFormat(format string) (Format, error) {
+	var re strings.Builder
+	re.WriteString("^")
+	f := Format{Text: format}
+	last := 0
+	for _, m := range fieldRe.FindAllStringSubmatchIndex(format, -1) {
+		re.WriteString(regexp.QuoteMeta(format[last:m[0]]))
+		name := format[m[2]:m[3]]
+		f.names = append(f.names, name)
+		re.WriteString("(" + fieldPattern(name) + ")")
+		last = m[1]
+	}
+	re.WriteString(regexp.QuoteMeta(format[last:]))
+	re.WriteString("$")
+	var err error
+	if f.re, err = regexp.Compile(re.String()); err != nil {
+		return Format{}, err
+	}
+	if rest, ok := strings.CutPrefix(format, "Task <N>: "); ok {
+		end := strings.IndexFunc(rest, func(r rune) bool {
+			return !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z')
+		})
+		if end < 0 {
+			end = len(rest)
+		}
+		f.Kind = rest[:end]
+	} else if strings.HasPrefix(format, IdentityPrefix) {
+		f.Kind = "identity"
+	} else {
+		return Format{}, fmt.Errorf("format %q is neither the identity line nor a Task line", format)
+	}
+	return f, nil
+}
+
+// Match reports whether line has this format, with the field values.
+func (f Format) Match(line string) (map[string]string, bool) {
+	m := f.re.FindStringSubmatch(line)
+	if m == nil {
+		return nil, false
+	}
+	out := map[string]string{}
+	for i, n := range f.names {
+		out[n] = m[i+1]
+	}
+	return out, true
+}
+
+// Fill writes a line of this format with the given field values.
+func (f Format) Fill(values map[string]string) string {
+	return fieldRe.ReplaceAllStringFunc(f.Text, func(s string) string {
+		v, ok := values[s[1:len(s)-1]]
+		if !ok {
+			return s
+		}
+		return v
+	})
+}
+
+// Entry is one parsed ledger line.
+type Entry struct {
+	Line   int
+	Kind   string
+	Format string
+	Fields map[string]string
+}
+
+// TaskState is what the ledger says about one task.
+type TaskState struct {
+	Base         string
+	ReviewedHead string
+	Round        int // last fix round recorded, 0 for none
+	LastHead     string
+	Minors       []string
+	Parked       []string
+	Blocked      string
+	Complete     bool
+	Entries      []Entry
+}
+
+// Ledger is a parsed progress ledger.
+type Ledger struct {
+	Plan  string
+	Tasks map[int]*TaskState
+}
+
+// Done reports whether task n has its completion line.
+func (l *Ledger) Done(n int) bool {
+	t := l.Tasks[n]
+	return t != nil && t.Complete
+}
+
+// NextRound is the fix round a resumed controller runs next for task n.
+func (l *Ledger) NextRound(n int) int {
+	if t := l.Tasks[n]; t != nil {
+		return t.Round + 1
+	}
+	return 1
+}
+
+// FixBase is the revision a scoped re-review of task n's next round
+// starts from: the head the previous review saw.
+func (l *Ledger) FixBase(n int) string {
+	t := l.Tasks[n]
+	if t == nil {
+		return ""
+	}
+	if t.Round > 0 {
+		return t.LastHead
+	}
+	return t.ReviewedHead
+}
+
+// ParseLedger reads a ledger written with the given formats and checks the
+// rules the skill states: the identity line first, nothing but known
+// lines, base before anything else of a task, rounds counted 1 to 5 in
+// order, each round starting where the previous review ended, parking and
+// blocking only after round 5, after a task's completion line only the
+// final review's residuals (minor, parked, BLOCKED), and a completion line
+// whose range and parked count agree with the rest.
+func ParseLedger(text string, formats []string) (*Ledger, error) {
+	var compiled []Format
+	var identity Format
+	for _, s := range formats {
+		f, err := CompileFormat(s)
+		if err != nil {
+			return nil, err
+		}
+		if f.Kind == "identity" {
+			identity = f
+			continue
+		}
+		compiled = append(compiled, f)
+	}
+	if identity.re == nil {
+		return nil, fmt.Errorf("no identity format among %d formats", len(formats))
+	}
+	text = strings.TrimSuffix(text, "\n")
+	lines := strings.Split(text, "\n")
+	fields, ok := identity.Match(lines[0])
+	if !ok {
+		return nil, fmt.Errorf("line 1: not the identity line: %q", lines[0])
+	}
+	l := &Ledger{Plan: fields["plan file path"], Tasks: map[int]*TaskState{}}
+	for i, line := range lines[1:] {
+		no := i + 2
+		var e *Entry
+		for _, f := range compiled {
+			if v, ok := f.Match(line); ok {
+				e = &Entry{Line: no, Kind: f.Kind, Format: f.Text, Fields: v}
+				break
+			}
+		}
+		if e == nil {
+			return nil, fmt.Errorf("line %d: no ledger format matches %q", no, line)
+		}
+		if err := l.apply(*e); err != nil {
+			return nil, fmt.Errorf("line %d: %w: %q", no, err, line)
+		}
+	}
+	return l, nil
+}
+
+func (l *Ledger) apply(e Entry) error {
+	n, err := strconv.Atoi(e.Fields["N"])
+	if err != nil {
+		return err
+	}
+	t := l.Tasks[n]
+	if e.Kind == "base" {
+		if t != nil && t.Complete {
+			return fmt.Errorf("task %d is already complete", n)
+		}
+		// A restarted task records a new base; its history starts over.
+		l.Tasks[n] = &TaskState{Base: e.Fields["sha"], Entries: []Entry{e}}
+		return nil
+	}
+	if t == nil {
+		return fmt.Errorf("task %d has no base line yet", n)
+	}
+	if t.Complete {
+		// Only the final review's residuals may still be recorded.
+		switch e.Kind {
+		case "minor":
+			t.Minors = append(t.Minors, e.Fields["one-liner"])
+		case "parked":
+			t.Parked = append(t.Parked, e.Fields["finding"])
+		case "BLOCKED":
+			t.Blocked = e.Fields["reason"]
+		default:
+			return fmt.Errorf("task %d is already complete", n)
+		}
+		t.Entries = append(t.Entries, e)
+		return nil
+	}
+	if t.Blocked != "" {
+		return fmt.Errorf("task %d is BLOCKED", n)
+	}
+	t.Entries = append(t.Entries, e)
+	switch e.Kind {
+	case "reviewed_head":
+		t.ReviewedHead = e.Fields["sha"]
+	case "minor":
+		t.Minors = append(t.Minors, e.Fields["one-liner"])
+	case "fix":
+		r, _ := strconv.Atoi(e.Fields["R"])
+		if r != t.Round+1 {
+			return fmt.Errorf("fix round %d follows round %d", r, t.Round)
+		}
+		if t.ReviewedHead == "" {
+			return fmt.Errorf("fix round before any review")
+		}
+		if from := l.FixBase(n); !strings.HasPrefix(from, e.Fields["a7"]) {
+			return fmt.Errorf("round %d starts at %s, not at the head the previous review saw (%s)", r, e.Fields["a7"], from)
+		}
+		t.Round = r
+		t.LastHead = e.Fields["b7"]
+	case "parked":
+		if t.Round != 5 {
+			return fmt.Errorf("parked after round %d: the breaker acts only after round 5", t.Round)
+		}
+		t.Parked = append(t.Parked, e.Fields["finding"])
+	case "BLOCKED":
+		if t.Round != 5 {
+			return fmt.Errorf("BLOCKED after round %d: the breaker acts only after round 5", t.Round)
+		}
+		t.Blocked = e.Fields["reason"]
+	case "complete":
+		if t.ReviewedHead == "" {
+			return fmt.Errorf("complete without a review")
+		}
+		if !strings.HasPrefix(t.Base, e.Fields["base7"]) {
+			return fmt.Errorf("completion range starts at %s, base is %s", e.Fields["base7"], t.Base)
+		}
+		head := t.ReviewedHead
+		if t.Round > 0 {
+			head = t.LastHead
+		}
+		if !strings.HasPrefix(head, e.Fields["head7"]) && !strings.HasPrefix(e.Fields["head7"], head) {
+			return fmt.Errorf("completion range ends at %s, last reviewed head is %s", e.Fields["head7"], head)
+		}
+		k := 0
+		if s, ok := e.Fields["K"]; ok {
+			k, _ = strconv.Atoi(s)
+			if k == 0 {
+				return fmt.Errorf("0 parked: write review clean")
+			}
+		}
+		if k != len(t.Parked) {
+			return fmt.Errorf("completion says %d parked, the ledger parks %d", k, len(t.Parked))
+		}
+		t.Complete = true
+	default:
+		return fmt.Errorf("unknown kind %q", e.Kind)
+	}
+	return nil
+}
