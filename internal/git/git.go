@@ -142,11 +142,26 @@ func (r *Runner) Stream(ctx context.Context, w io.Writer, args ...string) (int64
 	if err := cmd.Start(); err != nil {
 		return 0, &Error{Args: args, Status: 126, Err: err}
 	}
+	// On interruption git is killed (CommandContext), but a process git
+	// started (a textconv or external diff driver) may still hold the pipe
+	// open: closing our end stops the copy at once all the same.
+	copied := make(chan struct{})
+	go func() {
+		select {
+		case <-ctx.Done():
+			_ = pipe.Close()
+		case <-copied:
+		}
+	}()
 	n, copyErr := io.Copy(w, pipe)
+	close(copied)
 	if copyErr != nil {
 		_ = cmd.Process.Kill()
 	}
 	waitErr := cmd.Wait()
+	if ctx.Err() != nil {
+		return n, &Error{Args: args, Status: 128 + 15, Err: ctx.Err()}
+	}
 	if copyErr != nil {
 		return n, &WriteError{Err: copyErr}
 	}

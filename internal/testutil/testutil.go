@@ -119,6 +119,9 @@ func RealTempDir(t testing.TB) string {
 	return d
 }
 
+// T is the test the repository belongs to.
+func (r *Repo) T() testing.TB { return r.t }
+
 // Git runs git in the repository and returns its trimmed stdout; it fails
 // the test on error.
 func (r *Repo) Git(args ...string) string {

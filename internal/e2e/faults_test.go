@@ -1,0 +1,304 @@
+//go:build !windows
+
+package e2e
+
+// Faults injected around the real binaries: full disks, file size limits,
+// signals, git dying or failing half-way, corrupt objects, read-only
+// directories. In every case: a clear message, a documented status, no
+// partial or temporary file, and an existing OUTFILE unchanged.
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/sdd-go/sdd-go/internal/testutil"
+)
+
+// withPath returns env with PATH replaced by dirs (then the real PATH).
+func withPath(env []string, dirs ...string) []string {
+	out := []string{}
+	for _, kv := range env {
+		if !strings.HasPrefix(kv, "PATH=") {
+			out = append(out, kv)
+		}
+	}
+	return append(out, "PATH="+strings.Join(append(dirs, os.Getenv("PATH")), string(os.PathListSeparator)))
+}
+
+// faultyGit puts a `git` first on PATH that runs the real git, except for
+// `git diff -U10 …`, where it runs body (bash) with $REAL set.
+func faultyGit(t *testing.T, body string) string {
+	t.Helper()
+	real, err := exec.LookPath("git")
+	require.NoError(t, err)
+	dir := t.TempDir()
+	script := fmt.Sprintf(`#!/usr/bin/env bash
+REAL=%q
+if [ "$1" = diff ] && [ "$2" = -U10 ]; then
+%s
+fi
+exec "$REAL" "$@"
+`, real, body)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "git"), []byte(script), 0o755))
+	return dir
+}
+
+// bigRepo is a repository with one commit adding size bytes of text, and a
+// plan; it returns the repository and the range's base.
+func bigRepo(t *testing.T, size int) (*testutil.Repo, string) {
+	t.Helper()
+	r := testutil.NewRepo(t)
+	r.Write("plan.md", twoTasks)
+	base := r.Commit("plan")
+	line := strings.Repeat("z", 99) + "\n"
+	r.Commit("big", "big.txt", strings.Repeat(line, size/100))
+	return r, base
+}
+
+func TestFullDeviceIsAnIOError(t *testing.T) {
+	if _, err := os.Stat("/dev/full"); err != nil {
+		t.Skip("no /dev/full")
+	}
+	r := testutil.NewRepo(t)
+	r.Write("plan.md", twoTasks)
+	base := r.Commit("one", "f.txt", "1\n")
+	r.Commit("two", "f.txt", "2\n")
+	res := r.Run("", "task-brief", "plan.md", "1", "/dev/full")
+	assert.Equal(t, 1, res.Code)
+	assert.Equal(t, "task-brief: /dev/full: no space left on device\n", res.Stderr)
+	assert.Empty(t, res.Stdout)
+	res = r.Run("", "review-package", "plan.md", base, "HEAD", "/dev/full")
+	assert.Equal(t, 1, res.Code)
+	assert.Equal(t, "review-package: /dev/full: no space left on device\n", res.Stderr)
+	assert.Empty(t, res.Stdout)
+}
+
+// underFileSizeLimit runs a command with RLIMIT_FSIZE set to blocks KiB.
+func underFileSizeLimit(r *testutil.Repo, blocks int, name string, args ...string) testutil.Result {
+	bin := testutil.Bin(r.T(), name)
+	return testutil.RunIn(r.Root, r.Env, "bash", append([]string{"-c", "ulimit -f " + strconv.Itoa(blocks) + ` && exec "$0" "$@"`, bin}, args...)...)
+}
+
+func TestFileSizeLimitLeavesNothing(t *testing.T) {
+	r, base := bigRepo(t, 400_000)
+	plan := "## Task 1\n" + strings.Repeat("a line of the task that goes on\n", 20_000)
+	r.Write("big-plan.md", plan)
+	r.Write("old.md", "old brief\n")
+
+	res := underFileSizeLimit(r, 64, "task-brief", "big-plan.md", "1", "old.md")
+	assert.Equal(t, 1, res.Code)
+	assert.Equal(t, "task-brief: old.md: file too large\n", res.Stderr)
+	assert.Equal(t, "old brief\n", readFile(t, filepath.Join(r.Root, "old.md")))
+
+	res = underFileSizeLimit(r, 64, "task-brief", "big-plan.md", "1", "new.md")
+	assert.Equal(t, 1, res.Code)
+	assert.NoFileExists(t, filepath.Join(r.Root, "new.md"))
+
+	res = underFileSizeLimit(r, 64, "review-package", "plan.md", base, "HEAD", "old.md")
+	assert.Equal(t, 1, res.Code)
+	assert.Equal(t, "review-package: old.md: file too large\n", res.Stderr)
+	assert.Equal(t, "old brief\n", readFile(t, filepath.Join(r.Root, "old.md")))
+
+	res = underFileSizeLimit(r, 64, "review-package", "plan.md", base, "HEAD")
+	assert.Equal(t, 1, res.Code)
+	assert.Contains(t, res.Stderr, filepath.Join(ws(r, "plan"), "review-"))
+	assertNoPackages(t, ws(r, "plan"))
+	assertNoTemps(t, r.Root)
+}
+
+func assertNoPackages(t *testing.T, dir string) {
+	t.Helper()
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		assert.False(t, strings.HasPrefix(e.Name(), "review-"), "left %s", e.Name())
+	}
+}
+
+func TestSignalsStopALongPackage(t *testing.T) {
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		t.Run(sig.String(), func(t *testing.T) {
+			r, base := bigRepo(t, 200_000)
+			pidFile := filepath.Join(t.TempDir(), "pid")
+			// git writes part of the diff, then hangs holding the pipe.
+			fake := faultyGit(t, `"$REAL" "$@" | head -c 50000; echo $$ > `+pidFile+`; exec sleep 60`)
+			r.Write("old.diff", "old package\n")
+			cmd := exec.Command(testutil.Bin(t, "review-package"), "plan.md", base, "HEAD", "old.diff")
+			cmd.Dir, cmd.Env = r.Root, withPath(r.Env, fake)
+			require.NoError(t, cmd.Start())
+			var pid int
+			waitFor(t, func() bool {
+				b, _ := os.ReadFile(pidFile)
+				pid, _ = strconv.Atoi(strings.TrimSpace(string(b)))
+				return pid > 0
+			})
+			start := time.Now()
+			require.NoError(t, cmd.Process.Signal(sig))
+			err := cmd.Wait()
+			elapsed := time.Since(start)
+			var ee *exec.ExitError
+			require.ErrorAs(t, err, &ee)
+			assert.Equal(t, 128+int(sig), ee.ExitCode())
+			assert.Less(t, elapsed, 2*time.Second, "exits promptly")
+			assert.Equal(t, "old package\n", readFile(t, filepath.Join(r.Root, "old.diff")))
+			assertNoTemps(t, r.Root)
+			// git (here the wrapper, now `sleep`) was killed.
+			waitFor(t, func() bool { return syscall.Kill(pid, 0) != nil })
+		})
+	}
+}
+
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatal("timed out")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func TestGitDyingMidStreamLeavesNoPackage(t *testing.T) {
+	cases := []struct {
+		name, body string
+		status     int
+		stderr     string
+	}{
+		{"killed", `"$REAL" "$@" | head -c 3000; kill -KILL $$`, 128 + 9, ""},
+		{"fails after output", `"$REAL" "$@" | head -c 3000; echo "fatal: injected failure" >&2; exit 7`, 7, "fatal: injected failure\n"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r, base := bigRepo(t, 100_000)
+			env := withPath(r.Env, faultyGit(t, c.body))
+			r.Write("old.diff", "old package\n")
+			bin := testutil.Bin(t, "review-package")
+			res := testutil.RunIn(r.Root, env, bin, "plan.md", base, "HEAD", "old.diff")
+			assert.Equal(t, c.status, res.Code)
+			assert.Equal(t, c.stderr, res.Stderr)
+			assert.Empty(t, res.Stdout)
+			assert.Equal(t, "old package\n", readFile(t, filepath.Join(r.Root, "old.diff")))
+			res = testutil.RunIn(r.Root, env, bin, "plan.md", base, "HEAD")
+			assert.Equal(t, c.status, res.Code)
+			assertNoPackages(t, ws(r, "plan"))
+			assertNoTemps(t, r.Root)
+		})
+	}
+}
+
+func TestCorruptObjectPassesGitsFailureThrough(t *testing.T) {
+	r := testutil.NewRepo(t)
+	r.Write("plan.md", twoTasks)
+	base := r.Commit("plan")
+	r.Commit("add", "f.txt", "content that will be lost\n")
+	blob := r.Git("rev-parse", "HEAD:f.txt")
+	obj := filepath.Join(r.Root, ".git", "objects", blob[:2], blob[2:])
+	require.NoError(t, os.Remove(obj))
+	res := r.Run("", "review-package", "plan.md", base, "HEAD", "out.diff")
+	assert.Equal(t, 128, res.Code)
+	assert.Contains(t, res.Stderr, "fatal: ")
+	assert.Contains(t, res.Stderr, blob[:7])
+	assert.NoFileExists(t, filepath.Join(r.Root, "out.diff"))
+	assertNoTemps(t, r.Root)
+}
+
+// asUnprivileged runs prog as nobody when the tests run as root (root
+// ignores permission bits); otherwise as the current user.
+func asUnprivileged(t *testing.T, dir string, env []string, prog string, args ...string) testutil.Result {
+	t.Helper()
+	cmd := exec.Command(prog, args...)
+	cmd.Dir, cmd.Env = dir, env
+	if os.Geteuid() == 0 {
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	}
+	var out, errb strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	var ee *exec.ExitError
+	if err != nil {
+		require.ErrorAs(t, err, &ee)
+		code = ee.ExitCode()
+	}
+	return testutil.Result{Stdout: out.String(), Stderr: errb.String(), Code: code}
+}
+
+// openUp makes every directory from / down to dir traversable, so an
+// unprivileged process can reach a test's temporary tree.
+func openUp(t *testing.T, dir string) {
+	for d := dir; d != filepath.Dir(d); d = filepath.Dir(d) {
+		fi, err := os.Stat(d)
+		require.NoError(t, err)
+		_ = os.Chmod(d, fi.Mode().Perm()|0o055)
+	}
+}
+
+func TestReadOnlyDirectories(t *testing.T) {
+	r := testutil.NewRepo(t)
+	r.Write("plan.md", twoTasks)
+	r.Commit("plan")
+	// git must trust a repository owned by another user.
+	home := filepath.Join(filepath.Dir(r.Root), "home")
+	require.NoError(t, os.WriteFile(filepath.Join(home, ".gitconfig"), []byte("[safe]\n\tdirectory = *\n"), 0o644))
+	bins, err := testutil.BuildBinaries()
+	require.NoError(t, err)
+	openUp(t, r.Root)
+	openUp(t, bins)
+	require.NoError(t, filepath.Walk(r.Root, func(p string, info os.FileInfo, err error) error {
+		if err == nil {
+			_ = os.Chmod(p, info.Mode().Perm()|0o044|(info.Mode().Perm()&0o100)>>3|(info.Mode().Perm()&0o100)>>6)
+			if info.IsDir() {
+				_ = os.Chmod(p, 0o755)
+			}
+		}
+		return nil
+	}))
+
+	// The repository root is read-only: no workspace can be made.
+	res := asUnprivileged(t, r.Root, r.Env, filepath.Join(bins, "sdd-workspace"), "plan.md")
+	assert.Equal(t, 1, res.Code, res.Stderr)
+	assert.Equal(t, "sdd-workspace: "+filepath.Join(r.Root, ".superpowers")+": permission denied\n", res.Stderr)
+	assert.NoDirExists(t, filepath.Join(r.Root, ".superpowers"))
+
+	// The workspace exists but is read-only: no brief, no package. (The
+	// .gitignore beside it stays writable: it is rewritten on every call.)
+	res = r.Run("", "sdd-workspace", "plan.md")
+	require.Equal(t, 0, res.Code)
+	require.NoError(t, os.Chmod(ws(r, "plan"), 0o555))
+	require.NoError(t, os.Chmod(filepath.Join(r.Root, ".superpowers", "sdd", ".gitignore"), 0o666))
+	res = asUnprivileged(t, r.Root, r.Env, filepath.Join(bins, "task-brief"), "plan.md", "1")
+	assert.Equal(t, 1, res.Code, res.Stderr)
+	assert.Equal(t, "task-brief: "+filepath.Join(ws(r, "plan"), "task-1-brief.md")+": permission denied\n", res.Stderr)
+	res = asUnprivileged(t, r.Root, r.Env, filepath.Join(bins, "review-package"), "plan.md", "HEAD", "HEAD")
+	assert.Equal(t, 1, res.Code, res.Stderr)
+	assert.Contains(t, res.Stderr, ": permission denied\n")
+	entries, err := os.ReadDir(ws(r, "plan"))
+	require.NoError(t, err)
+	assert.Len(t, entries, 1, "only the marker")
+
+	// An explicit OUTFILE in a read-only directory.
+	require.NoError(t, os.Mkdir(filepath.Join(r.Root, "ro"), 0o555))
+	res = asUnprivileged(t, r.Root, r.Env, filepath.Join(bins, "task-brief"), "plan.md", "1", "ro/out.md")
+	assert.Equal(t, 1, res.Code, res.Stderr)
+	assert.Equal(t, "task-brief: ro/out.md: permission denied\n", res.Stderr)
+	// A read-only OUTFILE is refused as the shell's `>` refuses it, even
+	// though its directory would allow a rename over it.
+	r.Write("rw/locked.md", "locked\n")
+	require.NoError(t, os.Chmod(filepath.Join(r.Root, "rw"), 0o777))
+	require.NoError(t, os.Chmod(filepath.Join(r.Root, "rw/locked.md"), 0o444))
+	res = asUnprivileged(t, r.Root, r.Env, filepath.Join(bins, "task-brief"), "plan.md", "1", "rw/locked.md")
+	assert.Equal(t, 1, res.Code, res.Stderr)
+	assert.Equal(t, "task-brief: rw/locked.md: permission denied\n", res.Stderr)
+	assert.Equal(t, "locked\n", readFile(t, filepath.Join(r.Root, "rw/locked.md")))
+	assertNoTemps(t, r.Root)
+}
