@@ -68,7 +68,7 @@ func TestSkillHasEverySection(t *testing.T) {
 func TestLinksResolve(t *testing.T) {
 	dirs := map[string][]string{
 		filepath.Join(moduleRoot, "skill"): skillFiles(t),
-		filepath.Join(moduleRoot, "docs"):  {"readme-skill.md"},
+		filepath.Join(moduleRoot, "docs"):  {"skill.md"},
 	}
 	for dir, files := range dirs {
 		for _, name := range files {

@@ -125,9 +125,9 @@ func textFiles(t *testing.T) map[string]string {
 	for _, name := range skillFiles(t) {
 		out["skill/"+name] = readSkillFile(t, name)
 	}
-	b, err := os.ReadFile(filepath.Join(moduleRoot, "docs", "readme-skill.md"))
+	b, err := os.ReadFile(filepath.Join(moduleRoot, "docs", "skill.md"))
 	require.NoError(t, err)
-	out["docs/readme-skill.md"] = string(b)
+	out["docs/skill.md"] = string(b)
 	return out
 }
 

@@ -414,7 +414,7 @@ func TestDocumentedCommandLinesParse(t *testing.T) {
 	runRe := regexp.MustCompile(`go run \./scripts/install-skill((?: [^\s|;&)#]+)*)`)
 	makeRe := regexp.MustCompile(`make install-skill(?: ARGS="([^"]*)"| ARGS='([^']*)')?`)
 	seen := 0
-	for _, rel := range []string{"docs/readme-skill.md", "mk/skill.mk"} {
+	for _, rel := range []string{"docs/skill.md", "mk/skill.mk"} {
 		b, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(rel)))
 		require.NoError(t, err)
 		for i, line := range strings.Split(string(b), "\n") {
