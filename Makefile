@@ -16,7 +16,7 @@ build:
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/ ./cmd/...
 
 ## test: everything CI checks: formatting, vet, and every test with the race detector.
-test: lint
+test: lint cross
 	$(GO) test -race -count=1 ./...
 
 lint: fmt-check vet
