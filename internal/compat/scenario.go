@@ -1,0 +1,422 @@
+package compat
+
+import (
+	"fmt"
+	"io/fs"
+	"math/rand/v2"
+	"path"
+	"regexp"
+	"strings"
+)
+
+// node is one path a scenario adds on top of its history's repository,
+// relative to the scenario root. A symlink target may contain $ROOT.
+type node struct {
+	path   string
+	kind   byte // 'f', 'd', 'l'
+	data   []byte
+	perm   fs.FileMode
+	target string
+}
+
+// step is one command run: which tool, from which directory (relative to
+// the scenario root), with which arguments ($ROOT stands for the root).
+type step struct {
+	cmd  string
+	dir  string
+	args []string
+}
+
+// Scenario is one generated case. Its tree is the history's repository at
+// root/repo plus nodes; its steps run in order on each side.
+type Scenario struct {
+	ID       int
+	hist     int
+	worktree bool
+	noGit    bool
+	env      []string
+	nodes    []node
+	steps    []step
+	// expect names the deliberate differences of SPEC.md this scenario
+	// exercises ("D4", "D1+D6"): a difference there is expected, not a bug.
+	expect string
+}
+
+// CommandLine renders the last step as a shell command line.
+func (s *Scenario) CommandLine() string {
+	var parts []string
+	for _, st := range s.steps {
+		parts = append(parts, st.String())
+	}
+	line := strings.Join(parts, "; ")
+	if s.noGit {
+		line = "[no git on PATH] " + line
+	}
+	if len(s.env) > 0 {
+		line = "[" + strings.Join(s.env, " ") + "] " + line
+	}
+	return line
+}
+
+func (st step) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "(cd %s && %s", shellQuote(st.dir), st.cmd)
+	for _, a := range st.args {
+		b.WriteString(" " + shellQuote(a))
+	}
+	b.WriteString(")")
+	return b.String()
+}
+
+// awkAssignment is an awk operand awk takes as a variable assignment.
+var awkAssignment = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*=`)
+
+var plainWord = regexp.MustCompile(`^[A-Za-z0-9_./:=@%^~+,$-]+$`)
+
+// shellQuote quotes s for bash: bare when safe, '…' when printable, $'…'
+// with escapes otherwise ($ROOT is left bare on purpose: it is a variable).
+func shellQuote(s string) string {
+	if s != "" && plainWord.MatchString(s) && (!strings.Contains(s, "$") || strings.HasPrefix(s, "$ROOT")) {
+		return s
+	}
+	printable := true
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x20 || s[i] >= 0x7f {
+			printable = false
+		}
+	}
+	if printable {
+		return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	}
+	var b strings.Builder
+	b.WriteString("$'")
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '\'' || c == '\\':
+			b.WriteString(`\` + string(c))
+		case c < 0x20 || c >= 0x7f:
+			fmt.Fprintf(&b, `\x%02x`, c)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	b.WriteString("'")
+	return b.String()
+}
+
+// planNames are the file names a plan is saved under; the comment says
+// which slug rule each exercises.
+var planNames = []string{
+	"plan.md", "plan.md", "plan.md", "plan.md", "plan.md", "plan.md", // ordinary
+	"2026-01-01-feature.md", "2026-01-01-feature.md", "auth.md",
+	"plan.md.md",   // one .md removed
+	"plan.MD",      // case-sensitive suffix
+	".md",          // slug stays .md
+	"..md",         // slug "." → cannot derive
+	"...md",        // slug ".." → cannot derive
+	"my plan.md",   // a space
+	"plan",         // no suffix
+	"x\n.md",       // newline dropped by command substitution
+	"\n.md",        // empty slug
+	"caf\u00e9.md", // UTF-8
+}
+
+// dashNames are plan names the reference mishandles: difference 6.
+var dashNames = []string{"-p.md", "--x.md", "a=b.md", "--", "-"}
+
+// placeDirs are where a plan may live, relative to the scenario root.
+var placeDirs = []string{"repo/docs/plans", "repo/docs/plans", "repo", "repo/sub/dir", "outside"}
+
+var cwdChoices = []string{"repo", "repo", "repo", "repo", "repo/sub/dir", "repo/docs/plans", "outside", "repo/.git", "wt", "wt/sub"}
+
+var homeConfigs = []string{
+	"[color]\n\tui = always\n",
+	"[core]\n\tabbrev = 9\n",
+	"[diff]\n\trenames = copies\n\tnoprefix = true\n",
+	"[core]\n\tquotePath = false\n",
+	"[log]\n\tdecorate = full\n",
+	"[diff]\n\tcontext = 1\n\tstatGraphWidth = 10\n",
+}
+
+var badRevs = []string{
+	"nosuch", "HEAD~1..HEAD", "HEAD^!", "", "0123456789abcdef0123456789abcdef01234567",
+	"HEAD~999", "main..", "refs/heads/nope", "@{upstream}", "HEAD:nosuchfile",
+}
+
+var dashRevs = []string{"-n", "--all", "--default", "-", "--verify"}
+
+// numberChoices are TASK_NUMBERs beyond those a plan uses: absent,
+// prefix traps, empty, blanks; the regex-special ones are difference 4.
+var numberChoices = []string{"99", "0", "01", "1", "10", "", "1a", "abc", " 1", "1 ", "1/x", "-1",
+	"1.", `\61`, "(", "1|2", "[1]", "1.5", "1*"}
+
+// regexSpecial marks a TASK_NUMBER the reference treats as a regular
+// expression (or awk -v escape) rather than literally: difference 4.
+const regexSpecial = `\^$.[]|()*+?{}`
+
+// genScenario builds scenario id from its own random stream, so a scenario
+// depends only on (seed, id), never on n or on the other scenarios.
+func genScenario(seed int64, id int) *Scenario {
+	r := newRand(seed, id)
+	s := &Scenario{ID: id, hist: 1 + r.IntN(len(histories)-1)}
+	if chance(r, 0.05) {
+		s.hist = 0 // the repository without commits
+	}
+	h := histories[s.hist]
+	s.worktree = chance(r, 0.25)
+	s.noGit = chance(r, 0.03)
+	var expect []string
+	mark := func(d string) {
+		for _, e := range expect {
+			if e == d {
+				return
+			}
+		}
+		expect = append(expect, d)
+	}
+
+	s.nodes = append(s.nodes,
+		node{path: "home", kind: 'd', perm: 0o755},
+		node{path: "outside", kind: 'd', perm: 0o755},
+		node{path: "repo/docs/plans", kind: 'd', perm: 0o755},
+		node{path: "repo/sub/dir", kind: 'd', perm: 0o755},
+	)
+	if chance(r, 0.3) {
+		s.nodes = append(s.nodes, node{path: "home/.gitconfig", kind: 'f', perm: 0o644, data: []byte(pick(r, homeConfigs...))})
+	}
+	if chance(r, 0.1) {
+		s.env = append(s.env, "COLUMNS="+pick(r, "40", "200"))
+	}
+
+	// Existing SDD state in the repository.
+	sdd := "repo/.superpowers/sdd"
+	switch r.IntN(12) {
+	case 0:
+		s.nodes = append(s.nodes, node{path: sdd + "/.gitignore", kind: 'f', perm: 0o600, data: []byte("other\n!contents\n")})
+	case 1:
+		s.nodes = append(s.nodes, node{path: sdd + "/progress.md", kind: 'f', perm: 0o644, data: []byte("# old flat ledger\nTask 1: complete\n")})
+	case 2:
+		s.nodes = append(s.nodes,
+			node{path: "repo/ignore-target", kind: 'f', perm: 0o640, data: []byte("target\n")},
+			node{path: sdd + "/.gitignore", kind: 'l', target: "../../ignore-target"})
+	case 3:
+		s.nodes = append(s.nodes, node{path: "repo/.superpowers", kind: 'f', perm: 0o644, data: []byte("not a dir\n")})
+	case 4:
+		s.nodes = append(s.nodes, node{path: sdd + "/.gitignore", kind: 'd', perm: 0o755})
+	case 5:
+		s.nodes = append(s.nodes, node{path: sdd + "/plan/progress.md", kind: 'f', perm: 0o644, data: []byte("# SDD ledger — plan: docs/plans/plan.md\n")})
+	case 6:
+		s.nodes = append(s.nodes, node{path: sdd + "/plan", kind: 'f', perm: 0o644, data: []byte("a file where the workspace goes\n")})
+	case 7:
+		s.nodes = append(s.nodes, node{path: sdd + "/plan", kind: 'l', target: "nowhere"})
+	}
+
+	// The plan.
+	name := pick(r, planNames...)
+	if chance(r, 0.04) {
+		name = pick(r, dashNames...)
+	}
+	dir := pick(r, placeDirs...)
+	planRel := path.Join(dir, name)
+	data, nums := genPlan(r)
+	planKind := r.IntN(40)
+	switch {
+	case planKind == 0: // missing
+	case planKind == 1: // a directory
+		s.nodes = append(s.nodes, node{path: planRel, kind: 'd', perm: 0o755})
+	case planKind == 2: // a symlink to the real plan, named differently
+		s.nodes = append(s.nodes,
+			node{path: dir + "/real-plan.txt", kind: 'f', perm: 0o644, data: data},
+			node{path: planRel, kind: 'l', target: "real-plan.txt"})
+	case planKind == 3: // a dangling symlink
+		s.nodes = append(s.nodes, node{path: planRel, kind: 'l', target: "no-such-target.md"})
+	default:
+		s.nodes = append(s.nodes, node{path: planRel, kind: 'f', perm: pick(r, fs.FileMode(0o644), 0o600, 0o755), data: data})
+	}
+
+	cwd := pick(r, cwdChoices...)
+	if strings.HasPrefix(cwd, "wt") && !s.worktree {
+		cwd = "repo"
+	}
+	if s.worktree {
+		s.nodes = append(s.nodes, node{path: "wt/sub", kind: 'd', perm: 0o755})
+	}
+	planArg := spell(r, cwd, planRel)
+	switch r.IntN(40) {
+	case 0:
+		planArg = ""
+	case 1:
+		planArg = "docs"
+	case 2:
+		planArg += "/" // trailing slash: not a regular file
+	case 3:
+		planArg = pick(r, "-h", "--help", "--version")
+		planKind = 0
+	}
+	// Difference 6 only matters once the plan passed the -f check: before
+	// that, both sides just say "no such plan file".
+	isFile := planKind == 2 || planKind > 3
+	if isFile && (strings.HasPrefix(planArg, "-") || awkAssignment.MatchString(planArg)) {
+		mark("D6")
+	}
+
+	var st step
+	st.dir = cwd
+	switch c := r.IntN(20); {
+	case c < 5:
+		st.cmd = "sdd-workspace"
+		st.args = []string{planArg}
+	case c < 12:
+		st.cmd = "task-brief"
+		n := pick(r, numberChoices...)
+		if len(nums) > 0 && chance(r, 0.7) {
+			n = pick(r, nums...)
+		}
+		if strings.ContainsAny(n, regexSpecial) {
+			mark("D4")
+		}
+		st.args = []string{planArg, n}
+	default:
+		st.cmd = "review-package"
+		base, head := pickRev(r, h, true), pickRev(r, h, false)
+		if strings.HasPrefix(base, "-") || strings.HasPrefix(head, "-") {
+			mark("D8")
+		}
+		st.args = []string{planArg, base, head}
+	}
+	if st.cmd != "sdd-workspace" && chance(r, 0.5) {
+		out, nodes, same := genOutfile(r, cwd, planRel)
+		s.nodes = append(s.nodes, nodes...)
+		if same {
+			mark("D5")
+		}
+		if planKind == 2 && chance(r, 0.3) {
+			out = spell(r, cwd, path.Join(dir, "real-plan.txt")) // the plan, through the link's target
+			mark("D5")
+		}
+		st.args = append(st.args, out)
+	}
+	switch r.IntN(25) { // wrong argument counts
+	case 0:
+		st.args = st.args[:len(st.args)-1]
+	case 1:
+		st.args = append(st.args, "extra")
+	case 2:
+		st.args = nil
+	}
+
+	// A first step on the same plan (a rerun, the workspace made first), or
+	// on a same-basename plan elsewhere (difference 2).
+	switch r.IntN(10) {
+	case 0:
+		s.steps = append(s.steps, step{cmd: "sdd-workspace", dir: cwd, args: []string{planArg}})
+	case 1:
+		s.steps = append(s.steps, step{cmd: "task-brief", dir: cwd, args: []string{planArg, pick(r, append(nums, "1")...)}})
+	case 2:
+		other := path.Join("repo/other", name)
+		s.nodes = append(s.nodes, node{path: other, kind: 'f', perm: 0o644, data: []byte("# Other plan\n## Task 1: other\n")})
+		s.steps = append(s.steps, step{cmd: "sdd-workspace", dir: cwd, args: []string{spell(r, cwd, other)}})
+		mark("D2")
+	}
+	s.steps = append(s.steps, st)
+	for _, st := range s.steps {
+		if len(st.args) == 1 && (st.args[0] == "-h" || st.args[0] == "--help" || st.args[0] == "--version") {
+			mark("D1")
+		}
+	}
+	s.expect = strings.Join(expect, "+")
+	return s
+}
+
+func newRand(seed int64, id int) *rand.Rand {
+	return rand.New(rand.NewPCG(uint64(seed), uint64(id)))
+}
+
+// spell writes the path of target (relative to the root) as seen from cwd:
+// relative, absolute, or with a detour through "..".
+func spell(r *rand.Rand, cwd, target string) string {
+	switch r.IntN(6) {
+	case 0:
+		return "$ROOT/" + target
+	case 1:
+		if rel := relPath(cwd, target); !strings.HasPrefix(rel, "../") && rel != "" {
+			return "./" + rel
+		}
+	}
+	return relPath(cwd, target)
+}
+
+// relPath is the lexical relative path from dir to target, both relative
+// to the scenario root.
+func relPath(dir, target string) string {
+	d := strings.Split(dir, "/")
+	t := strings.Split(target, "/")
+	i := 0
+	for i < len(d) && i < len(t)-1 && d[i] == t[i] {
+		i++
+	}
+	parts := make([]string, 0, len(d)-i+len(t)-i)
+	for range d[i:] {
+		parts = append(parts, "..")
+	}
+	return strings.Join(append(parts, t[i:]...), "/")
+}
+
+// pickRev chooses a BASE (older) or HEAD (newer) for history h.
+func pickRev(r *rand.Rand, h *history, base bool) string {
+	x := r.IntN(40)
+	switch {
+	case x == 0:
+		return pick(r, dashRevs...)
+	case x < 3:
+		return pick(r, badRevs...)
+	case x == 3 && len(h.objects) > 0:
+		return "{" + pick(r, h.objects...) + "}"
+	case x < 9 && len(h.full) > 0:
+		rev := "{" + pick(r, h.full...) + "}"
+		if chance(r, 0.3) {
+			rev += pick(r, ":7", ":10")
+		}
+		return rev
+	case len(h.good) == 0:
+		return pick(r, "HEAD", "main", "HEAD~1")
+	case !base && chance(r, 0.6):
+		return "HEAD"
+	default:
+		return pick(r, h.good...)
+	}
+}
+
+// genOutfile picks an OUTFILE as seen from cwd and the nodes it needs; same
+// reports that it names the plan itself (difference 5).
+func genOutfile(r *rand.Rand, cwd, planRel string) (string, []node, bool) {
+	switch r.IntN(14) {
+	case 0, 1:
+		return "out.md", nil, false
+	case 2:
+		return "$ROOT/outside/result.txt", nil, false
+	case 3:
+		return "nodir/x.md", nil, false
+	case 4:
+		return "$ROOT/repo/sub", nil, false
+	case 5:
+		return "-", nil, false
+	case 6:
+		return "", nil, false
+	case 7, 8:
+		return "existing.md", []node{{path: path.Join(cwd, "existing.md"), kind: 'f', perm: pick(r, fs.FileMode(0o600), 0o755, 0o644), data: []byte("old contents\n")}}, false
+	case 9:
+		nodes := []node{{path: path.Join(cwd, "link-out.md"), kind: 'l', target: "real-out.md"}}
+		if chance(r, 0.5) {
+			nodes = append(nodes, node{path: path.Join(cwd, "real-out.md"), kind: 'f', perm: 0o640, data: []byte("old\n")})
+		}
+		return "link-out.md", nodes, false
+	case 10:
+		return spell(r, cwd, planRel), nil, true
+	case 11:
+		return "$ROOT/outside/deep/missing/x", nil, false
+	default:
+		return pick(r, "brief.txt", "review.diff", "sub dir.md"), nil, false
+	}
+}
