@@ -1,0 +1,9 @@
+//go:build !unix
+
+package bench
+
+import "os"
+
+func maxRSS(*os.ProcessState) int64 { return 0 }
+func selfMaxRSS() int64             { return 0 }
+func flushDirty()                   {}
