@@ -114,6 +114,33 @@ func (r *Runner) run(ctx context.Context, stdout, stderr io.Writer, args []strin
 	return nil
 }
 
+// Pending is a git run started ahead of time with its output captured, so
+// that a command can overlap the short git calls it will need and still
+// show their output in the order the script would have run them.
+type Pending struct {
+	done           chan struct{}
+	stdout, stderr bytes.Buffer
+	err            error
+}
+
+// Start runs git with args in the background, capturing stdout and stderr.
+func (r *Runner) Start(ctx context.Context, args ...string) *Pending {
+	p := &Pending{done: make(chan struct{})}
+	go func() {
+		defer close(p.done)
+		p.err = r.run(ctx, &p.stdout, &p.stderr, args)
+	}()
+	return p
+}
+
+// Result waits for the run, replays its stderr to the runner's Stderr (as
+// if it had run just now) and returns its stdout.
+func (p *Pending) Result(r *Runner) ([]byte, error) {
+	<-p.done
+	_, _ = r.Stderr.Write(p.stderr.Bytes())
+	return p.stdout.Bytes(), p.err
+}
+
 // WriteError is a failure to write git's output where the caller wanted it
 // (a full disk, a closed pipe): the caller's fault domain, not git's.
 type WriteError struct{ Err error }

@@ -51,15 +51,22 @@ func Root(ctx context.Context, g *git.Runner) (string, error) {
 // current directory and returns its absolute path, built lexically from the
 // root git printed. It also rewrites .superpowers/sdd/.gitignore.
 func Resolve(ctx context.Context, g *git.Runner, plan string) (string, error) {
+	return ResolveWith(plan, func() (string, error) { return Root(ctx, g) })
+}
+
+// ResolveWith is Resolve with the repository root supplied by root, which
+// is asked only once the plan's name has proved usable (as the script asks
+// git only then).
+func ResolveWith(plan string, root func() (string, error)) (string, error) {
 	slug, ok := Slug(plan)
 	if !ok {
 		return "", exit.Errorf(exit.Usage, "cannot derive a workspace name from: %s", plan)
 	}
-	root, err := Root(ctx, g)
+	top, err := root()
 	if err != nil {
 		return "", err
 	}
-	return Ensure(root, plan, slug)
+	return Ensure(top, plan, slug)
 }
 
 // Ensure creates (or finds) the workspace of plan, whose slug is slug, under
