@@ -6,6 +6,10 @@ BIN      ?= bin
 VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS  := -s -w -X github.com/sdd-go/sdd-go/internal/cliapp.Version=$(VERSION)
 COMMANDS := sdd-workspace task-brief review-package
+# urfave/cli's man-page and markdown generators (and their markdown parser)
+# are never used by positional-only commands; leaving them out trims the
+# binary and its start-up, which dominates a run of sdd-workspace.
+TAGS     := urfave_cli_no_docs
 
 .PHONY: all build test lint fmt-check vet install demo clean
 
@@ -13,7 +17,7 @@ all: build
 
 build:
 	@mkdir -p $(BIN)
-	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/ ./cmd/...
+	$(GO) build -trimpath -tags '$(TAGS)' -ldflags '$(LDFLAGS)' -o $(BIN)/ ./cmd/...
 
 ## test: everything CI checks: formatting, vet, and every test with the race detector.
 test: lint cross
@@ -29,7 +33,7 @@ vet:
 	$(GO) vet ./...
 
 install:
-	$(GO) install -trimpath -ldflags '$(LDFLAGS)' ./cmd/...
+	$(GO) install -trimpath -tags '$(TAGS)' -ldflags '$(LDFLAGS)' ./cmd/...
 
 demo: build
 	@./scripts/demo.sh $(BIN)

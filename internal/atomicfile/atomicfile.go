@@ -13,12 +13,12 @@
 package atomicfile
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
 	"sync"
 	"syscall"
 )
@@ -191,11 +191,10 @@ func rename(err error, name string) error {
 	return &fs.PathError{Op: "write", Path: name, Err: err}
 }
 
-func randomSuffix() string {
-	var b [6]byte
-	_, _ = rand.Read(b[:])
-	return hex.EncodeToString(b[:])
-}
+// randomSuffix need not be unpredictable, only unlikely to repeat: the
+// O_EXCL create settles any collision. (crypto/rand would cost every run
+// its start-up.)
+func randomSuffix() string { return strconv.FormatUint(rand.Uint64(), 36) }
 
 // SameFile reports whether a and b name one existing file (after symlinks),
 // however they are spelled.

@@ -213,7 +213,7 @@ func build(ctx context.Context, cfg Config, t Target, binDir string) error {
 	if err := os.MkdirAll(binDir, 0o755); err != nil {
 		return err
 	}
-	args := []string{"build", "-trimpath", "-ldflags", LDFlags(cfg.Version), "-o", binDir + string(filepath.Separator)}
+	args := []string{"build", "-trimpath", "-tags", "urfave_cli_no_docs", "-ldflags", LDFlags(cfg.Version), "-o", binDir + string(filepath.Separator)}
 	for _, c := range Commands {
 		args = append(args, "./cmd/"+c)
 	}
