@@ -13,6 +13,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/sdd-go/sdd-go/internal/gitenv"
 )
 
 // Repo is a throw-away git repository built for a scenario, with the plan
@@ -28,27 +30,8 @@ type Repo struct {
 	Task string
 }
 
-// GitEnv is the caller's environment with git made hermetic: no system or
-// user configuration, a fixed identity, and no GIT_* variable leaking in
-// from the caller. PATH and the locale are kept, so awk and git run as they
-// do for the user.
-func GitEnv(home string) []string {
-	var env []string
-	for _, kv := range os.Environ() {
-		k, _, _ := strings.Cut(kv, "=")
-		if strings.HasPrefix(k, "GIT_") || k == "HOME" || k == "XDG_CONFIG_HOME" {
-			continue
-		}
-		env = append(env, kv)
-	}
-	return append(env,
-		"HOME="+home,
-		"XDG_CONFIG_HOME="+filepath.Join(home, ".config"),
-		"GIT_CONFIG_NOSYSTEM=1",
-		"GIT_AUTHOR_NAME=Bench", "GIT_AUTHOR_EMAIL=bench@example.com",
-		"GIT_COMMITTER_NAME=Bench", "GIT_COMMITTER_EMAIL=bench@example.com",
-	)
-}
+// GitEnv is the hermetic git environment of gitenv.Hermetic.
+func GitEnv(home string) []string { return gitenv.Hermetic(home) }
 
 // Realistic sizes the per-invocation scenario: a mid-sized project, a plan
 // of Tasks tasks, and a task range of Commits commits that each replace

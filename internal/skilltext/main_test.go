@@ -1,17 +1,18 @@
 package skilltext
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/sdd-go/sdd-go/internal/gitenv"
+	"github.com/sdd-go/sdd-go/internal/testutil"
 )
 
 // commandNames are the binaries the skill text calls.
@@ -38,20 +39,9 @@ func run(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	tmp, err := os.MkdirTemp("", "skilltext-bin-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer os.RemoveAll(tmp)
-	binDir = tmp
-	cmd := exec.Command("go", "build", "-o", binDir+string(filepath.Separator), "./cmd/...")
-	cmd.Dir = moduleRoot
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Run(); err != nil {
-		buildErr = fmt.Errorf("go build ./cmd/...: %v\n%s", err, out.String())
-	} else {
+	binDir, buildErr = testutil.BuildBinaries()
+	defer testutil.CleanupBinaries()
+	if buildErr == nil {
 		for _, name := range commandNames {
 			if _, err := os.Stat(binPath(name)); err != nil {
 				buildErr = fmt.Errorf("go build ./cmd/... made no %s: %v", name, err)
@@ -117,31 +107,7 @@ func skillFiles(t *testing.T) []string {
 // caller's, minus anything that would let the machine's git configuration
 // or repository discovery leak in, with a throwaway HOME and a fixed
 // identity.
-func hermeticEnv(home string) []string {
-	var env []string
-	for _, kv := range os.Environ() {
-		k, _, _ := strings.Cut(kv, "=")
-		switch {
-		case strings.HasPrefix(strings.ToUpper(k), "GIT_"),
-			k == "HOME", k == "USERPROFILE", k == "XDG_CONFIG_HOME":
-			continue
-		}
-		env = append(env, kv)
-	}
-	return append(env,
-		"HOME="+home,
-		"USERPROFILE="+home,
-		"XDG_CONFIG_HOME="+filepath.Join(home, ".config"),
-		"GIT_CONFIG_NOSYSTEM=1",
-		"GIT_CONFIG_GLOBAL="+filepath.Join(home, "gitconfig"),
-		"GIT_AUTHOR_NAME=SDD Test",
-		"GIT_AUTHOR_EMAIL=sdd@example.invalid",
-		"GIT_COMMITTER_NAME=SDD Test",
-		"GIT_COMMITTER_EMAIL=sdd@example.invalid",
-		"GIT_AUTHOR_DATE=2026-01-02T03:04:05Z",
-		"GIT_COMMITTER_DATE=2026-01-02T03:04:05Z",
-	)
-}
+func hermeticEnv(home string) []string { return gitenv.Hermetic(home) }
 
 // result is what one process run produced.
 type result struct {
@@ -151,20 +117,9 @@ type result struct {
 
 func runIn(t *testing.T, dir string, env []string, prog string, args ...string) result {
 	t.Helper()
-	cmd := exec.Command(prog, args...)
-	cmd.Dir = dir
-	cmd.Env = env
-	var so, se bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &so, &se
-	err := cmd.Run()
-	r := result{stdout: so.String(), stderr: se.String()}
-	var ee *exec.ExitError
-	switch {
-	case err == nil:
-	case errors.As(err, &ee):
-		r.code = ee.ExitCode()
-	default:
-		t.Fatalf("run %s %q: %v", prog, args, err)
+	r := testutil.RunIn(dir, env, prog, args...)
+	if r.Code == -1 {
+		t.Fatalf("run %s %q: %s", prog, args, r.Stderr)
 	}
-	return r
+	return result{stdout: r.Stdout, stderr: r.Stderr, code: r.Code}
 }

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/sdd-go/sdd-go/internal/gitenv"
 )
 
 // Commands are the three binaries under test.
@@ -65,26 +67,8 @@ func Bin(t testing.TB, name string) string {
 	return filepath.Join(dir, name)
 }
 
-// GitEnv is an environment in which git ignores the machine's and the
-// user's configuration and commits reproducibly.
-func GitEnv(home string) []string {
-	env := []string{}
-	for _, kv := range os.Environ() {
-		k, _, _ := strings.Cut(kv, "=")
-		if strings.HasPrefix(k, "GIT_") || k == "HOME" || k == "XDG_CONFIG_HOME" {
-			continue
-		}
-		env = append(env, kv)
-	}
-	return append(env,
-		"HOME="+home,
-		"XDG_CONFIG_HOME="+filepath.Join(home, ".config"),
-		"GIT_CONFIG_NOSYSTEM=1",
-		"GIT_AUTHOR_NAME=SDD Test", "GIT_AUTHOR_EMAIL=sdd@example.com",
-		"GIT_COMMITTER_NAME=SDD Test", "GIT_COMMITTER_EMAIL=sdd@example.com",
-		"GIT_AUTHOR_DATE=2026-01-01T00:00:00Z", "GIT_COMMITTER_DATE=2026-01-01T00:00:00Z",
-	)
-}
+// GitEnv is the hermetic git environment of gitenv.Hermetic.
+func GitEnv(home string) []string { return gitenv.Hermetic(home) }
 
 // Repo is a throwaway git repository.
 type Repo struct {
