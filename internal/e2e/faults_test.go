@@ -302,3 +302,23 @@ func TestReadOnlyDirectories(t *testing.T) {
 	assert.Equal(t, "locked\n", readFile(t, filepath.Join(r.Root, "rw/locked.md")))
 	assertNoTemps(t, r.Root)
 }
+
+// SPEC task-brief rule 3: an unreadable plan is exit 2 naming it, and the
+// OUTFILE opened before it is not left behind.
+func TestUnreadablePlan(t *testing.T) {
+	dir := testutil.RealTempDir(t)
+	bins, err := testutil.BuildBinaries()
+	require.NoError(t, err)
+	openUp(t, dir)
+	openUp(t, bins)
+	plan := filepath.Join(dir, "plan.md")
+	require.NoError(t, os.WriteFile(plan, []byte(twoTasks), 0o600))
+	require.NoError(t, os.Chmod(plan, 0o000))
+	require.NoError(t, os.Chmod(dir, 0o777))
+	res := asUnprivileged(t, dir, testutil.GitEnv(dir), filepath.Join(bins, "task-brief"), "plan.md", "1", "out.md")
+	assert.Equal(t, 2, res.Code, res.Stderr)
+	assert.Equal(t, "task-brief: plan.md: permission denied\n", res.Stderr)
+	assert.Empty(t, res.Stdout)
+	assert.NoFileExists(t, filepath.Join(dir, "out.md"))
+	assertNoTemps(t, dir)
+}
