@@ -30,8 +30,20 @@ type Repo struct {
 	Task string
 }
 
-// GitEnv is the hermetic git environment of gitenv.Hermetic.
-func GitEnv(home string) []string { return gitenv.Hermetic(home) }
+// initRepo makes dir/home and an empty repository dir/repo (branch main)
+// and returns the repository and the hermetic environment to run git in.
+func initRepo(ctx context.Context, dir string) (work string, env []string, err error) {
+	home := filepath.Join(dir, "home")
+	work = filepath.Join(dir, "repo")
+	if err := os.MkdirAll(home, 0o777); err != nil {
+		return "", nil, err
+	}
+	env = gitenv.Hermetic(home)
+	if err := gitDo(ctx, "", env, nil, "init", "-q", "-b", "main", work); err != nil {
+		return "", nil, err
+	}
+	return work, env, nil
+}
 
 // Realistic sizes the per-invocation scenario: a mid-sized project, a plan
 // of Tasks tasks, and a task range of Commits commits that each replace
@@ -52,13 +64,8 @@ var DefaultRealistic = Realistic{Files: 250, FileLines: 240, Tasks: 40, Commits:
 // exist and be empty): the plan at docs/plans/feature-plan.md, a base commit
 // holding the plan and the sources, then s.Commits commits, checked out.
 func BuildRealistic(ctx context.Context, dir string, s Realistic) (*Repo, error) {
-	home := filepath.Join(dir, "home")
-	work := filepath.Join(dir, "repo")
-	if err := os.MkdirAll(home, 0o777); err != nil {
-		return nil, err
-	}
-	env := GitEnv(home)
-	if err := gitDo(ctx, "", env, nil, "init", "-q", "-b", "main", work); err != nil {
+	work, env, err := initRepo(ctx, dir)
+	if err != nil {
 		return nil, err
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
@@ -119,13 +126,8 @@ func BuildRealistic(ctx context.Context, dir string, s Realistic) (*Repo, error)
 // of about size bytes outside it at dir/big-plan.md: tasks tasks of equal
 // size, task-brief's target in the middle.
 func BuildLargePlan(ctx context.Context, dir string, size int64, tasks int) (*Repo, error) {
-	home := filepath.Join(dir, "home")
-	work := filepath.Join(dir, "repo")
-	if err := os.MkdirAll(home, 0o777); err != nil {
-		return nil, err
-	}
-	env := GitEnv(home)
-	if err := gitDo(ctx, "", env, nil, "init", "-q", "-b", "main", work); err != nil {
+	work, env, err := initRepo(ctx, dir)
+	if err != nil {
 		return nil, err
 	}
 	planPath := filepath.Join(dir, "big-plan.md")
@@ -160,13 +162,8 @@ const LargeDiffLines = 16384
 // fast-import and not checked out: git diff between commits never reads
 // the work tree, and the plan is a small untracked file.
 func BuildLargeDiff(ctx context.Context, dir string, diffBytes int64, fileLines int) (*Repo, error) {
-	home := filepath.Join(dir, "home")
-	work := filepath.Join(dir, "repo")
-	if err := os.MkdirAll(home, 0o777); err != nil {
-		return nil, err
-	}
-	env := GitEnv(home)
-	if err := gitDo(ctx, "", env, nil, "init", "-q", "-b", "main", work); err != nil {
+	work, env, err := initRepo(ctx, dir)
+	if err != nil {
 		return nil, err
 	}
 	// Blobs compressed fast: the bench times git reading them, not writing.
@@ -219,7 +216,7 @@ func BuildLargeDiff(ctx context.Context, dir string, diffBytes int64, fileLines 
 		pw.CloseWithError(err)
 		errc <- err
 	}()
-	err := gitDo(ctx, work, env, pr, "fast-import", "--quiet")
+	err = gitDo(ctx, work, env, pr, "fast-import", "--quiet")
 	pr.CloseWithError(io.ErrClosedPipe)
 	if gerr := <-errc; err == nil && gerr != nil {
 		err = gerr

@@ -26,6 +26,7 @@ var Version = "dev"
 
 // Env is what a command may touch of the process.
 type Env struct {
+	Prog   string    // the command's name, for messages in its own words
 	Stdout io.Writer // the one line the command prints on success
 	Stderr io.Writer // everything else
 	Git    *git.Runner
@@ -86,7 +87,7 @@ func Main(cmd Command) int {
 // Run runs cmd with args (args[0] being the program name) and returns the
 // exit status, having printed what there is to print.
 func Run(ctx context.Context, cmd Command, args []string, stdout, stderr io.Writer) int {
-	env := &Env{Stdout: stdout, Stderr: stderr, Git: git.New(stderr)}
+	env := &Env{Prog: cmd.Name, Stdout: stdout, Stderr: stderr, Git: git.New(stderr)}
 	app := &cli.App{
 		Name:            cmd.Name,
 		Usage:           cmd.Description,
@@ -143,7 +144,7 @@ func report(stderr io.Writer, prog string, err error) {
 		// Already reported by whoever failed (git's own stderr).
 	case errors.As(err, &ge):
 		if ge.NotFound {
-			fmt.Fprintf(stderr, "%s: git: command not found (git must be on PATH)\n", prog)
+			fmt.Fprintf(stderr, "%s: %v\n", prog, ge)
 		}
 	default:
 		fmt.Fprintf(stderr, "%s: %v\n", prog, err)

@@ -88,16 +88,11 @@ func (t taggedReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// countingWriter counts what reaches w and tags its errors; its count is
-// what the commands report for outputs whose size cannot be read back.
-type countingWriter struct {
-	w io.Writer
-	n int64
-}
+// taggedWriter marks w's errors as the output's, not the plan's.
+type taggedWriter struct{ w io.Writer }
 
-func (c *countingWriter) Write(p []byte) (int, error) {
+func (c taggedWriter) Write(p []byte) (int, error) {
 	n, err := c.w.Write(p)
-	c.n += int64(n)
 	if err != nil {
 		err = writeError{err}
 	}

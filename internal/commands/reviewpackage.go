@@ -125,7 +125,7 @@ func verified(env *cliapp.Env, p *git.Pending, what, rev string) error {
 	_, err := p.Result(env.Git)
 	var ge *git.Error
 	if errors.As(err, &ge) && ge.NotFound {
-		fmt.Fprintf(env.Stderr, "review-package: git: command not found (git must be on PATH)\n")
+		fmt.Fprintf(env.Stderr, "%s: %v\n", env.Prog, ge)
 	}
 	if err != nil {
 		return bad

@@ -61,7 +61,7 @@ func runTaskBrief(ctx context.Context, env *cliapp.Env, args []string) error {
 	}
 	defer pf.Close()
 
-	dst := &countingWriter{w: f}
+	dst := taggedWriter{w: f}
 	lines, err := plantask.Extract(taggedReader{contextReader{ctx, pf}}, dst, n)
 	var tooLong *plantask.HeadingTooLongError
 	switch {

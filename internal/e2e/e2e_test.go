@@ -15,6 +15,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/sdd-go/sdd-go/internal/gitenv"
 	"github.com/sdd-go/sdd-go/internal/testutil"
 )
 
@@ -47,7 +48,7 @@ func TestScripts(t *testing.T) {
 			}
 			env.Setenv("PATH", binDir+string(os.PathListSeparator)+os.Getenv("PATH"))
 			env.Setenv("BIN", binDir)
-			for _, kv := range testutil.GitEnv(home) {
+			for _, kv := range gitenv.Hermetic(home) {
 				k, v, _ := cut(kv)
 				switch k {
 				case "HOME", "XDG_CONFIG_HOME":

@@ -21,6 +21,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/sdd-go/sdd-go/internal/gitenv"
 	"github.com/sdd-go/sdd-go/internal/testutil"
 )
 
@@ -315,7 +316,7 @@ func TestUnreadablePlan(t *testing.T) {
 	require.NoError(t, os.WriteFile(plan, []byte(twoTasks), 0o600))
 	require.NoError(t, os.Chmod(plan, 0o000))
 	require.NoError(t, os.Chmod(dir, 0o777))
-	res := asUnprivileged(t, dir, testutil.GitEnv(dir), filepath.Join(bins, "task-brief"), "plan.md", "1", "out.md")
+	res := asUnprivileged(t, dir, gitenv.Hermetic(dir), filepath.Join(bins, "task-brief"), "plan.md", "1", "out.md")
 	assert.Equal(t, 2, res.Code, res.Stderr)
 	assert.Equal(t, "task-brief: plan.md: permission denied\n", res.Stderr)
 	assert.Empty(t, res.Stdout)

@@ -20,6 +20,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/sdd-go/sdd-go/internal/gitenv"
 	"github.com/sdd-go/sdd-go/internal/testutil"
 )
 
@@ -75,7 +76,7 @@ func sha256File(t *testing.T, path string) []byte {
 
 func TestLargePlans(t *testing.T) {
 	dir := testutil.RealTempDir(t)
-	env := testutil.GitEnv(dir)
+	env := gitenv.Hermetic(dir)
 	line := strings.Repeat("0123456789abcdef", 8)[:127] + "\n" // 128 bytes
 	cases := []struct {
 		name  string

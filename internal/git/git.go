@@ -37,7 +37,7 @@ type Error struct {
 
 func (e *Error) Error() string {
 	if e.NotFound {
-		return "git: command not found"
+		return "git: command not found (git must be on PATH)"
 	}
 	return fmt.Sprintf("git %s: %v", strings.Join(e.Args, " "), e.Err)
 }

@@ -67,9 +67,6 @@ func Bin(t testing.TB, name string) string {
 	return filepath.Join(dir, name)
 }
 
-// GitEnv is the hermetic git environment of gitenv.Hermetic.
-func GitEnv(home string) []string { return gitenv.Hermetic(home) }
-
 // Repo is a throwaway git repository.
 type Repo struct {
 	t    testing.TB
@@ -85,7 +82,7 @@ func NewRepo(t testing.TB) *Repo {
 	if err := os.MkdirAll(home, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	r := &Repo{t: t, Root: filepath.Join(tmp, "repo"), Env: GitEnv(home)}
+	r := &Repo{t: t, Root: filepath.Join(tmp, "repo"), Env: gitenv.Hermetic(home)}
 	if res := RunIn(tmp, r.Env, "git", "init", "-q", "-b", "main", r.Root); res.Code != 0 {
 		t.Fatalf("git init: %s", res.Stderr)
 	}
