@@ -1,34 +1,142 @@
 package workspace
 
 import (
+	"errors"
+	"io"
+	"io/fs"
+	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 )
 
-// Identity names plan for its workspace marker: its path with symlinks
-// resolved, relative to the repository root when inside it (forward slashes
-// on every OS), absolute otherwise. Every spelling of one plan — relative,
-// absolute, through "..", through a symlinked directory — gives the same
-// identity. parent is the name of the plan's real parent directory, used to
-// tell same-basename plans apart.
-func Identity(root, plan string) (id, parent string, err error) {
-	abs, err := filepath.Abs(plan)
+// planFile is a plan as the kernel resolves it, and what its workspace
+// marker calls it.
+type planFile struct {
+	// id names the plan in its marker: its path with symlinks resolved,
+	// relative to the repository root when inside it (forward slashes on
+	// every OS), absolute otherwise. Every spelling of one plan (relative,
+	// absolute, through "..", through a symlinked directory) has one id.
+	id string
+	// parent is the name of the plan's real parent directory, which tells
+	// same-basename plans apart.
+	parent string
+	// root is the repository root with symlinks resolved; the paths in
+	// markers and ledgers are read relative to it.
+	root string
+	info fs.FileInfo
+}
+
+// identify resolves plan, spelled as the user gave it, in the repository
+// whose top level is root (as this OS spells it).
+func identify(root, plan string) (*planFile, error) {
+	real, err := resolve(plan)
 	if err != nil {
-		return "", "", err
+		return nil, err
 	}
-	real, err := filepath.EvalSymlinks(abs)
+	info, err := os.Stat(real)
 	if err != nil {
-		return "", "", err
+		return nil, err
 	}
-	realRoot, err := filepath.EvalSymlinks(filepath.FromSlash(root))
+	realRoot, err := resolve(root)
 	if err != nil {
-		return "", "", err
+		return nil, err
 	}
-	id = filepath.ToSlash(real)
+	id := filepath.ToSlash(real)
 	if rel, ok := within(realRoot, real); ok {
 		id = filepath.ToSlash(rel)
 	}
-	return id, parentName(real), nil
+	return &planFile{id: id, parent: parentName(real), root: realRoot, info: info}, nil
+}
+
+// resolve returns the absolute path the kernel reaches through path:
+// symlinks and ".." are taken in the order the kernel takes them, so
+// link/../plan.md is plan.md in the directory above link's target, never
+// the plan.md beside link (which a lexical clean would pick).
+func resolve(path string) (string, error) {
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return "", err
+	}
+	if filepath.IsAbs(real) {
+		return real, nil
+	}
+	if runtime.GOOS == "windows" {
+		// GetFullPathName applies the kernel's own rules for \x and C:x,
+		// and Windows has no logical working directory to mislead it.
+		return filepath.Abs(real)
+	}
+	// real holds no symlink; only leading ".." elements may be left, and
+	// they apply to the physical working directory (os.Getwd may return
+	// $PWD, which can run through symlinks).
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	if wd, err = filepath.EvalSymlinks(wd); err != nil {
+		return "", err
+	}
+	return filepath.Join(wd, real), nil
+}
+
+// namedBy reports whether text, a plan path as a marker or a ledger's
+// identity line records it, names this plan: read relative to the
+// repository root unless absolute, it is the same file; or, when no such
+// file exists any more, it is the same repository-relative path.
+func (p *planFile) namedBy(text string) bool {
+	if text == p.id {
+		return true
+	}
+	path := filepath.FromSlash(text)
+	if !filepath.IsAbs(path) {
+		path = p.root + string(filepath.Separator) + path
+	}
+	if fi, err := os.Stat(path); err == nil {
+		return os.SameFile(fi, p.info)
+	}
+	// Nothing to ask the kernel about: compare the recorded text as a path,
+	// the way the file system compares names.
+	rel := filepath.Clean(path)
+	if r, ok := within(p.root, rel); ok {
+		rel = r
+	}
+	return host.same(filepath.ToSlash(rel), p.id)
+}
+
+// ledgerIdentity opens the first line of a ledger: it names the plan the
+// ledger belongs to. The dash is an em dash (U+2014).
+const ledgerIdentity = "# SDD ledger — plan: "
+
+// LedgerName is the progress ledger's file name inside a workspace.
+const LedgerName = "progress.md"
+
+// maxIdentityLine bounds how much of a ledger is read to find its first
+// line; no path is longer.
+const maxIdentityLine = 64 << 10
+
+// ledgerPlan returns the plan path named by the identity line of dir's
+// ledger; ok is false when there is no ledger or it has no identity line.
+func ledgerPlan(dir string) (plan string, ok bool, err error) {
+	f, err := os.Open(dir + string(filepath.Separator) + LedgerName)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, err
+	}
+	defer f.Close()
+	buf := make([]byte, maxIdentityLine)
+	n, err := io.ReadFull(f, buf)
+	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
+		return "", false, err
+	}
+	line, _, _ := strings.Cut(string(buf[:n]), "\n")
+	rest, found := strings.CutPrefix(line, ledgerIdentity)
+	rest = strings.TrimRight(rest, " \t\r")
+	if !found || rest == "" {
+		return "", false, nil
+	}
+	return rest, true, nil
 }
 
 // within reports path relative to root when path is inside root.

@@ -12,7 +12,9 @@
 // file naming its plan, and a plan whose slug is taken by another plan moves
 // on to <slug>-<parent>, then <slug>-<parent>-2, … . Where nothing collides
 // the path is the one the script prints, and a workspace the script made
-// (no marker) is adopted, so work already under way keeps its directory.
+// (no marker) is adopted, so work already under way keeps its directory —
+// unless its ledger names another plan: that directory is the other plan's
+// record, and is passed over untouched.
 package workspace
 
 import (
@@ -76,7 +78,7 @@ func Ensure(root, plan, slug string) (string, error) {
 	if err := os.MkdirAll(base, 0o777); err != nil {
 		return "", ioError(err)
 	}
-	id, parent, err := Identity(root, plan)
+	pf, err := identify(host.nativeRoot(root), plan)
 	if err != nil {
 		return "", ioError(err)
 	}
@@ -85,8 +87,8 @@ func Ensure(root, plan, slug string) (string, error) {
 		if i == maxCandidates {
 			return "", exit.Errorf(exit.IO, "no free workspace name for %s under %s", plan, base)
 		}
-		candidate := base + string(host.sep) + candidateName(slug, parent, i)
-		owned, err := claim(candidate, id)
+		candidate := base + string(host.sep) + candidateName(slug, pf.parent, i)
+		owned, err := claim(candidate, pf)
 		if err != nil {
 			return "", ioError(err)
 		}
@@ -97,7 +99,7 @@ func Ensure(root, plan, slug string) (string, error) {
 	}
 	// Rewritten on every call, in place, as the script's `printf '*\n' >`
 	// does: a user who deleted or edited it gets it back.
-	if err := writeInPlace(filepath.Join(base, ".gitignore"), "*\n"); err != nil {
+	if err := writeInPlace(base+string(host.sep)+".gitignore", "*\n"); err != nil {
 		return "", ioError(err)
 	}
 	return dir, nil
@@ -122,11 +124,12 @@ func candidateName(slug, parent string, i int) string {
 	return name
 }
 
-// claim makes dir the workspace of the plan identified by id if it can:
-// it creates dir when missing, adopts it when it has no marker, and reports
-// whether the marker (now) names id. Creation and marking are each atomic,
-// so concurrent calls agree on one owner.
-func claim(dir, id string) (bool, error) {
+// claim makes dir the workspace of plan p if it can: it creates dir when
+// missing, adopts it when it has no marker (a workspace the bash scripts
+// made) unless its ledger names another plan, and reports whether the
+// marker (now) names p. Creation and marking are each atomic, so concurrent
+// calls agree on one owner.
+func claim(dir string, p *planFile) (bool, error) {
 	for attempt := 0; ; attempt++ {
 		fi, err := os.Stat(dir) // a symlink to a directory is a directory, as for mkdir -p
 		switch {
@@ -149,7 +152,17 @@ func claim(dir, id string) (bool, error) {
 			if attempt > 3 {
 				return false, err
 			}
-			if err := writeMarker(dir, id); err != nil && !errors.Is(err, fs.ErrExist) {
+			// A directory without a marker whose ledger names another
+			// plan is that plan's, from a run of the bash scripts: taking
+			// it would strand its ledger. Leave it exactly as it is.
+			named, ok, err := ledgerPlan(dir)
+			if err != nil {
+				return false, err
+			}
+			if ok && !p.namedBy(named) {
+				return false, nil
+			}
+			if err := writeMarker(dir, p.id); err != nil && !errors.Is(err, fs.ErrExist) {
 				return false, err
 			}
 			continue // marked (by us or a racer): read who won
@@ -157,25 +170,29 @@ func claim(dir, id string) (bool, error) {
 		if err != nil {
 			return false, err
 		}
-		return host.same(owner, id), nil
+		return p.namedBy(owner), nil
 	}
 }
 
-// readMarker returns the plan named in dir's marker. A marker is written
-// whole by a hard link, but a file system without links falls back to a
-// plain exclusive create, so a marker without its newline is one being
-// written: wait for it briefly.
+// markerWait bounds the wait for a marker that exists but is still empty.
+// Markers are published whole by a hard link; only a file system without
+// links, where an exclusive create is followed by a write, shows an empty
+// marker, and then for a moment.
+const markerWait = 100 * time.Millisecond
+
+// readMarker returns the plan named in dir's marker.
 func readMarker(dir string) (string, error) {
-	path := filepath.Join(dir, MarkerName)
-	for i := 0; ; i++ {
+	path := dir + string(filepath.Separator) + MarkerName
+	deadline := time.Now().Add(markerWait)
+	for {
 		b, err := os.ReadFile(path)
 		if err != nil {
 			return "", err
 		}
-		if s, ok := strings.CutSuffix(string(b), "\n"); ok || i == 50 {
-			return s, nil
+		if len(b) > 0 || time.Now().After(deadline) {
+			return strings.TrimSuffix(string(b), "\n"), nil
 		}
-		time.Sleep(10 * time.Millisecond)
+		time.Sleep(2 * time.Millisecond)
 	}
 }
 
@@ -183,8 +200,8 @@ func readMarker(dir string) (string, error) {
 // another process marked it first. The content is written to a private
 // file and linked into place so no reader ever sees a partial marker.
 func writeMarker(dir, id string) error {
-	path := filepath.Join(dir, MarkerName)
-	tmp := filepath.Join(dir, fmt.Sprintf(".%s.%d.%d.tmp", MarkerName, os.Getpid(), time.Now().UnixNano()))
+	path := dir + string(filepath.Separator) + MarkerName
+	tmp := dir + string(filepath.Separator) + fmt.Sprintf(".%s.%d.%d.tmp", MarkerName, os.Getpid(), time.Now().UnixNano())
 	if err := os.WriteFile(tmp, []byte(id+"\n"), 0o666); err != nil {
 		return err
 	}
