@@ -19,9 +19,17 @@ build:
 	@mkdir -p $(BIN)
 	$(GO) build -trimpath -tags '$(TAGS)' -ldflags '$(LDFLAGS)' -o $(BIN)/ ./cmd/...
 
-## test: everything CI checks: formatting, vet, and every test with the race detector.
+## test: everything CI checks: formatting, vet, cross builds, every test with the race detector.
+# The tests run with a fresh TMPDIR of mode 1777, as /tmp is, and fail if
+# they leave it otherwise: a test must change only what it made.
 test: lint cross
-	$(GO) test -race -count=1 ./...
+	@tmp=$$(mktemp -d) && chmod 1777 "$$tmp" || exit 1; \
+	echo "TMPDIR=$$tmp $(GO) test -race -count=1 ./..."; \
+	TMPDIR="$$tmp" $(GO) test -race -count=1 ./...; status=$$?; \
+	mode=$$(stat -c %a "$$tmp" 2>/dev/null); rm -rf "$$tmp"; \
+	if [ -n "$$mode" ] && [ "$$mode" != 1777 ]; then \
+		echo "test: the suite left its TMPDIR at mode $$mode, not 1777" >&2; exit 1; fi; \
+	exit $$status
 
 lint: fmt-check vet
 

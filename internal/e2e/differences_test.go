@@ -255,7 +255,7 @@ func TestReplacedOutfileKeepsModeAndHardLinkKeepsOldContents(t *testing.T) {
 	r := testutil.NewRepo(t)
 	r.Write("plan.md", twoTasks)
 	out := r.Write("out.md", "old\n")
-	require.NoError(t, os.Chmod(out, 0o600))
+	testutil.Chmod(t, out, 0o600)
 	link := filepath.Join(r.Root, "hardlink.md")
 	require.NoError(t, os.Link(out, link))
 
@@ -365,5 +365,6 @@ func TestDashRevisionsAreBadRevisions(t *testing.T) {
 		assert.Equal(t, "bad HEAD: "+rev+"\n", res.Stderr)
 	}
 	assert.NoFileExists(t, escape)
+	assert.NoFileExists(t, escape+"..HEAD") // what `rev-list --count --output=F..HEAD` makes
 	assert.NoFileExists(t, filepath.Join(r.Root, "out.diff"))
 }

@@ -48,6 +48,9 @@ func TestScripts(t *testing.T) {
 			}
 			env.Setenv("PATH", binDir+string(os.PathListSeparator)+os.Getenv("PATH"))
 			env.Setenv("BIN", binDir)
+			if v := os.Getenv("GORACE"); v != "" {
+				env.Setenv("GORACE", v)
+			}
 			for _, kv := range gitenv.Hermetic(home) {
 				k, v, _ := cut(kv)
 				switch k {

@@ -234,18 +234,8 @@ func asUnprivileged(t *testing.T, dir string, env []string, prog string, args ..
 	return testutil.Result{Stdout: out.String(), Stderr: errb.String(), Code: code}
 }
 
-// openUp makes every directory from / down to dir traversable, so an
-// unprivileged process can reach a test's temporary tree.
-func openUp(t *testing.T, dir string) {
-	for d := dir; d != filepath.Dir(d); d = filepath.Dir(d) {
-		fi, err := os.Stat(d)
-		require.NoError(t, err)
-		_ = os.Chmod(d, fi.Mode().Perm()|0o055)
-	}
-}
-
 func TestReadOnlyDirectories(t *testing.T) {
-	r := testutil.NewRepo(t)
+	r := testutil.NewSharedRepo(t)
 	r.Write("plan.md", twoTasks)
 	r.Commit("plan")
 	// git must trust a repository owned by another user.
@@ -253,19 +243,9 @@ func TestReadOnlyDirectories(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(home, ".gitconfig"), []byte("[safe]\n\tdirectory = *\n"), 0o644))
 	bins, err := testutil.BuildBinaries()
 	require.NoError(t, err)
-	openUp(t, r.Root)
-	openUp(t, bins)
-	require.NoError(t, filepath.Walk(r.Root, func(p string, info os.FileInfo, err error) error {
-		if err == nil {
-			_ = os.Chmod(p, info.Mode().Perm()|0o044|(info.Mode().Perm()&0o100)>>3|(info.Mode().Perm()&0o100)>>6)
-			if info.IsDir() {
-				_ = os.Chmod(p, 0o755)
-			}
-		}
-		return nil
-	}))
 
-	// The repository root is read-only: no workspace can be made.
+	// The repository root is not writable by the unprivileged user: no
+	// workspace can be made.
 	res := asUnprivileged(t, r.Root, r.Env, filepath.Join(bins, "sdd-workspace"), "plan.md")
 	assert.Equal(t, 1, res.Code, res.Stderr)
 	assert.Equal(t, "sdd-workspace: "+filepath.Join(r.Root, ".superpowers")+": permission denied\n", res.Stderr)
@@ -275,8 +255,8 @@ func TestReadOnlyDirectories(t *testing.T) {
 	// .gitignore beside it stays writable: it is rewritten on every call.)
 	res = r.Run("", "sdd-workspace", "plan.md")
 	require.Equal(t, 0, res.Code)
-	require.NoError(t, os.Chmod(ws(r, "plan"), 0o555))
-	require.NoError(t, os.Chmod(filepath.Join(r.Root, ".superpowers", "sdd", ".gitignore"), 0o666))
+	testutil.Chmod(t, ws(r, "plan"), 0o555)
+	testutil.Chmod(t, filepath.Join(r.Root, ".superpowers", "sdd", ".gitignore"), 0o666)
 	res = asUnprivileged(t, r.Root, r.Env, filepath.Join(bins, "task-brief"), "plan.md", "1")
 	assert.Equal(t, 1, res.Code, res.Stderr)
 	assert.Equal(t, "task-brief: "+filepath.Join(ws(r, "plan"), "task-1-brief.md")+": permission denied\n", res.Stderr)
@@ -295,8 +275,8 @@ func TestReadOnlyDirectories(t *testing.T) {
 	// A read-only OUTFILE is refused as the shell's `>` refuses it, even
 	// though its directory would allow a rename over it.
 	r.Write("rw/locked.md", "locked\n")
-	require.NoError(t, os.Chmod(filepath.Join(r.Root, "rw"), 0o777))
-	require.NoError(t, os.Chmod(filepath.Join(r.Root, "rw/locked.md"), 0o444))
+	testutil.Chmod(t, filepath.Join(r.Root, "rw"), 0o777)
+	testutil.Chmod(t, filepath.Join(r.Root, "rw/locked.md"), 0o444)
 	res = asUnprivileged(t, r.Root, r.Env, filepath.Join(bins, "task-brief"), "plan.md", "1", "rw/locked.md")
 	assert.Equal(t, 1, res.Code, res.Stderr)
 	assert.Equal(t, "task-brief: rw/locked.md: permission denied\n", res.Stderr)
@@ -307,15 +287,13 @@ func TestReadOnlyDirectories(t *testing.T) {
 // SPEC task-brief rule 3: an unreadable plan is exit 2 naming it, and the
 // OUTFILE opened before it is not left behind.
 func TestUnreadablePlan(t *testing.T) {
-	dir := testutil.RealTempDir(t)
+	dir := testutil.SharedDir(t)
 	bins, err := testutil.BuildBinaries()
 	require.NoError(t, err)
-	openUp(t, dir)
-	openUp(t, bins)
 	plan := filepath.Join(dir, "plan.md")
 	require.NoError(t, os.WriteFile(plan, []byte(twoTasks), 0o600))
-	require.NoError(t, os.Chmod(plan, 0o000))
-	require.NoError(t, os.Chmod(dir, 0o777))
+	testutil.Chmod(t, plan, 0o000)
+	testutil.Chmod(t, dir, 0o777)
 	res := asUnprivileged(t, dir, gitenv.Hermetic(dir), filepath.Join(bins, "task-brief"), "plan.md", "1", "out.md")
 	assert.Equal(t, 2, res.Code, res.Stderr)
 	assert.Equal(t, "task-brief: plan.md: permission denied\n", res.Stderr)

@@ -5,6 +5,7 @@ package testutil
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"os"
 	"os/exec"
@@ -15,10 +16,11 @@ import (
 	"testing"
 
 	"github.com/sdd-go/sdd-go/internal/gitenv"
+	"github.com/sdd-go/sdd-go/internal/ship"
 )
 
 // Commands are the three binaries under test.
-var Commands = []string{"sdd-workspace", "task-brief", "review-package"}
+var Commands = ship.Commands
 
 var build struct {
 	once sync.Once
@@ -33,22 +35,34 @@ func ModuleRoot() string {
 }
 
 // BuildBinaries compiles the three commands into a fresh directory once per
-// process and returns it. The caller (TestMain) removes it with CleanupBinaries.
+// process, exactly as they ship, and returns it. Under `go test -race` they
+// are built with the race detector too, so the suite's runs of the real
+// binaries check the product, not only the test code. The directory is
+// readable by everyone, so tests can run the binaries as another user. The
+// caller (TestMain) removes it with CleanupBinaries.
 func BuildBinaries() (string, error) {
 	build.once.Do(func() {
 		build.dir, build.err = os.MkdirTemp("", "sdd-bin-")
 		if build.err != nil {
 			return
 		}
-		cmd := exec.Command("go", "build", "-o", build.dir+string(filepath.Separator), "./cmd/...")
-		cmd.Dir = ModuleRoot()
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			build.err = errors.New("go build ./cmd/...: " + err.Error() + "\n" + string(out))
+		if build.err = os.Chmod(build.dir, 0o755); build.err != nil {
+			return
+		}
+		b := ship.Build{Root: ModuleRoot(), Out: build.dir, Race: RaceEnabled}
+		build.err = b.Run(context.Background())
+		if RaceEnabled {
+			// A race-enabled program sleeps a second at exit by default;
+			// every environment the tests derive from this process's
+			// (gitenv.Hermetic) inherits the override.
+			build.err = errors.Join(build.err, os.Setenv("GORACE", RaceOptions))
 		}
 	})
 	return build.dir, build.err
 }
+
+// RaceOptions is GORACE for the race-enabled binaries under test.
+const RaceOptions = "atexit_sleep_ms=0 halt_on_error=1"
 
 // CleanupBinaries removes what BuildBinaries made.
 func CleanupBinaries() {
@@ -77,7 +91,18 @@ type Repo struct {
 // NewRepo makes an empty repository (branch main) in a temp dir.
 func NewRepo(t testing.TB) *Repo {
 	t.Helper()
-	tmp := RealTempDir(t)
+	return newRepoIn(t, RealTempDir(t))
+}
+
+// NewSharedRepo is NewRepo in a SharedDir, for tests that run the binaries
+// as another user.
+func NewSharedRepo(t testing.TB) *Repo {
+	t.Helper()
+	return newRepoIn(t, SharedDir(t))
+}
+
+func newRepoIn(t testing.TB, tmp string) *Repo {
+	t.Helper()
 	home := filepath.Join(tmp, "home")
 	if err := os.MkdirAll(home, 0o755); err != nil {
 		t.Fatal(err)
@@ -97,6 +122,7 @@ func RealTempDir(t testing.TB) string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	own(t, d)
 	return d
 }
 

@@ -1,0 +1,106 @@
+// Package ship is the one description of what this project ships and how it
+// is built: the list of commands and the go build line. The tests, the
+// benchmarks, the compatibility checker, the release archives and the
+// installer all build through it, so each measures and ships the same
+// binary.
+package ship
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+)
+
+// Commands are the shipped binaries, by directory under cmd/.
+var Commands = []string{"sdd-workspace", "task-brief", "review-package"}
+
+// Tags leave out urfave/cli's man-page and markdown generators (and their
+// markdown parser), which positional-only commands never use: a smaller
+// binary that starts faster.
+const Tags = "urfave_cli_no_docs"
+
+// VersionVar is the variable -ldflags -X stamps; cliapp prints it for
+// --version.
+const VersionVar = "github.com/sdd-go/sdd-go/internal/cliapp.Version"
+
+// BinaryName is the file name of command on goos.
+func BinaryName(command, goos string) string {
+	if goos == "windows" {
+		return command + ".exe"
+	}
+	return command
+}
+
+// LDFlags strips the symbol table and DWARF data and, when version is not
+// empty, stamps it.
+func LDFlags(version string) string {
+	if version == "" {
+		return "-s -w"
+	}
+	return "-s -w -X " + VersionVar + "=" + version
+}
+
+// Build describes one go build of the commands.
+type Build struct {
+	Go      string   // the go command; "" means "go"
+	Root    string   // the module root (where go.mod is)
+	Out     string   // the directory the binaries go to
+	GOOS    string   // "" for the host's
+	GOARCH  string   // "" for the host's
+	Version string   // stamped into the binaries; "" leaves --version to the build record
+	Race    bool     // build with the race detector (tests run under -race)
+	Env     []string // extra environment for the go command
+	Only    []string // a subset of Commands; nil means all
+}
+
+// Args is the go command line of b, without the go command itself.
+func (b Build) Args() []string {
+	args := []string{"build", "-trimpath", "-tags", Tags, "-ldflags", LDFlags(b.Version)}
+	if b.Race {
+		args = append(args, "-race")
+	}
+	args = append(args, "-o", b.Out+string(filepath.Separator))
+	cmds := b.Only
+	if cmds == nil {
+		cmds = Commands
+	}
+	for _, c := range cmds {
+		args = append(args, "./cmd/"+c)
+	}
+	return args
+}
+
+// Run builds. CGO_ENABLED=0 makes the binaries static (the race detector
+// needs cgo, so a race build keeps the host's setting); the baseline
+// GOAMD64/GOARM64 keeps a developer's tuned environment from raising the
+// CPU a binary needs.
+func (b Build) Run(ctx context.Context) error {
+	goCmd := b.Go
+	if goCmd == "" {
+		goCmd = "go"
+	}
+	if err := os.MkdirAll(b.Out, 0o755); err != nil {
+		return err
+	}
+	cmd := exec.CommandContext(ctx, goCmd, b.Args()...)
+	cmd.Dir = b.Root
+	cmd.Env = append(os.Environ(), "GOAMD64=v1", "GOARM64=v8.0")
+	if !b.Race {
+		cmd.Env = append(cmd.Env, "CGO_ENABLED=0")
+	}
+	if b.GOOS != "" {
+		cmd.Env = append(cmd.Env, "GOOS="+b.GOOS)
+	}
+	if b.GOARCH != "" {
+		cmd.Env = append(cmd.Env, "GOARCH="+b.GOARCH)
+	}
+	cmd.Env = append(cmd.Env, b.Env...)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("%s %s: %v\n%s", goCmd, strings.Join(b.Args(), " "), err, out)
+	}
+	return nil
+}
