@@ -6,10 +6,16 @@
 // reads as the truth. Here a regular output file is written to a temporary
 // file in its own directory and renamed over the target only when complete;
 // on failure the temporary file is removed and an existing target is left as
-// it was. Two rules keep it a drop-in for `>`: a symlink is written through
-// to its target (the link stays a link), and a target that is not a regular
-// file (/dev/null, /dev/stdout, a FIFO) is opened and written directly,
-// since it cannot be replaced by a rename.
+// it was. Three rules keep it a drop-in for `>`: a symlink is written
+// through to its target (the link stays a link); a target that is not a
+// regular file (/dev/null, /dev/stdout, a FIFO) is opened and written
+// directly, since it cannot be replaced by a rename; and a writable file in
+// a directory where no temporary file can be made is written in place,
+// opened only once the first byte is ready.
+//
+// Every path here goes to the kernel as the user spelled it: a symlink's
+// relative target is appended to the link's directory as written, never
+// cleaned, so "link/../out.md" means what open(2) makes of it.
 package atomicfile
 
 import (
@@ -17,22 +23,23 @@ import (
 	"io/fs"
 	"math/rand/v2"
 	"os"
-	"path/filepath"
+	"runtime"
 	"strconv"
-	"sync"
+	"strings"
 	"syscall"
 )
 
 // maxLinks bounds symlink chains, as the kernel's ELOOP does.
 const maxLinks = 40
 
-// File is an output file being written. Write to File.File; then Commit to
-// publish it, or Abort to leave the target as it was.
+// File is an output file being written: Write to it (or hand OSFile to a
+// child process), then Commit to publish it, or Abort to leave the target
+// as it was.
 type File struct {
-	*os.File
-	name   string // the path as the user gave it, for messages
-	target string // the path finally written: name with symlinks followed
-	temp   string // the temporary file, "" when writing directly
+	name   string   // the path as the user gave it, for messages
+	target string   // the path finally written: name with symlinks followed
+	temp   string   // the temporary file, "" when writing the target itself
+	f      *os.File // nil until opened (in place, the first write opens it)
 	done   bool
 }
 
@@ -56,7 +63,8 @@ func Create(name string) (*File, error) {
 	case fi.IsDir():
 		return nil, &fs.PathError{Op: "open", Path: name, Err: syscall.EISDIR}
 	case !fi.Mode().IsRegular():
-		return openDirect(name, target)
+		f := &File{name: name, target: target}
+		return f, f.open()
 	}
 	if err := checkWritable(target, fi); err != nil {
 		return nil, rename(err, name)
@@ -64,18 +72,43 @@ func Create(name string) (*File, error) {
 	f, err := createTemp(name, target, fi)
 	if err != nil && errors.Is(err, fs.ErrPermission) {
 		// The file is writable but its directory is not: the shell would
-		// still write it, so do that, in place.
-		return openDirect(name, target)
+		// still write it, so do that, in place, once there is something
+		// to write, so that a failure before then leaves it untouched.
+		return &File{name: name, target: target}, nil
 	}
 	return f, err
 }
 
-// Regular reports whether the file is written through a temporary file,
-// i.e. its size can be read back once it is complete.
-func (f *File) Regular() bool { return f.temp != "" }
+// Write writes p to the file, opening an in-place target on first use.
+func (f *File) Write(p []byte) (int, error) {
+	if f.f == nil {
+		if err := f.open(); err != nil {
+			return 0, err
+		}
+	}
+	return f.f.Write(p)
+}
 
-// Name is the path as given to Create.
-func (f *File) Name() string { return f.name }
+// OSFile returns the open file, for a child process to write to directly.
+// An in-place target is opened (truncated) now.
+func (f *File) OSFile() (*os.File, error) {
+	if f.f == nil {
+		if err := f.open(); err != nil {
+			return nil, err
+		}
+	}
+	return f.f, nil
+}
+
+// open opens the target itself, the way the shell's `>` does.
+func (f *File) open() error {
+	file, err := os.OpenFile(f.target, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o666)
+	if err != nil {
+		return rename(err, f.name)
+	}
+	f.f = file
+	return nil
+}
 
 // Commit closes the file and, for a regular target, renames the temporary
 // file over it.
@@ -83,8 +116,15 @@ func (f *File) Commit() error {
 	if f.done {
 		return errors.New("atomicfile: already finished")
 	}
+	if f.f == nil {
+		// Written in place, and nothing was written: still an (empty) file.
+		if err := f.open(); err != nil {
+			f.done = true
+			return err
+		}
+	}
 	f.done = true
-	if err := f.File.Close(); err != nil {
+	if err := f.f.Close(); err != nil {
 		f.removeTemp()
 		return rename(err, f.name)
 	}
@@ -95,7 +135,7 @@ func (f *File) Commit() error {
 		f.removeTemp()
 		return rename(err, f.name)
 	}
-	forget(f.temp)
+	Untrack(f.temp)
 	return nil
 }
 
@@ -106,25 +146,28 @@ func (f *File) Abort() {
 		return
 	}
 	f.done = true
-	_ = f.File.Close()
+	if f.f != nil {
+		_ = f.f.Close()
+	}
 	f.removeTemp()
 }
 
 func (f *File) removeTemp() {
 	if f.temp != "" {
 		_ = os.Remove(f.temp)
-		forget(f.temp)
+		Untrack(f.temp)
 	}
 }
 
-// createTemp makes an exclusive temporary file beside target. A new file
-// gets 0666 minus the umask, as the shell's `>` would create it; a replaced
-// file keeps the permission bits it had (old is its FileInfo).
+// createTemp makes an exclusive temporary file beside target, in the
+// directory the kernel finds target in. A new file gets 0666 minus the
+// umask, as the shell's `>` would create it; a replaced file keeps the
+// permission bits it had (old is its FileInfo).
 func createTemp(name, target string, old fs.FileInfo) (*File, error) {
-	dir := filepath.Dir(target)
+	dir := dirOf(target)
 	for range 100 {
 		// Short on purpose: a 255-byte target name must still leave room.
-		temp := filepath.Join(dir, ".sdd-"+randomSuffix()+".tmp")
+		temp := dir + ".sdd-" + randomSuffix() + ".tmp"
 		f, err := os.OpenFile(temp, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
 		if errors.Is(err, fs.ErrExist) {
 			continue
@@ -132,28 +175,18 @@ func createTemp(name, target string, old fs.FileInfo) (*File, error) {
 		if err != nil {
 			return nil, rename(err, name)
 		}
-		remember(temp)
+		Track(temp)
 		if old != nil {
 			if err := f.Chmod(old.Mode().Perm()); err != nil {
 				_ = f.Close()
 				_ = os.Remove(temp)
-				forget(temp)
+				Untrack(temp)
 				return nil, rename(err, name)
 			}
 		}
-		return &File{File: f, name: name, target: target, temp: temp}, nil
+		return &File{name: name, target: target, temp: temp, f: f}, nil
 	}
 	return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrExist}
-}
-
-// openDirect opens a target that cannot be replaced by a rename (a device,
-// a FIFO) the way the shell's `>` does.
-func openDirect(name, target string) (*File, error) {
-	f, err := os.OpenFile(target, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o666)
-	if err != nil {
-		return nil, rename(err, name)
-	}
-	return &File{File: f, name: name, target: target}, nil
 }
 
 // followLinks returns the file a write to name lands in: name itself, or the
@@ -169,12 +202,38 @@ func followLinks(name string) (string, error) {
 		if err != nil {
 			return "", rename(err, name)
 		}
-		if !filepath.IsAbs(dest) {
-			dest = filepath.Join(filepath.Dir(path), dest)
+		if !rooted(dest) {
+			// Relative to the directory holding the link, as the kernel
+			// reads it: path's directory part exactly as written.
+			dest = dirOf(path) + dest
 		}
 		path = dest
 	}
 	return "", &fs.PathError{Op: "open", Path: name, Err: syscall.ELOOP}
+}
+
+// separators are the bytes that end a path element on this OS.
+var separators = map[bool]string{false: "/", true: `\/`}[runtime.GOOS == "windows"]
+
+// dirOf is path's directory part, up to and including its last separator,
+// uncleaned ("" for a bare name; "C:" for C:name on Windows): prefixed to a
+// name, it names that name in the directory the kernel finds path in.
+func dirOf(path string) string {
+	i := strings.LastIndexAny(path, separators)
+	if i < 0 && runtime.GOOS == "windows" && len(path) >= 2 && path[1] == ':' {
+		return path[:2]
+	}
+	return path[:i+1]
+}
+
+// rooted reports whether a symlink target does not depend on the link's
+// directory: an absolute path, or on Windows one with a drive or a leading
+// separator.
+func rooted(dest string) bool {
+	if runtime.GOOS == "windows" {
+		return dest != "" && (strings.ContainsRune(separators, rune(dest[0])) || len(dest) >= 2 && dest[1] == ':')
+	}
+	return strings.HasPrefix(dest, "/")
 }
 
 // rename makes a file system error name the user's path rather than an
@@ -208,25 +267,4 @@ func SameFile(a, b string) bool {
 		return false
 	}
 	return os.SameFile(fa, fb)
-}
-
-// The temporary files alive in this process, so that a signal can remove
-// them before the process dies.
-var live = struct {
-	sync.Mutex
-	m map[string]struct{}
-}{m: map[string]struct{}{}}
-
-func remember(p string) { live.Lock(); live.m[p] = struct{}{}; live.Unlock() }
-func forget(p string)   { live.Lock(); delete(live.m, p); live.Unlock() }
-
-// RemoveTemps removes every temporary file this process still has. It is
-// for a process about to exit on a signal without unwinding.
-func RemoveTemps() {
-	live.Lock()
-	defer live.Unlock()
-	for p := range live.m {
-		_ = os.Remove(p)
-		delete(live.m, p)
-	}
 }

@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 	"time"
 
@@ -21,8 +22,45 @@ import (
 	"github.com/sdd-go/sdd-go/internal/git"
 )
 
-// Version is stamped at build time with -ldflags "-X …/cliapp.Version=v1.2.3".
-var Version = "dev"
+// Version is stamped at build time with -ldflags "-X …/cliapp.Version=v1.2.3"
+// (make build, make dist). Unstamped, the build's own record answers: see
+// version.
+var Version = ""
+
+// version is what --version prints.
+func version() string {
+	info, ok := debug.ReadBuildInfo()
+	return versionOf(Version, info, ok)
+}
+
+// versionOf is the stamped version; else the module version the go command
+// recorded (v1.2.3 after `go install …@v1.2.3`, a pseudo-version for a
+// build in a git checkout); else the commit of a checkout build that has no
+// version (-buildvcs off for the module, on for the commit); else "dev".
+func versionOf(stamped string, info *debug.BuildInfo, ok bool) string {
+	if stamped != "" {
+		return stamped
+	}
+	if !ok {
+		return "dev"
+	}
+	if v := info.Main.Version; v != "" && v != "(devel)" {
+		return v
+	}
+	var rev, dirty string
+	for _, s := range info.Settings {
+		switch {
+		case s.Key == "vcs.revision" && len(s.Value) >= 12:
+			rev = s.Value[:12]
+		case s.Key == "vcs.modified" && s.Value == "true":
+			dirty = "+dirty"
+		}
+	}
+	if rev != "" {
+		return "devel-" + rev + dirty
+	}
+	return "dev"
+}
 
 // Env is what a command may touch of the process.
 type Env struct {
@@ -45,43 +83,51 @@ type Command struct {
 // Usage is the line the bash script prints on a wrong argument count.
 func (c Command) Usage() string { return "usage: " + c.Name + " " + c.Args }
 
-// gracePeriod is how long a command may take to unwind (kill git, remove
-// its temporary file) after SIGINT or SIGTERM before it is cut short.
+// gracePeriod is how long a command may take to unwind (stop git, remove
+// its temporary file) after a signal before it is cut short.
 const gracePeriod = 3 * time.Second
 
+// stopSignals end a command as they end the bash scripts: the command
+// stops git, removes its temporary file and dies of the same signal, so a
+// shell loop, timeout(1) or an agent host sees death by signal.
+var stopSignals = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP}
+
 // Main runs cmd with the process's arguments and streams, and returns the
-// exit status for os.Exit.
+// exit status for os.Exit; on a signal it does not return.
 func Main(cmd Command) int {
-	ctx, stop := context.WithCancel(context.Background())
-	defer stop()
+	ctx, stop := context.WithCancelCause(context.Background())
+	defer stop(nil)
 	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	defer signal.Stop(sigs)
-	caught := make(chan int, 1)
-	go func() {
-		sig, ok := <-sigs
-		if !ok {
-			return
+	for _, s := range stopSignals {
+		// A signal ignored by whoever started us (nohup, trap '' INT)
+		// stays ignored, as it would for the script.
+		if !signal.Ignored(s) {
+			signal.Notify(sigs, s)
 		}
-		status := 128 + int(sig.(syscall.Signal))
-		caught <- status
-		stop()
+	}
+	caught := make(chan os.Signal, 1)
+	go func() {
+		sig := <-sigs
+		caught <- sig
+		stop(&exit.Signaled{Signal: sig})
 		// Give the command time to unwind; a blocked open (a FIFO with no
-		// reader) cannot be interrupted, so then leave anyway, tidily.
+		// reader) cannot be interrupted, so then leave anyway, tidily. A
+		// second signal means now.
 		select {
 		case <-sigs:
 		case <-time.After(gracePeriod):
 		}
-		atomicfile.RemoveTemps()
-		os.Exit(status)
+		atomicfile.RemoveTracked()
+		die(sig)
 	}()
 	status := Run(ctx, cmd, os.Args, os.Stdout, os.Stderr)
 	select {
-	case s := <-caught:
-		return s
+	case sig := <-caught:
+		atomicfile.RemoveTracked()
+		die(sig)
 	default:
-		return status
 	}
+	return status
 }
 
 // Run runs cmd with args (args[0] being the program name) and returns the
@@ -92,7 +138,7 @@ func Run(ctx context.Context, cmd Command, args []string, stdout, stderr io.Writ
 		Name:            cmd.Name,
 		Usage:           cmd.Description,
 		UsageText:       cmd.Name + " " + cmd.Args,
-		Version:         Version,
+		Version:         version(),
 		HideHelp:        true,
 		HideHelpCommand: true,
 		HideVersion:     true,
@@ -111,7 +157,7 @@ func Run(ctx context.Context, cmd Command, args []string, stdout, stderr io.Writ
 				case "-h", "--help":
 					return cli.ShowAppHelp(c)
 				case "--version":
-					_, err := fmt.Fprintf(stdout, "%s %s\n", cmd.Name, Version)
+					_, err := fmt.Fprintf(stdout, "%s %s\n", cmd.Name, version())
 					return err
 				}
 			}
@@ -133,6 +179,7 @@ func report(stderr io.Writer, prog string, err error) {
 	}
 	var ee *exit.Error
 	var ge *git.Error
+	var sig *exit.Signaled
 	switch {
 	case errors.As(err, &ee) && ee.Msg != "":
 		if ee.Prefixed {
@@ -140,11 +187,12 @@ func report(stderr io.Writer, prog string, err error) {
 		} else {
 			fmt.Fprintln(stderr, ee.Msg)
 		}
-	case errors.As(err, &ee):
-		// Already reported by whoever failed (git's own stderr).
+	case errors.As(err, &ee), errors.As(err, &sig):
+		// Already reported by whoever failed (git's own stderr), or a
+		// signal, which says nothing, as it says nothing to the script.
 	case errors.As(err, &ge):
-		if ge.NotFound {
-			fmt.Fprintf(stderr, "%s: %v\n", prog, ge)
+		if ge.Unstarted != "" {
+			fmt.Fprintf(stderr, "%s: %s\n", prog, ge.Unstarted)
 		}
 	default:
 		fmt.Fprintf(stderr, "%s: %v\n", prog, err)

@@ -35,6 +35,12 @@ func runReviewPackage(ctx context.Context, env *cliapp.Env, args []string) error
 	if err := checkPlan(plan); err != nil {
 		return err
 	}
+	// A revision that looks like an option never reaches git, in any call:
+	// it is decided here, before anything starts. BASE is judged first, as
+	// the script judges it.
+	if isOption(base) {
+		return badRevision("BASE", base)
+	}
 	// The script runs up to nine git processes one after another. The short
 	// ones below are started together instead, their output captured and
 	// replayed in the script's order, and the results of any the script
@@ -42,16 +48,22 @@ func runReviewPackage(ctx context.Context, env *cliapp.Env, args []string) error
 	// less waiting. Their context is cancelled on return, killing leftovers.
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	verifyBase := env.Git.Start(ctx, "rev-parse", "--verify", "--quiet", base)
+	if isOption(head) {
+		if err := verified(env, verifyBase, "BASE", base); err != nil {
+			return err
+		}
+		return badRevision("HEAD", head)
+	}
 	rng := base + ".." + head
-	verifyBase := startVerify(ctx, env, base)
-	verifyHead := startVerify(ctx, env, head)
+	verifyHead := env.Git.Start(ctx, "rev-parse", "--verify", "--quiet", head)
 	var top, shortBase, shortHead *git.Pending
 	if len(args) == 3 {
 		top = env.Git.Start(ctx, "rev-parse", "--show-toplevel")
 		shortBase = env.Git.Start(ctx, "rev-parse", "--short", base)
 		shortHead = env.Git.Start(ctx, "rev-parse", "--short", head)
 	}
-	count := env.Git.Start(ctx, "rev-list", "--count", rng)
+	count := env.Git.Start(ctx, "rev-list", "--count", "--end-of-options", rng)
 
 	if err := verified(env, verifyBase, "BASE", base); err != nil {
 		return err
@@ -89,7 +101,7 @@ func runReviewPackage(ctx context.Context, env *cliapp.Env, args []string) error
 	}
 	defer f.Abort()
 
-	size, err := reviewpkg.Write(ctx, env.Git, f.File, base, head)
+	size, err := reviewpkg.Write(ctx, env.Git, f, base, head)
 	if err != nil {
 		return packageError(ctx, out, err)
 	}
@@ -106,29 +118,25 @@ func runReviewPackage(ctx context.Context, env *cliapp.Env, args []string) error
 	return err
 }
 
-// startVerify starts `git rev-parse --verify --quiet <rev>`; nil for a
-// revision that looks like an option, which is never handed to git.
-func startVerify(ctx context.Context, env *cliapp.Env, rev string) *git.Pending {
-	if strings.HasPrefix(rev, "-") {
-		return nil
-	}
-	return env.Git.Start(ctx, "rev-parse", "--verify", "--quiet", rev)
-}
+// isOption reports whether a revision would read as an option to git. Such
+// a revision is never handed to git. (rev-parse, which checks and shortens
+// revisions, learned --end-of-options only in git 2.30, and before that
+// takes it as a flag and refuses every revision; so this check, not that
+// option, is what keeps the revision out of its options.)
+func isOption(rev string) bool { return strings.HasPrefix(rev, "-") }
+
+func badRevision(what, rev string) error { return exit.Errorf(exit.Usage, "bad %s: %s", what, rev) }
 
 // verified reports a revision that did not verify as `bad BASE: <rev>`,
-// after whatever git said.
+// after whatever git said (or why git could not be started).
 func verified(env *cliapp.Env, p *git.Pending, what, rev string) error {
-	bad := exit.Errorf(exit.Usage, "bad %s: %s", what, rev)
-	if p == nil {
-		return bad
-	}
 	_, err := p.Result(env.Git)
 	var ge *git.Error
-	if errors.As(err, &ge) && ge.NotFound {
-		fmt.Fprintf(env.Stderr, "%s: %v\n", env.Prog, ge)
+	if errors.As(err, &ge) && ge.Unstarted != "" {
+		fmt.Fprintf(env.Stderr, "%s: %s\n", env.Prog, ge.Unstarted)
 	}
 	if err != nil {
-		return bad
+		return badRevision(what, rev)
 	}
 	return nil
 }

@@ -125,8 +125,11 @@ func assertNoPackages(t *testing.T, dir string) {
 	}
 }
 
+// Signals (docs/spec.md, every command): SIGINT, SIGTERM and SIGHUP stop
+// git, remove the temporary file and end the command by that same signal,
+// as its parent (a shell loop, timeout, an agent host) sees the script end.
 func TestSignalsStopALongPackage(t *testing.T) {
-	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP} {
 		t.Run(sig.String(), func(t *testing.T) {
 			r, base := bigRepo(t, 200_000)
 			pidFile := filepath.Join(t.TempDir(), "pid")
@@ -148,12 +151,39 @@ func TestSignalsStopALongPackage(t *testing.T) {
 			elapsed := time.Since(start)
 			var ee *exec.ExitError
 			require.ErrorAs(t, err, &ee)
-			assert.Equal(t, 128+int(sig), ee.ExitCode())
+			status := ee.Sys().(syscall.WaitStatus)
+			assert.True(t, status.Signaled(), "died by a signal, not exit(%d)", status.ExitStatus())
+			assert.Equal(t, sig, status.Signal())
 			assert.Less(t, elapsed, 2*time.Second, "exits promptly")
 			assert.Equal(t, "old package\n", readFile(t, filepath.Join(r.Root, "old.diff")))
 			assertNoTemps(t, r.Root)
-			// git (here the wrapper, now `sleep`) was killed.
+			// git (here the wrapper, now `sleep`) was stopped.
 			waitFor(t, func() bool { return syscall.Kill(pid, 0) != nil })
+		})
+	}
+}
+
+// A signal ignored by whoever started the command (`trap ” INT`,
+// `nohup`) stays ignored: the package is written all the same.
+func TestIgnoredSignalStaysIgnored(t *testing.T) {
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGHUP} {
+		t.Run(sig.String(), func(t *testing.T) {
+			r, base := bigRepo(t, 20_000)
+			started := filepath.Join(t.TempDir(), "started")
+			fake := faultyGit(t, `: > `+started+`; sleep 1; exec "$REAL" "$@"`)
+			bin := testutil.Bin(t, "review-package")
+			want := testutil.RunIn(r.Root, r.Env, bin, "plan.md", base, "HEAD", "want.diff")
+			require.Equal(t, 0, want.Code, want.Stderr)
+			name := map[syscall.Signal]string{syscall.SIGINT: "INT", syscall.SIGHUP: "HUP"}[sig]
+			cmd := exec.Command("bash", "-c", "trap '' "+name+`; exec "$0" "$@"`, bin, "plan.md", base, "HEAD", "got.diff")
+			cmd.Dir, cmd.Env = r.Root, withPath(r.Env, fake)
+			var stderr strings.Builder
+			cmd.Stderr = &stderr
+			require.NoError(t, cmd.Start())
+			waitFor(t, func() bool { _, err := os.Stat(started); return err == nil })
+			require.NoError(t, cmd.Process.Signal(sig))
+			require.NoError(t, cmd.Wait(), stderr.String())
+			assert.Equal(t, readFile(t, filepath.Join(r.Root, "want.diff")), readFile(t, filepath.Join(r.Root, "got.diff")))
 		})
 	}
 }
@@ -281,6 +311,33 @@ func TestReadOnlyDirectories(t *testing.T) {
 	assert.Equal(t, 1, res.Code, res.Stderr)
 	assert.Equal(t, "task-brief: rw/locked.md: permission denied\n", res.Stderr)
 	assert.Equal(t, "locked\n", readFile(t, filepath.Join(r.Root, "rw/locked.md")))
+	assertNoTemps(t, r.Root)
+}
+
+// Difference 3: a writable OUTFILE in a directory where no temporary file
+// can be made is written in place, but opened only once the first byte is
+// ready: a task that is not found leaves the old brief whole.
+func TestInPlaceOutfileIsOpenedOnlyWhenThereIsSomethingToWrite(t *testing.T) {
+	r := testutil.NewSharedRepo(t)
+	r.Write("plan.md", twoTasks)
+	bins, err := testutil.BuildBinaries()
+	require.NoError(t, err)
+	out := r.Write("d/out.md", "old brief\n")
+	testutil.Chmod(t, out, 0o666)
+	testutil.Chmod(t, filepath.Join(r.Root, "d"), 0o555)
+
+	res := asUnprivileged(t, r.Root, r.Env, filepath.Join(bins, "task-brief"), "plan.md", "9", "d/out.md")
+	assert.Equal(t, 3, res.Code, res.Stderr)
+	assert.Equal(t, "task 9 not found in plan.md (no heading matching 'Task 9')\n", res.Stderr)
+	assert.Equal(t, "old brief\n", readFile(t, out), "a task not found leaves the file untouched")
+
+	res = asUnprivileged(t, r.Root, r.Env, filepath.Join(bins, "task-brief"), "plan.md", "2", "d/out.md")
+	require.Equal(t, 0, res.Code, res.Stderr)
+	assert.Equal(t, "wrote d/out.md: 3 lines\n", res.Stdout)
+	assert.Equal(t, "## Task 2: second\n\nDo two.\n", readFile(t, out))
+	fi, err := os.Stat(out)
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o666), fi.Mode().Perm())
 	assertNoTemps(t, r.Root)
 }
 

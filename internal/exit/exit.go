@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"syscall"
 )
 
 // The statuses the commands document. Git's own status is handed on as is.
@@ -99,4 +100,20 @@ func reason(err error) string {
 		return "file exists"
 	}
 	return err.Error()
+}
+
+// Signaled is why a command stops when a signal arrives: the cause of its
+// cancelled context, so that git children get the same signal, and the
+// status (128+N) a shell reports for death by signal N where the process
+// cannot die of it (Windows).
+type Signaled struct{ Signal os.Signal }
+
+func (e *Signaled) Error() string { return "interrupted by " + e.Signal.String() }
+
+// ExitStatus implements Statuser.
+func (e *Signaled) ExitStatus() int {
+	if s, ok := e.Signal.(syscall.Signal); ok {
+		return 128 + int(s)
+	}
+	return 128 + 9
 }

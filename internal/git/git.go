@@ -4,8 +4,8 @@
 // guarantees: no shell in between, the caller's environment and working
 // directory untouched (git must see the user's config exactly as the bash
 // scripts let it), stderr passed straight through unless the caller asks for
-// it, and a failure reported as one error type that carries git's own exit
-// status, because the commands hand that status on to their caller.
+// it, a git that cannot start reported as a shell reports it, and a failure
+// reported as one error type that carries the exit status to hand on.
 package git
 
 import (
@@ -14,30 +14,42 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"syscall"
+	"time"
+
+	"github.com/sdd-go/sdd-go/internal/exit"
 )
 
-// NotFoundStatus is the exit status a shell uses for a missing command; the
-// bash scripts exit with it when git is not on PATH.
-const NotFoundStatus = 127
+// The statuses a shell gives a command it cannot run; the bash scripts exit
+// with them when git cannot be started.
+const (
+	NotFoundStatus       = 127 // not on PATH, or its #! interpreter is missing
+	NotExecutableStatus  = 126 // found, but the kernel refuses to run it
+	notFoundMessage      = "git: command not found (git must be on PATH)"
+	interruptedKillDelay = time.Second
+)
 
 // Error is a git run that did not succeed: git could not be started, exited
 // non-zero, or was killed.
 type Error struct {
-	Args     []string
-	Status   int    // exit status to hand on: git's own, 127 when missing, 128+signal when killed
-	Stderr   string // what git printed on stderr, when the caller captured it
-	NotFound bool   // git is not on PATH
-	Err      error
+	Args   []string
+	Status int // exit status to hand on: git's own, 127/126, or 128+N when killed by signal N
+	Err    error
+	// Unstarted says why git could not be started ("" when it ran). Git
+	// speaks for itself when it runs; when it cannot, this is the message.
+	Unstarted string
 }
 
 func (e *Error) Error() string {
-	if e.NotFound {
-		return "git: command not found (git must be on PATH)"
+	if e.Unstarted != "" {
+		return e.Unstarted
 	}
 	return fmt.Sprintf("git %s: %v", strings.Join(e.Args, " "), e.Err)
 }
@@ -54,64 +66,128 @@ type Runner struct {
 
 	lookOnce sync.Once
 	path     string
-	lookErr  error
+	lookErr  *Error
 }
 
 // New returns a Runner whose git diagnostics go to stderr.
 func New(stderr io.Writer) *Runner { return &Runner{Stderr: stderr} }
 
 // gitPath looks git up on PATH once per process; every later call reuses it.
-func (r *Runner) gitPath() (string, error) {
+func (r *Runner) gitPath() (string, *Error) {
 	r.lookOnce.Do(func() {
-		r.path, r.lookErr = exec.LookPath("git")
-		if r.lookErr != nil && errors.Is(r.lookErr, exec.ErrDot) {
+		path, err := exec.LookPath("git")
+		switch {
+		case err == nil:
+			r.path = path
+		case errors.Is(err, exec.ErrDot):
 			// A git.exe in the current directory is not the system git.
-			r.path, r.lookErr = "", exec.ErrNotFound
+			r.lookErr = &Error{Status: NotFoundStatus, Err: err, Unstarted: notFoundMessage}
+		default:
+			// A shell that finds only a git it may not execute runs it all
+			// the same and reports the refusal: 126, not "not found".
+			if p := nonExecutable("git"); p != "" {
+				r.lookErr = &Error{Status: NotExecutableStatus, Err: fs.ErrPermission, Unstarted: p + ": permission denied"}
+			} else {
+				r.lookErr = &Error{Status: NotFoundStatus, Err: err, Unstarted: notFoundMessage}
+			}
 		}
 	})
 	return r.path, r.lookErr
+}
+
+// nonExecutable returns the first regular file named name on PATH that
+// exec.LookPath passed over (not executable), or "".
+func nonExecutable(name string) string {
+	if runtime.GOOS == "windows" {
+		return "" // an .exe is runnable whatever its bits
+	}
+	for _, dir := range filepath.SplitList(os.Getenv("PATH")) {
+		if dir == "" || !filepath.IsAbs(dir) {
+			continue // the current directory is never searched for git
+		}
+		p := dir + "/" + name
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
+			return p
+		}
+	}
+	return ""
+}
+
+// command prepares git with args. When ctx ends, git is stopped: with the
+// signal that ended ctx (see exit.Signaled), so git can tidy up as it
+// would have under the shell, else killed; one that outlives
+// interruptedKillDelay is killed.
+func (r *Runner) command(ctx context.Context, args []string) (*exec.Cmd, *Error) {
+	path, err := r.gitPath()
+	if err != nil {
+		return nil, &Error{Args: args, Status: err.Status, Err: err.Err, Unstarted: err.Unstarted}
+	}
+	cmd := exec.CommandContext(ctx, path, args...)
+	cmd.Cancel = func() error { return cmd.Process.Signal(stopSignal(ctx)) }
+	cmd.WaitDelay = interruptedKillDelay
+	return cmd, nil
+}
+
+// stopSignal is the signal that stops a git child once ctx has ended.
+func stopSignal(ctx context.Context) os.Signal {
+	var s *exit.Signaled
+	if errors.As(context.Cause(ctx), &s) {
+		return s.Signal
+	}
+	return os.Kill
+}
+
+// start starts cmd, mapping a failure to start as a shell would report it.
+func start(cmd *exec.Cmd, args []string) error {
+	err := cmd.Start()
+	if err == nil {
+		return nil
+	}
+	status, reason := NotExecutableStatus, "cannot execute: "+err.Error()
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		// The file is there (LookPath found it): what is missing is the
+		// interpreter its #! line names.
+		status, reason = NotFoundStatus, "cannot execute: required file not found"
+	case errors.Is(err, fs.ErrPermission):
+		reason = "permission denied"
+	case errors.Is(err, syscall.ENOEXEC):
+		reason = "cannot execute binary file: exec format error"
+	}
+	return &Error{Args: args, Status: status, Err: err, Unstarted: cmd.Path + ": " + reason}
+}
+
+// finish maps the end of a started run to an *Error (nil on success).
+func finish(ctx context.Context, args []string, err error) error {
+	if err == nil {
+		return nil
+	}
+	var s *exit.Signaled
+	if errors.As(context.Cause(ctx), &s) {
+		return &Error{Args: args, Status: s.ExitStatus(), Err: context.Cause(ctx)}
+	}
+	return &Error{Args: args, Status: exitStatus(err), Err: err}
 }
 
 // Output runs git with args and returns its stdout. Git's stderr goes to the
 // runner's Stderr.
 func (r *Runner) Output(ctx context.Context, args ...string) ([]byte, error) {
 	var out bytes.Buffer
-	err := r.Run(ctx, &out, args...)
+	err := r.run(ctx, &out, r.Stderr, args)
 	return out.Bytes(), err
 }
 
-// Quiet runs git with args, discarding stdout and capturing stderr into the
-// returned error rather than printing it.
-func (r *Runner) Quiet(ctx context.Context, args ...string) error {
-	var errBuf bytes.Buffer
-	err := r.run(ctx, io.Discard, &errBuf, args)
-	var gerr *Error
-	if errors.As(err, &gerr) {
-		gerr.Stderr = errBuf.String()
-	}
-	return err
-}
-
-// Run runs git with args, streaming its stdout into stdout. When stdout is
-// an *os.File, git writes to it directly, with no copy through this process.
-func (r *Runner) Run(ctx context.Context, stdout io.Writer, args ...string) error {
-	return r.run(ctx, stdout, r.Stderr, args)
-}
-
 func (r *Runner) run(ctx context.Context, stdout, stderr io.Writer, args []string) error {
-	path, err := r.gitPath()
-	if err != nil {
-		return &Error{Args: args, Status: NotFoundStatus, NotFound: true, Err: err}
+	cmd, gerr := r.command(ctx, args)
+	if gerr != nil {
+		return gerr
 	}
-	cmd := exec.CommandContext(ctx, path, args...)
-	cmd.Stdin = nil
 	cmd.Stdout = stdout
 	cmd.Stderr = stderr
-	cmd.Cancel = func() error { return cmd.Process.Signal(os.Kill) }
-	if err := cmd.Run(); err != nil {
-		return &Error{Args: args, Status: exitStatus(err), Err: err}
+	if err := start(cmd, args); err != nil {
+		return err
 	}
-	return nil
+	return finish(ctx, args, cmd.Wait())
 }
 
 // Pending is a git run started ahead of time with its output captured, so
@@ -155,23 +231,21 @@ func (e *WriteError) Unwrap() error { return e.Err }
 // copy into an *os.File is done by the kernel (splice), so it costs little.
 // When the write fails, git is killed.
 func (r *Runner) Stream(ctx context.Context, w io.Writer, args ...string) (int64, error) {
-	path, err := r.gitPath()
-	if err != nil {
-		return 0, &Error{Args: args, Status: NotFoundStatus, NotFound: true, Err: err}
+	cmd, gerr := r.command(ctx, args)
+	if gerr != nil {
+		return 0, gerr
 	}
-	cmd := exec.CommandContext(ctx, path, args...)
 	cmd.Stderr = r.Stderr
-	cmd.Cancel = func() error { return cmd.Process.Signal(os.Kill) }
 	pipe, err := cmd.StdoutPipe()
 	if err != nil {
-		return 0, &Error{Args: args, Status: 1, Err: err}
+		return 0, &Error{Args: args, Status: exit.IO, Err: err}
 	}
-	if err := cmd.Start(); err != nil {
-		return 0, &Error{Args: args, Status: 126, Err: err}
+	if err := start(cmd, args); err != nil {
+		return 0, err
 	}
-	// On interruption git is killed (CommandContext), but a process git
-	// started (a textconv or external diff driver) may still hold the pipe
-	// open: closing our end stops the copy at once all the same.
+	// On interruption git is stopped (command), but a process git started
+	// (a textconv or external diff driver) may still hold the pipe open:
+	// closing our end stops the copy at once all the same.
 	copied := make(chan struct{})
 	go func() {
 		select {
@@ -182,20 +256,17 @@ func (r *Runner) Stream(ctx context.Context, w io.Writer, args ...string) (int64
 	}()
 	n, copyErr := io.Copy(w, pipe)
 	close(copied)
-	if copyErr != nil {
+	if copyErr != nil && ctx.Err() == nil {
 		_ = cmd.Process.Kill()
 	}
 	waitErr := cmd.Wait()
-	if ctx.Err() != nil {
-		return n, &Error{Args: args, Status: 128 + 15, Err: ctx.Err()}
-	}
-	if copyErr != nil {
+	switch {
+	case ctx.Err() != nil:
+		return n, finish(ctx, args, ctx.Err())
+	case copyErr != nil:
 		return n, &WriteError{Err: copyErr}
 	}
-	if waitErr != nil {
-		return n, &Error{Args: args, Status: exitStatus(waitErr), Err: waitErr}
-	}
-	return n, nil
+	return n, finish(ctx, args, waitErr)
 }
 
 // exitStatus maps a failed run to the status a shell would report for it.
@@ -209,7 +280,7 @@ func exitStatus(err error) int {
 			return code
 		}
 	}
-	return 1
+	return exit.IO
 }
 
 // TrimCommandSubstitution drops every trailing newline, as the shell's $(…)

@@ -16,15 +16,17 @@ import (
 // context. Git's output is never held in memory. Git runs with the caller's
 // configuration, so the package looks exactly as the user's git prints it.
 // A failure to write w is a *git.WriteError; git's own failure a *git.Error.
+// The caller has made sure neither revision reads as an option; the range
+// also follows --end-of-options, should one ever slip through.
 func Write(ctx context.Context, g *git.Runner, w io.Writer, base, head string) (int64, error) {
 	rng := base + ".." + head
 	sections := []struct {
 		heading string
 		args    []string
 	}{
-		{"# Review package: " + rng + "\n\n## Commits\n", []string{"log", "--oneline", rng}},
-		{"\n## Files changed\n", []string{"diff", "--stat", rng}},
-		{"\n## Diff\n", []string{"diff", "-U10", rng}},
+		{"# Review package: " + rng + "\n\n## Commits\n", []string{"log", "--oneline", "--end-of-options", rng}},
+		{"\n## Files changed\n", []string{"diff", "--stat", "--end-of-options", rng}},
+		{"\n## Diff\n", []string{"diff", "-U10", "--end-of-options", rng}},
 	}
 	var size int64
 	for _, s := range sections {

@@ -28,6 +28,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sdd-go/sdd-go/internal/atomicfile"
 	"github.com/sdd-go/sdd-go/internal/exit"
 	"github.com/sdd-go/sdd-go/internal/git"
 )
@@ -136,9 +137,12 @@ func claim(dir string, p *planFile) (bool, error) {
 		case err == nil && !fi.IsDir():
 			return false, &fs.PathError{Op: "mkdir", Path: dir, Err: fs.ErrExist}
 		case errors.Is(err, fs.ErrNotExist):
-			if _, lerr := os.Lstat(dir); lerr == nil {
-				// A dangling symlink: mkdir -p fails here too.
-				return false, &fs.PathError{Op: "mkdir", Path: dir, Err: fs.ErrExist}
+			if lfi, lerr := os.Lstat(dir); lerr == nil {
+				if lfi.Mode()&fs.ModeSymlink != 0 {
+					// A dangling symlink: mkdir -p fails here too.
+					return false, &fs.PathError{Op: "mkdir", Path: dir, Err: fs.ErrExist}
+				}
+				continue // a racer made it between the two looks: look again
 			}
 			if err := os.Mkdir(dir, 0o777); err != nil && !errors.Is(err, fs.ErrExist) {
 				return false, err
@@ -202,10 +206,12 @@ func readMarker(dir string) (string, error) {
 func writeMarker(dir, id string) error {
 	path := dir + string(filepath.Separator) + MarkerName
 	tmp := dir + string(filepath.Separator) + fmt.Sprintf(".%s.%d.%d.tmp", MarkerName, os.Getpid(), time.Now().UnixNano())
+	atomicfile.Track(tmp) // a signal now must not leave it behind
+	defer atomicfile.Untrack(tmp)
+	defer os.Remove(tmp)
 	if err := os.WriteFile(tmp, []byte(id+"\n"), 0o666); err != nil {
 		return err
 	}
-	defer os.Remove(tmp)
 	err := os.Link(tmp, path)
 	if err == nil || errors.Is(err, fs.ErrExist) {
 		return err
