@@ -7,7 +7,8 @@
 // silently: every command line the text shows is checked against the
 // binaries' real usage, every ledger format the protocol fixes is checked
 // against the text, and a ledger written from the text parses back.
-// Nothing here is used at run time by the commands themselves.
+// The package is test-only: every file is a _test.go file, so nothing of
+// it can be imported or linked into the commands, and `go build` skips it.
 package skilltext
 
 import (
