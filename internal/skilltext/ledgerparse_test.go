@@ -25,7 +25,8 @@ func LedgerFormats(skill string) []string {
 // Format is one compiled ledger line format.
 type Format struct {
 	Text  string // as written, e.g. "Task <N>: base=<sha>"
-	Kind  string // the word after "Task <N>: ": base, fix, parked, ...
+	Scope string // "identity", "task" (Task <N>: …) or "final" (Final: …)
+	Kind  string // the word after the scope's prefix: base, fix, parked, ...
 	re    *regexp.Regexp
 	names []string
 }
@@ -43,10 +44,17 @@ func fieldPattern(name string) string {
 		return `[0-9a-f]{40}(?:[0-9a-f]{24})?`
 	case "base7", "head7", "a7", "b7":
 		return `[0-9a-f]{7,64}`
+	case "id":
+		return `\S+`
 	default: // free text: plan path, one-liners, rulings, reasons
 		return `.+?`
 	}
 }
+
+const (
+	taskPrefix  = "Task <N>: "
+	finalPrefix = "Final: "
+)
 
 // CompileFormat turns a format line into a matcher: the text outside <…>
 // is literal, each <name> matches what fieldPattern allows.
@@ -68,19 +76,25 @@ func CompileFormat(format string) (Format, error) {
 	if f.re, err = regexp.Compile(re.String()); err != nil {
 		return Format{}, err
 	}
-	if rest, ok := strings.CutPrefix(format, "Task <N>: "); ok {
-		end := strings.IndexFunc(rest, func(r rune) bool {
-			return !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z')
-		})
-		if end < 0 {
-			end = len(rest)
-		}
-		f.Kind = rest[:end]
-	} else if strings.HasPrefix(format, IdentityPrefix) {
-		f.Kind = "identity"
-	} else {
-		return Format{}, fmt.Errorf("format %q is neither the identity line nor a Task line", format)
+	var rest string
+	switch {
+	case strings.HasPrefix(format, taskPrefix):
+		f.Scope, rest = "task", strings.TrimPrefix(format, taskPrefix)
+	case strings.HasPrefix(format, finalPrefix):
+		f.Scope, rest = "final", strings.TrimPrefix(format, finalPrefix)
+	case strings.HasPrefix(format, IdentityPrefix):
+		f.Scope, f.Kind = "identity", "identity"
+		return f, nil
+	default:
+		return Format{}, fmt.Errorf("format %q is neither the identity line nor a Task or Final line", format)
 	}
+	end := strings.IndexFunc(rest, func(r rune) bool {
+		return !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z')
+	})
+	if end < 0 {
+		end = len(rest)
+	}
+	f.Kind = rest[:end]
 	return f, nil
 }
 
@@ -111,6 +125,7 @@ func (f Format) Fill(values map[string]string) string {
 // Entry is one parsed ledger line.
 type Entry struct {
 	Line   int
+	Scope  string
 	Kind   string
 	Format string
 	Fields map[string]string
@@ -119,9 +134,12 @@ type Entry struct {
 // TaskState is what the ledger says about one task.
 type TaskState struct {
 	Base         string
+	Implementer  string // the last implementer= id
 	ReviewedHead string
 	Round        int // last fix round recorded, 0 for none
 	LastHead     string
+	Open         int // findings the last fix round left open
+	LastKind     string
 	Minors       []string
 	Parked       []string
 	Blocked      string
@@ -129,10 +147,21 @@ type TaskState struct {
 	Entries      []Entry
 }
 
+// FinalState is what the ledger says about the final review.
+type FinalState struct {
+	Base          string
+	ReviewedHeads []string // the final review's head, then the re-review's
+	Parked        []string
+	Blocked       string
+	Complete      bool
+	LastKind      string
+}
+
 // Ledger is a parsed progress ledger.
 type Ledger struct {
 	Plan  string
 	Tasks map[int]*TaskState
+	Final *FinalState // nil until a Final: line
 }
 
 // Done reports whether task n has its completion line.
@@ -166,9 +195,11 @@ func (l *Ledger) FixBase(n int) string {
 // rules the skill states: the identity line first, nothing but known
 // lines, base before anything else of a task, rounds counted 1 to 5 in
 // order, each round starting where the previous review ended, parking and
-// blocking only after round 5, after a task's completion line only the
-// final review's residuals (minor, parked, BLOCKED), and a completion line
-// whose range and parked count agree with the rest.
+// blocking only after round 5, nothing after a task's completion line, a
+// completion line whose range and parked count agree with the rest, and
+// the final review's lines only once every task is complete, in order
+// (base, the review's head, at most one re-review's head, residuals,
+// completion), with nothing after them.
 func ParseLedger(text string, formats []string) (*Ledger, error) {
 	var compiled []Format
 	var identity Format
@@ -177,7 +208,7 @@ func ParseLedger(text string, formats []string) (*Ledger, error) {
 		if err != nil {
 			return nil, err
 		}
-		if f.Kind == "identity" {
+		if f.Scope == "identity" {
 			identity = f
 			continue
 		}
@@ -198,14 +229,20 @@ func ParseLedger(text string, formats []string) (*Ledger, error) {
 		var e *Entry
 		for _, f := range compiled {
 			if v, ok := f.Match(line); ok {
-				e = &Entry{Line: no, Kind: f.Kind, Format: f.Text, Fields: v}
+				e = &Entry{Line: no, Scope: f.Scope, Kind: f.Kind, Format: f.Text, Fields: v}
 				break
 			}
 		}
 		if e == nil {
 			return nil, fmt.Errorf("line %d: no ledger format matches %q", no, line)
 		}
-		if err := l.apply(*e); err != nil {
+		var err error
+		if e.Scope == "final" {
+			err = l.applyFinal(*e)
+		} else {
+			err = l.apply(*e)
+		}
+		if err != nil {
 			return nil, fmt.Errorf("line %d: %w: %q", no, err, line)
 		}
 	}
@@ -213,6 +250,9 @@ func ParseLedger(text string, formats []string) (*Ledger, error) {
 }
 
 func (l *Ledger) apply(e Entry) error {
+	if l.Final != nil {
+		return fmt.Errorf("a task line after the final review began")
+	}
 	n, err := strconv.Atoi(e.Fields["N"])
 	if err != nil {
 		return err
@@ -223,36 +263,33 @@ func (l *Ledger) apply(e Entry) error {
 			return fmt.Errorf("task %d is already complete", n)
 		}
 		// A restarted task records a new base; its history starts over.
-		l.Tasks[n] = &TaskState{Base: e.Fields["sha"], Entries: []Entry{e}}
+		l.Tasks[n] = &TaskState{Base: e.Fields["sha"], LastKind: "base", Entries: []Entry{e}}
 		return nil
 	}
 	if t == nil {
 		return fmt.Errorf("task %d has no base line yet", n)
 	}
 	if t.Complete {
-		// Only the final review's residuals may still be recorded.
-		switch e.Kind {
-		case "minor":
-			t.Minors = append(t.Minors, e.Fields["one-liner"])
-		case "parked":
-			t.Parked = append(t.Parked, e.Fields["finding"])
-		case "BLOCKED":
-			t.Blocked = e.Fields["reason"]
-		default:
-			return fmt.Errorf("task %d is already complete", n)
-		}
-		t.Entries = append(t.Entries, e)
-		return nil
+		return fmt.Errorf("task %d is already complete", n)
 	}
 	if t.Blocked != "" {
 		return fmt.Errorf("task %d is BLOCKED", n)
 	}
 	t.Entries = append(t.Entries, e)
 	switch e.Kind {
-	case "reviewed_head":
-		t.ReviewedHead = e.Fields["sha"]
+	case "implementer":
+		t.Implementer = e.Fields["id"]
+		return nil // not a step of the task: LastKind stays
 	case "minor":
 		t.Minors = append(t.Minors, e.Fields["one-liner"])
+		return nil
+	case "reviewed_head":
+		if t.Round > 0 {
+			// A review dispatched again (its saved reply lost) may repeat
+			// the line; after a round the heads live in the round lines.
+			return fmt.Errorf("a task review after fix round %d", t.Round)
+		}
+		t.ReviewedHead = e.Fields["sha"]
 	case "fix":
 		r, _ := strconv.Atoi(e.Fields["R"])
 		if r != t.Round+1 {
@@ -266,6 +303,7 @@ func (l *Ledger) apply(e Entry) error {
 		}
 		t.Round = r
 		t.LastHead = e.Fields["b7"]
+		t.Open, _ = strconv.Atoi(e.Fields["Y"])
 	case "parked":
 		if t.Round != 5 {
 			return fmt.Errorf("parked after round %d: the breaker acts only after round 5", t.Round)
@@ -290,19 +328,89 @@ func (l *Ledger) apply(e Entry) error {
 		if !strings.HasPrefix(head, e.Fields["head7"]) && !strings.HasPrefix(e.Fields["head7"], head) {
 			return fmt.Errorf("completion range ends at %s, last reviewed head is %s", e.Fields["head7"], head)
 		}
-		k := 0
-		if s, ok := e.Fields["K"]; ok {
-			k, _ = strconv.Atoi(s)
-			if k == 0 {
-				return fmt.Errorf("0 parked: write review clean")
-			}
-		}
-		if k != len(t.Parked) {
-			return fmt.Errorf("completion says %d parked, the ledger parks %d", k, len(t.Parked))
+		if err := parkedCount(e, len(t.Parked)); err != nil {
+			return err
 		}
 		t.Complete = true
 	default:
 		return fmt.Errorf("unknown kind %q", e.Kind)
 	}
+	t.LastKind = e.Kind
+	return nil
+}
+
+// parkedCount checks a completion line's parked count against the parked
+// lines before it.
+func parkedCount(e Entry, parked int) error {
+	k := 0
+	if s, ok := e.Fields["K"]; ok {
+		k, _ = strconv.Atoi(s)
+		if k == 0 {
+			return fmt.Errorf("0 parked: write review clean")
+		}
+	}
+	if k != parked {
+		return fmt.Errorf("completion says %d parked, the ledger parks %d", k, parked)
+	}
+	return nil
+}
+
+func (l *Ledger) applyFinal(e Entry) error {
+	f := l.Final
+	if e.Kind == "base" {
+		if f != nil {
+			return fmt.Errorf("a second Final: base")
+		}
+		if len(l.Tasks) == 0 {
+			return fmt.Errorf("final review before any task")
+		}
+		for n, t := range l.Tasks {
+			if !t.Complete {
+				return fmt.Errorf("final review while task %d is not complete", n)
+			}
+		}
+		l.Final = &FinalState{Base: e.Fields["sha"], LastKind: "base"}
+		return nil
+	}
+	if f == nil {
+		return fmt.Errorf("a Final: line before Final: base")
+	}
+	if f.Complete || f.Blocked != "" {
+		return fmt.Errorf("the final review is already over")
+	}
+	switch e.Kind {
+	case "reviewed_head":
+		if len(f.Parked) > 0 {
+			return fmt.Errorf("a review after the rulings")
+		}
+		if len(f.ReviewedHeads) == 2 {
+			return fmt.Errorf("a third final review: the final review gets one fix and one re-review")
+		}
+		f.ReviewedHeads = append(f.ReviewedHeads, e.Fields["sha"])
+	case "parked", "BLOCKED", "complete":
+		if len(f.ReviewedHeads) == 0 {
+			return fmt.Errorf("Final: %s before the final review", e.Kind)
+		}
+		switch e.Kind {
+		case "parked":
+			f.Parked = append(f.Parked, e.Fields["finding"])
+		case "BLOCKED":
+			f.Blocked = e.Fields["reason"]
+		case "complete":
+			if !strings.HasPrefix(f.Base, e.Fields["base7"]) {
+				return fmt.Errorf("final range starts at %s, Final: base is %s", e.Fields["base7"], f.Base)
+			}
+			if head := f.ReviewedHeads[len(f.ReviewedHeads)-1]; !strings.HasPrefix(head, e.Fields["head7"]) {
+				return fmt.Errorf("final range ends at %s, last reviewed head is %s", e.Fields["head7"], head)
+			}
+			if err := parkedCount(e, len(f.Parked)); err != nil {
+				return err
+			}
+			f.Complete = true
+		}
+	default:
+		return fmt.Errorf("unknown kind %q", e.Kind)
+	}
+	f.LastKind = e.Kind
 	return nil
 }

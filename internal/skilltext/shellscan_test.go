@@ -1,6 +1,7 @@
 package skilltext
 
 import (
+	"regexp"
 	"strings"
 )
 
@@ -131,7 +132,18 @@ func shellWords(line string) ([]word, bool) {
 				return out, true
 			}
 			cur.WriteByte(c)
-		case '|', '&', ';', '(', ')', '<', '>':
+		case '<':
+			// A one-word placeholder of the text (<N>) is a word that
+			// the reader replaces before running the line, not a
+			// redirection.
+			if m := bareWordPlaceholder.FindString(line[i:]); m != "" {
+				cur.WriteString(m)
+				inW = true
+				i += len(m) - 1
+				continue
+			}
+			fallthrough
+		case '|', '&', ';', '(', ')', '>':
 			op := string(c)
 			if i+1 < len(line) && (line[i+1] == c || (c == '>' && line[i+1] == '&')) {
 				op += string(line[i+1])
@@ -152,6 +164,8 @@ func shellWords(line string) ([]word, bool) {
 	flush()
 	return out, false
 }
+
+var bareWordPlaceholder = regexp.MustCompile(`^<[A-Za-z0-9]+>`)
 
 func isDigits(s string) bool {
 	if s == "" {

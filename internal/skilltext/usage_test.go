@@ -51,13 +51,25 @@ var aliases = map[string][]string{
 	"TASK_NUMBER": {"N"},
 }
 
+// placeholderParam says which parameter each placeholder of the skill
+// text's command blocks stands for.
+var placeholderParam = map[string]string{
+	"plan file":      "PLAN_FILE",
+	"N":              "TASK_NUMBER",
+	"base sha":       "BASE",
+	"fix base sha":   "BASE",
+	"merge base sha": "BASE",
+	"head sha":       "HEAD",
+}
+
 var (
-	symbolRe  = regexp.MustCompile(`^\$?\{?([A-Z][A-Z0-9_]*)\}?$`)
-	optionRe  = regexp.MustCompile(`^\[([A-Z][A-Z0-9_]*)\]$`)
-	revLitRe  = regexp.MustCompile(`^(?:[0-9a-f]{7,40}|[A-Za-z][A-Za-z0-9/._-]*)$`)
-	substRe   = regexp.MustCompile(`^\$\((git (?:rev-parse|merge-base)\b[^)]*)\)$`)
-	digitsRe  = regexp.MustCompile(`^[0-9]+$`)
-	mdLiteral = regexp.MustCompile(`^[^$\[\]"' ]+\.md$`)
+	textPlaceholderRe = regexp.MustCompile(`^<([A-Za-z0-9 ]+)>$`)
+	symbolRe          = regexp.MustCompile(`^\$?\{?([A-Z][A-Z0-9_]*)\}?$`)
+	optionRe          = regexp.MustCompile(`^\[([A-Z][A-Z0-9_]*)\]$`)
+	revLitRe          = regexp.MustCompile(`^(?:[0-9a-f]{7,40}|[A-Za-z][A-Za-z0-9/._-]*)$`)
+	substRe           = regexp.MustCompile(`^\$\((git (?:rev-parse|merge-base)\b[^)]*)\)$`)
+	digitsRe          = regexp.MustCompile(`^[0-9]+$`)
+	mdLiteral         = regexp.MustCompile(`^[^$\[\]"' ]+\.md$`)
 )
 
 // checkInvocation says what is wrong with one command line of the text
@@ -74,7 +86,13 @@ func checkInvocation(u Usage, inv Invocation) string {
 	}
 	for i, raw := range inv.Args {
 		p := params[i]
-		arg := strings.Trim(raw, `"`)
+		arg := strings.Trim(raw, `"'`)
+		if m := textPlaceholderRe.FindStringSubmatch(arg); m != nil {
+			if placeholderParam[m[1]] != p {
+				return "passes " + raw + " where the usage has " + p
+			}
+			continue
+		}
 		if m := optionRe.FindStringSubmatch(arg); m != nil {
 			if i < len(u.Required) || m[1] != p {
 				return "shows [" + m[1] + "] where the usage has " + p
@@ -181,6 +199,9 @@ func TestCheckerCatchesDrift(t *testing.T) {
 		"`task-brief docs/plans/x.md 3`",
 		"```sh\nreview-package \"$PLAN_FILE\" \"$BASE\" \"$(git rev-parse HEAD)\"\n```",
 		"```sh\nWS=$(sdd-workspace docs/plans/x.md)\n```",
+		"```sh\ntask-brief '<plan file>' <N>\n```",
+		"```sh\nreview-package '<plan file>' '<fix base sha>' '<head sha>'\n```",
+		"`review-package '<plan file>' '<merge base sha>' '<head sha>'`",
 	}
 	bad := []string{
 		"`review-package BASE HEAD`",
@@ -194,6 +215,10 @@ func TestCheckerCatchesDrift(t *testing.T) {
 		"`sdd-workspace PLAN_FILE N`",
 		"```sh\nreview-package \"$PLAN_FILE\" HEAD~1 HEAD\n```",
 		"```sh\ntask-brief \"$PLAN\" 1\n```",
+		"```sh\ntask-brief <N> '<plan file>'\n```",
+		"```sh\nreview-package '<plan file>' '<head sha>' '<base sha>'\n```",
+		"```sh\nreview-package '<plan file>' '<base sha>'\n```",
+		"`sdd-workspace '<workspace>'`",
 	}
 	check := func(text string) []string {
 		var msgs []string

@@ -3,7 +3,6 @@ package skilltext
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -167,23 +166,46 @@ func commitsSection(pkg string) string {
 	return before
 }
 
-// TestWalkThrough runs the sequence SKILL.md prescribes, with the real
-// commands, through a two-task plan: workspace, ledger identity, BASE,
-// brief, a multi-commit task, its review package, a fix round with a
-// scoped package over FIX_BASE..HEAD, the completion line, a clean second
-// task, the final package, and deleting only this plan's workspace.
+const threeTaskPlan = "# Demo plan\n" +
+	"\n" +
+	"## Global Constraints\n" +
+	"- Plain text files only.\n" +
+	"\n" +
+	"### Task 1: Greeting\n" +
+	"Create greet.txt containing `hello`.\n" +
+	"```sh\n" +
+	"### Task 2: this line is inside a fence, not a heading\n" +
+	"```\n" +
+	"\n" +
+	"### Task 2: Farewell\n" +
+	"Create bye.txt containing `bye`.\n" +
+	"\n" +
+	"### Task 3: Index\n" +
+	"List both files in index.txt.\n" +
+	"\n" +
+	"## Final Review\n" +
+	"Check all files.\n"
+
+// TestWalkThrough follows SKILL.md through a three-task plan with the real
+// commands: workspace, ledger identity, BASE, brief, the implementer's id,
+// a multi-commit task, its review package, a fix round with a scoped
+// package over FIX_BASE..HEAD, a clean task, a task whose ⚠️ the
+// controller's own check turns into ✅, the final review's lines, and
+// deleting only this plan's workspace with the text's own command. At
+// each step a resumed controller, reading only the ledger, git and the
+// workspace, is sent to the step the run is really at.
 func TestWalkThrough(t *testing.T) {
 	skill := readSkillFile(t, "SKILL.md")
 	s := newSandbox(t)
 	const plan = "docs/plans/demo.md"
-	s.write(plan, demoPlan)
+	s.write(plan, threeTaskPlan)
 	s.write("docs/plans/other.md", "# Another plan\n\n### Task 1: Other\nx\n")
 	s.git("add", ".")
 	s.git("commit", "-q", "-m", "plans")
 	s.git("checkout", "-q", "-b", "feature/demo") // an isolated branch
 
-	// Someone else's leftovers: the old flat ledger and another plan's
-	// workspace. The skill leaves both alone.
+	// Someone else's leftovers: the old flat ledger of another plan and
+	// another plan's workspace. The skill leaves both alone.
 	flat := filepath.Join(s.root, ".superpowers", "sdd", "progress.md")
 	s.write(".superpowers/sdd/progress.md", "# SDD ledger — plan: docs/plans/old.md\n")
 	other := s.cmd("sdd-workspace", "docs/plans/other.md")
@@ -198,14 +220,15 @@ func TestWalkThrough(t *testing.T) {
 	assert.NotEqual(t, otherWS, ws)
 	assert.Equal(t, "*\n", readString(t, filepath.Join(s.root, ".superpowers", "sdd", ".gitignore")))
 	assert.Empty(t, s.git("status", "--porcelain"), "the workspace is ignored by git")
+	c := &controller{t: t, s: s, skill: skill, plan: plan, ws: ws, tasks: 3}
+	requireAction(t, c.resume(), "no ledger", "create the ledger")
 
-	// Setup: no ledger yet, so a fresh one with its identity line first.
+	// Setup: a fresh ledger, identity line first, made by the text's block.
 	ledgerPath := filepath.Join(ws, "progress.md")
-	_, err := os.Stat(ledgerPath)
-	require.True(t, os.IsNotExist(err))
-	w := &ledgerWriter{t: t, path: ledgerPath, formats: LedgerFormats(skill)}
-	w.add("# SDD ledger", "plan file path", plan)
+	runText(t, s, skill, "'# SDD ledger — plan: <plan file>'", map[string]string{"<plan file>": plan, "<workspace>": ws})
 	assert.Equal(t, "# SDD ledger \u2014 plan: "+plan+"\n", readString(t, ledgerPath))
+	w := &ledgerWriter{t: t, path: ledgerPath, formats: LedgerFormats(skill)}
+	requireAction(t, c.resume(), "no line", "start it at step 1")
 
 	// Task 1, step 1: BASE, recorded at once.
 	base1 := s.git("rev-parse", "HEAD")
@@ -220,12 +243,16 @@ func TestWalkThrough(t *testing.T) {
 	assert.True(t, strings.HasPrefix(briefText, "### Task 1: Greeting\n"))
 	assert.NotContains(t, briefText, "Farewell", "the brief holds one task, not the plan")
 
-	// Step 3-4: the implementer makes two commits, writes its report
+	// Step 3: the dispatch; the implementer's id goes to the ledger.
+	w.add("implementer=", "N", "1", "id", "agent-1")
+	requireAction(t, c.resume(), "base only", "git log --oneline '<base sha>'..HEAD")
+
+	// Step 4: the implementer makes two commits, writes its report
 	// beside the brief, returns DONE.
 	s.commit("greet.txt", "helo\n", "task 1: add greet.txt")
 	head1 := s.commit("greet_test.txt", "expect hello\n", "task 1: add a check")
 	report := filepath.Join(ws, "task-1-report.md")
-	require.NoError(t, os.WriteFile(report, []byte("Status: DONE\n"), 0o644))
+	writeFile(t, report, "Status: DONE\n")
 
 	// Step 5: the package over BASE..HEAD holds both commits; HEAD~1
 	// would have shown only the last one.
@@ -234,27 +261,31 @@ func TestWalkThrough(t *testing.T) {
 	assert.Contains(t, commitsSection(pkg), "task 1: add a check")
 	assert.NotContains(t, s.git("log", "--oneline", "HEAD~1..HEAD"), "add greet.txt", "why never HEAD~1")
 
-	// Step 6: the review is in (one Important, one Minor).
+	// Step 6: the review is in (one Important, one Minor); the reply is
+	// saved, the head recorded.
+	writeFile(t, filepath.Join(ws, "task-1-review.md"),
+		"Spec: ✅\nCritical:\n- none\nImportant:\n- greet.txt:1 — misspelled — the brief says hello\nMinor:\n- greet_test.txt:1 — not a real test\n")
 	w.add("reviewed_head=", "N", "1", "sha", head1)
-	w.add("minor (deferred)", "N", "1", "one-liner", "greet_test.txt is not a real test")
+	w.add("minor (deferred)", "N", "1", "one-liner", "greet_test.txt is not a real test - a plain note")
+	requireAction(t, c.resume(), "next round", "round R+1's fix")
 
 	// Step 7: fix round 1; the scoped package starts at FIX_BASE, the
 	// head the review saw, as the ledger tells a resumed controller.
 	fixBase := w.parse().FixBase(1)
 	require.Equal(t, head1, fixBase)
 	fixHead := s.commit("greet.txt", "hello\n", "task 1: fix spelling")
+	requireAction(t, c.resume(), "fix not re-reviewed", "closes round R+1")
 	scoped := s.reviewPackage(ws, plan, fixBase, fixHead, 1)
 	assert.Contains(t, commitsSection(scoped), "task 1: fix spelling")
 	assert.NotContains(t, commitsSection(scoped), "add greet.txt", "the re-review sees the fix only")
 	assert.FileExists(t, filepath.Join(ws, "review-"+s.short(base1)+".."+s.short(head1)+".diff"), "the first package is kept")
 	w.add("fix round", "N", "1", "R", "1", "X", "1", "Y", "0",
 		"finding one-liners", "F1 greeting misspelled", "a7", s.short(fixBase), "b7", s.short(fixHead))
-
-	// A controller resuming here would go on at round 2 from fixHead.
 	l := w.parse()
 	assert.False(t, l.Done(1))
 	assert.Equal(t, 2, l.NextRound(1))
 	assert.True(t, strings.HasPrefix(fixHead, l.FixBase(1)))
+	requireAction(t, c.resume(), "complete it", "completion line")
 
 	// Step 9: complete.
 	w.add("review clean", "N", "1", "base7", s.short(base1), "head7", s.short(fixHead))
@@ -265,82 +296,162 @@ func TestWalkThrough(t *testing.T) {
 	brief2, _ := wroteLine(t, s.cmd("task-brief", plan, "2"))
 	assert.Equal(t, filepath.Join(ws, "task-2-brief.md"), brief2)
 	assert.True(t, strings.HasPrefix(readString(t, brief2), "### Task 2: Farewell\n"))
-	assert.Contains(t, readString(t, brief2), "## Final Review", "a non-task heading does not end a task")
+	assert.NotContains(t, readString(t, brief2), "Index", "Task 3 ends Task 2")
+	w.add("implementer=", "N", "2", "id", "agent-2")
 	head2 := s.commit("bye.txt", "bye\n", "task 2: add bye.txt")
 	s.reviewPackage(ws, plan, base2, head2, 1)
+	writeFile(t, filepath.Join(ws, "task-2-review.md"), "Spec: ✅\nCritical:\n- none\nImportant:\n- none\nMinor:\n- none\n")
 	w.add("reviewed_head=", "N", "2", "sha", head2)
 	w.add("review clean", "N", "2", "base7", s.short(base2), "head7", s.short(head2))
 
+	// Task 3: spec ⚠️, the tests could not be run by the reviewer; the
+	// controller's own check is clean, so it counts as ✅.
+	base3 := s.git("rev-parse", "HEAD")
+	w.add("base=", "N", "3", "sha", base3)
+	brief3, _ := wroteLine(t, s.cmd("task-brief", plan, "3"))
+	assert.Contains(t, readString(t, brief3), "## Final Review", "a non-task heading does not end a task")
+	w.add("implementer=", "N", "3", "id", "agent-3")
+	head3 := s.commit("index.txt", "greet.txt\nbye.txt\n", "task 3: add index.txt")
+	s.reviewPackage(ws, plan, base3, head3, 1)
+	writeFile(t, filepath.Join(ws, "task-3-review.md"),
+		"Spec: ⚠️\nNot verifiable from the diff:\n- the index lists files that exist\nCritical:\n- none\nImportant:\n- none\nMinor:\n- none\n")
+	w.add("reviewed_head=", "N", "3", "sha", head3)
+	for _, f := range strings.Fields(readString(t, filepath.Join(s.root, "index.txt"))) {
+		assert.FileExists(t, filepath.Join(s.root, f), "the controller's check of the ⚠️ item")
+	}
+	requireAction(t, c.resume(), "complete it", "completion line")
+	w.add("review clean", "N", "3", "base7", s.short(base3), "head7", s.short(head3))
+
 	l = w.parse()
 	assert.Equal(t, plan, l.Plan)
-	assert.True(t, l.Done(1))
-	assert.True(t, l.Done(2))
+	for n := 1; n <= 3; n++ {
+		assert.True(t, l.Done(n), "task %d", n)
+	}
+	requireAction(t, c.resume(), "final start", "Final: base=")
 
-	// Final review over the whole branch.
+	// Final review over the whole branch, clean.
 	mergeBase := s.git("merge-base", "main", "HEAD")
-	final := s.reviewPackage(ws, plan, mergeBase, s.git("rev-parse", "HEAD"), 4)
+	w.add("Final: base=", "sha", mergeBase)
+	head := s.git("rev-parse", "HEAD")
+	final := s.reviewPackage(ws, plan, mergeBase, head, 5)
 	assert.Contains(t, final, "bye.txt")
 	assert.Contains(t, final, "greet.txt")
+	writeFile(t, filepath.Join(ws, "final-review.md"), "Critical:\n- none\nImportant:\n- none\nMinor:\n- none\nDeferred and parked lines to fix now:\n- none\n")
+	w.add("Final: reviewed_head=", "sha", head)
+	requireAction(t, c.resume(), "final rulings", "`Final: complete`")
+	w.add("Final: complete (commits <base7>..<head7>, review clean)", "base7", s.short(mergeBase), "head7", s.short(head))
+	l = w.parse()
+	require.NotNil(t, l.Final)
+	assert.True(t, l.Final.Complete)
+	requireAction(t, c.resume(), "final complete", "delete the workspace")
 
-	// Finish: delete this plan's workspace, nothing else.
-	require.NoError(t, os.RemoveAll(ws))
+	// Finish: the text's command deletes this plan's workspace, nothing
+	// else.
+	runText(t, s, skill, "rm -rf '<workspace>'", map[string]string{"<workspace>": ws})
 	assert.NoDirExists(t, ws)
 	assert.DirExists(t, otherWS, "a sibling workspace stays")
 	assert.Equal(t, "# SDD ledger — plan: docs/plans/old.md\n", readString(t, flat), "the flat ledger stays untouched")
 	assert.Empty(t, s.git("status", "--porcelain"), "nothing of the run is left for git to see")
 }
 
-// TestForeignLedgerIsNotResumed: a progress.md whose identity line names
-// another plan does not parse as this plan's ledger.
-func TestForeignLedgerIsNotResumed(t *testing.T) {
-	formats := LedgerFormats(readSkillFile(t, "SKILL.md"))
-	l, err := ParseLedger("# SDD ledger — plan: docs/plans/old.md\n", formats)
-	require.NoError(t, err)
-	assert.NotEqual(t, "docs/plans/demo.md", l.Plan)
+// manualCase is a state of .superpowers/sdd/ in which the text's manual
+// workspace recipe must pick the directory sdd-workspace picks.
+type manualCase struct {
+	name  string
+	plan  string
+	setup func(s *sandbox)
+	want  string // the directory's name, to check the case means what it says
 }
 
-// TestManualEquivalentsMatchTheCommands runs the shell recipes of the
-// "Without the commands" section and compares what they make with what
-// the commands make: same workspace, same .gitignore, same review package
-// file name and bytes.
-func TestManualEquivalentsMatchTheCommands(t *testing.T) {
-	sh, err := exec.LookPath("sh")
-	if err != nil {
-		t.Skip("no POSIX shell on this host")
-	}
-	skill := readSkillFile(t, "SKILL.md")
-	_, section, ok := strings.Cut(skill, "\n## Without the commands\n")
-	require.True(t, ok)
-	var script strings.Builder
-	for _, f := range Fences(section) {
-		if f.Depth == 0 && f.Lang() == "sh" {
-			script.WriteString(f.Body)
-		}
-	}
-	require.Contains(t, script.String(), "git rev-parse --show-toplevel")
-	require.Contains(t, script.String(), "git diff -U10")
-	script.WriteString("printf '%s\\n%s\\n' \"$WS\" \"$OUT\"\n")
-
+func (m manualCase) prepare(t *testing.T) *sandbox {
+	t.Helper()
 	s := newSandbox(t)
-	const plan = "docs/plans/manual.md"
-	s.write(plan, demoPlan)
+	for _, p := range []string{"docs/a/plan.md", "docs/b/plan.md", "docs/x/a/plan.md", "plan.md"} {
+		s.write(p, planText(p))
+	}
 	s.git("add", ".")
-	base := s.commit("a.txt", "a\n", "one")
-	s.commit("a.txt", "a\nb\n", "two")
-	head := s.commit("c.txt", "c\n", "three")
+	s.git("commit", "-q", "-m", "plans")
+	if m.setup != nil {
+		m.setup(s)
+	}
+	return s
+}
 
-	r := s.cmd("review-package", plan, base, head)
-	want, _ := wroteLine(t, r)
-	wantBytes := readString(t, want)
-	require.NoError(t, os.RemoveAll(filepath.Join(s.root, ".superpowers")))
+// TestManualWorkspaceMatchesTheCommand runs the "Without the commands"
+// workspace recipe and sdd-workspace in twin repositories, case by case,
+// and requires the same directory and the same files under
+// .superpowers/sdd/ (markers included), so a later run with the commands
+// finds what the recipe made.
+func TestManualWorkspaceMatchesTheCommand(t *testing.T) {
+	skill := readSkillFile(t, "SKILL.md")
+	recipe := textBlock(t, skill, "plan-path")
+	marker := func(s *sandbox, dir, plan string) { s.write(".superpowers/sdd/"+dir+"/plan-path", plan+"\n") }
+	ledger := func(s *sandbox, dir, first string) {
+		s.write(".superpowers/sdd/"+dir+"/progress.md", first+"Task 1: base="+strings.Repeat("a", 40)+"\n")
+	}
+	for _, m := range []manualCase{
+		{name: "fresh", plan: "docs/a/plan.md", want: "plan"},
+		{name: "in the repository root", plan: "plan.md", want: "plan"},
+		{name: "spelled with ./", plan: "./docs/a/plan.md", want: "plan"},
+		{name: "taken by another plan's marker", plan: "docs/a/plan.md", want: "plan-a",
+			setup: func(s *sandbox) { marker(s, "plan", "docs/b/plan.md") }},
+		{name: "two names taken", plan: "docs/a/plan.md", want: "plan-a-2",
+			setup: func(s *sandbox) { marker(s, "plan", "docs/b/plan.md"); marker(s, "plan-a", "docs/x/a/plan.md") }},
+		{name: "its own marker", plan: "docs/a/plan.md", want: "plan-a",
+			setup: func(s *sandbox) { marker(s, "plan", "docs/b/plan.md"); marker(s, "plan-a", "docs/a/plan.md") }},
+		{name: "no marker, no ledger: adopted", plan: "docs/a/plan.md", want: "plan",
+			setup: func(s *sandbox) { s.write(".superpowers/sdd/plan/task-1-brief.md", "x\n") }},
+		{name: "no marker, a ledger without an identity line: adopted", plan: "docs/a/plan.md", want: "plan",
+			setup: func(s *sandbox) { ledger(s, "plan", "# notes\n") }},
+		{name: "no marker, its own ledger: adopted", plan: "docs/a/plan.md", want: "plan",
+			setup: func(s *sandbox) { ledger(s, "plan", IdentityPrefix+"./docs/a/plan.md\n") }},
+		{name: "no marker, its own ledger with CR and blanks: adopted", plan: "docs/a/plan.md", want: "plan",
+			setup: func(s *sandbox) { ledger(s, "plan", IdentityPrefix+"docs/a/plan.md \t\r\n") }},
+		{name: "no marker, another plan's ledger: skipped", plan: "docs/a/plan.md", want: "plan-a",
+			setup: func(s *sandbox) { ledger(s, "plan", IdentityPrefix+"docs/b/plan.md\n") }},
+		{name: "no marker, another plan's ledger by absolute path: skipped", plan: "docs/a/plan.md", want: "plan-a",
+			setup: func(s *sandbox) {
+				ledger(s, "plan", IdentityPrefix+filepath.ToSlash(filepath.Join(s.root, "docs/b/plan.md"))+"\n")
+			}},
+		{name: "no marker, its own ledger by absolute path: adopted", plan: "docs/a/plan.md", want: "plan",
+			setup: func(s *sandbox) {
+				ledger(s, "plan", IdentityPrefix+filepath.ToSlash(filepath.Join(s.root, "docs/a/plan.md"))+"\n")
+			}},
+		{name: "no marker, a ledger of a plan that is gone: skipped", plan: "docs/a/plan.md", want: "plan-a",
+			setup: func(s *sandbox) { ledger(s, "plan", IdentityPrefix+"docs/old/plan.md\n") }},
+	} {
+		t.Run(m.name, func(t *testing.T) {
+			manual, binary := m.prepare(t), m.prepare(t)
+			b := newBlockRunner(t, manual.root)
+			b.values["<plan file>"] = m.plan
+			script, mr := b.run(recipe)
+			require.Equal(t, 0, mr.code, "%s\n%s", script, mr.stderr)
+			lines := strings.Split(strings.TrimSuffix(mr.stdout, "\n"), "\n")
+			got := lines[len(lines)-1]
 
-	env := append(append([]string{}, s.env...), "PLAN_FILE="+plan, "BASE="+base, "HEAD="+head)
-	m := runIn(t, s.root, env, sh, "-c", script.String())
-	require.Equal(t, 0, m.code, m.stderr)
-	lines := strings.Split(strings.TrimSuffix(m.stdout, "\n"), "\n")
-	require.Len(t, lines, 2, m.stdout)
-	assert.Equal(t, filepath.Dir(want), filepath.FromSlash(lines[0]), "same workspace")
-	assert.Equal(t, want, filepath.FromSlash(lines[1]), "same package file name")
-	assert.Equal(t, wantBytes, readString(t, lines[1]), "same package bytes")
-	assert.Equal(t, "*\n", readString(t, filepath.Join(s.root, ".superpowers", "sdd", ".gitignore")))
+			br := binary.cmd("sdd-workspace", m.plan)
+			require.Equal(t, 0, br.code, br.stderr)
+			want := strings.TrimSuffix(br.stdout, "\n")
+			assert.Equal(t, filepath.Join(binary.root, ".superpowers", "sdd", m.want), want, "sdd-workspace's choice")
+			relGot, err := filepath.Rel(manual.root, got)
+			require.NoError(t, err)
+			relWant, err := filepath.Rel(binary.root, want)
+			require.NoError(t, err)
+			assert.Equal(t, relWant, relGot, "the recipe picks sdd-workspace's directory")
+			// Files compare with each repository's root written as ROOT.
+			snap := func(s *sandbox) map[string]string {
+				out := snapshotDir(t, filepath.Join(s.root, ".superpowers"))
+				for k, v := range out {
+					out[k] = strings.ReplaceAll(v, filepath.ToSlash(s.root), "ROOT")
+				}
+				return out
+			}
+			assert.Equal(t, snap(binary), snap(manual), "the recipe leaves the files sdd-workspace leaves")
+
+			// A later run with the command finds the recipe's directory.
+			again := manual.cmd("sdd-workspace", m.plan)
+			require.Equal(t, 0, again.code, again.stderr)
+			assert.Equal(t, got+"\n", again.stdout)
+		})
+	}
 }
