@@ -159,6 +159,29 @@ func TestNoShellVariableCrossesBlocks(t *testing.T) {
 	}
 }
 
+// TestNoBlockUsesAValueItPrints: a command that prints a value the text
+// names (a sha, the workspace) and a command that needs that value written
+// in cannot share a block: the value is unknown until the first has run.
+func TestNoBlockUsesAValueItPrints(t *testing.T) {
+	printers := map[string][]string{
+		"git rev-parse HEAD": {"<head sha>", "<base sha>"},
+		"git merge-base":     {"<merge base sha>"},
+		"sdd-workspace '":    {"<workspace>"},
+	}
+	for _, name := range skillFiles(t) {
+		for _, f := range shellBlocks(readSkillFile(t, name)) {
+			for cmd, values := range printers {
+				if !strings.Contains(f.Body, cmd) {
+					continue
+				}
+				for _, v := range values {
+					assert.NotContains(t, f.Body, v, "%s:%d: the block runs %s and already needs %s, which it prints", name, f.Line, cmd, v)
+				}
+			}
+		}
+	}
+}
+
 // blockRunner runs command blocks the way a host that starts a new shell
 // per tool call would: sh with an environment holding only PATH (the
 // commands and git) and HOME, in the repository root. -e and -u make a
