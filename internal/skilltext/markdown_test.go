@@ -58,6 +58,15 @@ func TestInvocationsShellSyntax(t *testing.T) {
 	}, gs)
 }
 
+// TestInvocationsPlaceholders: the text's one-word placeholders (<N>) are
+// arguments, not redirections; quoted ones keep their quotes.
+func TestInvocationsPlaceholders(t *testing.T) {
+	invs := Invocations("```sh\ntask-brief '<plan file>' <N>\ncat < x | review-package '<plan file>' '<base sha>' '<head sha>' > out\n```\n", commandNames)
+	require.Len(t, invs, 2)
+	assert.Equal(t, []string{"'<plan file>'", "<N>"}, invs[0].Args)
+	assert.Equal(t, []string{"'<plan file>'", "'<base sha>'", "'<head sha>'"}, invs[1].Args, "a real redirection still ends the command")
+}
+
 func TestParseUsage(t *testing.T) {
 	u, ok := ParseUsage("usage: review-package PLAN_FILE BASE HEAD [OUTFILE]\n")
 	require.True(t, ok)
