@@ -135,10 +135,13 @@ func Main(cmd Command) int {
 func Run(ctx context.Context, cmd Command, args []string, stdout, stderr io.Writer) int {
 	env := &Env{Prog: cmd.Name, Stdout: stdout, Stderr: stderr, Git: git.New(stderr)}
 	app := &cli.App{
-		Name:            cmd.Name,
-		Usage:           cmd.Description,
-		UsageText:       cmd.Name + " " + cmd.Args,
-		Version:         version(),
+		Name:      cmd.Name,
+		Usage:     cmd.Description,
+		UsageText: cmd.Name + " " + cmd.Args,
+		Version:   version(),
+		// Set, so that urfave/cli does not stat the executable to find
+		// it: a system call on every run for a field nothing prints.
+		Compiled:        time.Unix(0, 0),
 		HideHelp:        true,
 		HideHelpCommand: true,
 		HideVersion:     true,

@@ -1,11 +1,12 @@
 // Package git runs the system git binary for the three commands.
 //
 // There is exactly one way to run git here, so every caller gets the same
-// guarantees: no shell in between, the caller's environment and working
-// directory untouched (git must see the user's config exactly as the bash
-// scripts let it), stderr passed straight through unless the caller asks for
-// it, a git that cannot start reported as a shell reports it, and a failure
-// reported as one error type that carries the exit status to hand on.
+// guarantees: no shell in between, the caller's environment, working
+// directory and standard input untouched (git must see the user's config
+// exactly as the bash scripts let it), stderr passed straight through
+// unless the caller captures it, a git that cannot start reported as a
+// shell reports it, and a failure reported as one error type that carries
+// the exit status to hand on.
 package git
 
 import (
@@ -30,11 +31,15 @@ import (
 // The statuses a shell gives a command it cannot run; the bash scripts exit
 // with them when git cannot be started.
 const (
-	NotFoundStatus       = 127 // not on PATH, or its #! interpreter is missing
-	NotExecutableStatus  = 126 // found, but the kernel refuses to run it
-	notFoundMessage      = "git: command not found (git must be on PATH)"
-	interruptedKillDelay = time.Second
+	NotFoundStatus      = 127 // not on PATH, or its #! interpreter is missing
+	NotExecutableStatus = 126 // found, but the kernel refuses to run it
 )
+
+const notFoundMessage = "git: command not found (git must be on PATH)"
+
+// killDelay is how long a git that was asked to stop may take before it is
+// killed (and its pipes closed, should a process it started hold them).
+const killDelay = time.Second
 
 // Error is a git run that did not succeed: git could not be started, exited
 // non-zero, or was killed.
@@ -45,6 +50,8 @@ type Error struct {
 	// Unstarted says why git could not be started ("" when it ran). Git
 	// speaks for itself when it runs; when it cannot, this is the message.
 	Unstarted string
+	// Signal is the signal that killed git, 0 when it exited.
+	Signal syscall.Signal
 }
 
 func (e *Error) Error() string {
@@ -59,6 +66,10 @@ func (e *Error) Unwrap() error { return e.Err }
 // ExitStatus is the status a command hands on for this failure.
 func (e *Error) ExitStatus() int { return e.Status }
 
+// FileTooLarge reports that git was killed for writing past the file size
+// limit: a failure to write the output file git was handed, not git's own.
+func (e *Error) FileTooLarge() bool { return e.Signal == fileSizeSignal }
+
 // Runner starts git processes. The zero value is not usable; use New.
 type Runner struct {
 	// Stderr receives git's diagnostics when a call does not capture them.
@@ -67,14 +78,19 @@ type Runner struct {
 	lookOnce sync.Once
 	path     string
 	lookErr  *Error
+	stdin    *os.File
 }
 
 // New returns a Runner whose git diagnostics go to stderr.
 func New(stderr io.Writer) *Runner { return &Runner{Stderr: stderr} }
 
-// gitPath looks git up on PATH once per process; every later call reuses it.
-func (r *Runner) gitPath() (string, *Error) {
+// lookup finds git on PATH once per process, and the standard input git
+// inherits (none when this process has none open).
+func (r *Runner) lookup() (string, *Error) {
 	r.lookOnce.Do(func() {
+		if _, err := os.Stdin.Stat(); err == nil {
+			r.stdin = os.Stdin
+		}
 		path, err := exec.LookPath("git")
 		switch {
 		case err == nil:
@@ -113,19 +129,109 @@ func nonExecutable(name string) string {
 	return ""
 }
 
-// command prepares git with args. When ctx ends, git is stopped: with the
-// signal that ended ctx (see exit.Signaled), so git can tidy up as it
-// would have under the shell, else killed; one that outlives
-// interruptedKillDelay is killed.
-func (r *Runner) command(ctx context.Context, args []string) (*exec.Cmd, *Error) {
-	path, err := r.gitPath()
-	if err != nil {
-		return nil, &Error{Args: args, Status: err.Status, Err: err.Err, Unstarted: err.Unstarted}
+// call is one git run: where its output goes.
+type call struct {
+	args []string
+	// stdout and stderr are files git writes to directly, or writers fed
+	// through a pipe by this process.
+	stdout, stderr io.Writer
+}
+
+// run runs c to completion. When ctx ends, git is stopped: with the signal
+// that ended ctx (see exit.Signaled), so git can tidy up as it would have
+// under the shell, else killed; one that outlives killDelay is killed and
+// its pipes are closed.
+func (r *Runner) run(ctx context.Context, c call) error {
+	path, lerr := r.lookup()
+	if lerr != nil {
+		return &Error{Args: c.args, Status: lerr.Status, Err: lerr.Err, Unstarted: lerr.Unstarted}
 	}
-	cmd := exec.CommandContext(ctx, path, args...)
-	cmd.Cancel = func() error { return cmd.Process.Signal(stopSignal(ctx)) }
-	cmd.WaitDelay = interruptedKillDelay
-	return cmd, nil
+	files := [3]*os.File{r.stdin}
+	type copier struct {
+		w    io.Writer
+		pipe *os.File
+	}
+	var copiers []copier
+	var writeEnds []*os.File
+	for i, w := range []io.Writer{c.stdout, c.stderr} {
+		if f, ok := w.(*os.File); ok {
+			files[i+1] = f
+			continue
+		}
+		pr, pw, err := os.Pipe()
+		if err != nil {
+			closeAll(writeEnds)
+			return &Error{Args: c.args, Status: exit.IO, Err: err}
+		}
+		defer pr.Close()
+		files[i+1] = pw
+		writeEnds = append(writeEnds, pw)
+		copiers = append(copiers, copier{w, pr})
+	}
+	// argv[0] is "git", as the shell passes it.
+	p, err := spawn(path, append([]string{"git"}, c.args...), files)
+	// Only git may hold the write ends now: the copies end when it does.
+	closeAll(writeEnds)
+	if err != nil {
+		return startError(path, c.args, err)
+	}
+	stop := context.AfterFunc(ctx, func() {
+		_ = p.signal(stopSignal(ctx))
+		time.AfterFunc(killDelay, func() {
+			_ = p.signal(os.Kill)
+			for _, cp := range copiers {
+				_ = cp.pipe.Close()
+			}
+		})
+	})
+	defer stop()
+
+	errs := make([]error, len(copiers))
+	var wg sync.WaitGroup
+	for i, cp := range copiers {
+		copyOne := func() {
+			if _, err := io.Copy(cp.w, cp.pipe); err != nil {
+				errs[i] = err
+				if ctx.Err() == nil {
+					_ = p.signal(os.Kill) // nowhere to put its output
+				}
+			}
+		}
+		if i == len(copiers)-1 {
+			copyOne()
+			continue
+		}
+		wg.Add(1)
+		go func() { defer wg.Done(); copyOne() }()
+	}
+	wg.Wait()
+	copyErr := errors.Join(errs...)
+	ws, werr := p.wait()
+	if werr != nil {
+		return &Error{Args: c.args, Status: exit.IO, Err: werr}
+	}
+	if ctx.Err() != nil {
+		var s *exit.Signaled
+		if errors.As(context.Cause(ctx), &s) {
+			return &Error{Args: c.args, Status: s.ExitStatus(), Err: context.Cause(ctx)}
+		}
+	}
+	if copyErr != nil {
+		return &WriteError{Err: copyErr}
+	}
+	switch {
+	case ws.Signaled():
+		return &Error{Args: c.args, Status: 128 + int(ws.Signal()), Signal: ws.Signal(), Err: fmt.Errorf("killed by %v", ws.Signal())}
+	case ws.ExitStatus() != 0:
+		return &Error{Args: c.args, Status: ws.ExitStatus(), Err: fmt.Errorf("exit status %d", ws.ExitStatus())}
+	}
+	return nil
+}
+
+func closeAll(files []*os.File) {
+	for _, f := range files {
+		_ = f.Close()
+	}
 }
 
 // stopSignal is the signal that stops a git child once ctx has ended.
@@ -137,12 +243,8 @@ func stopSignal(ctx context.Context) os.Signal {
 	return os.Kill
 }
 
-// start starts cmd, mapping a failure to start as a shell would report it.
-func start(cmd *exec.Cmd, args []string) error {
-	err := cmd.Start()
-	if err == nil {
-		return nil
-	}
+// startError maps a failure to start git as a shell would report it.
+func startError(path string, args []string, err error) error {
 	status, reason := NotExecutableStatus, "cannot execute: "+err.Error()
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -154,45 +256,26 @@ func start(cmd *exec.Cmd, args []string) error {
 	case errors.Is(err, syscall.ENOEXEC):
 		reason = "cannot execute binary file: exec format error"
 	}
-	return &Error{Args: args, Status: status, Err: err, Unstarted: cmd.Path + ": " + reason}
-}
-
-// finish maps the end of a started run to an *Error (nil on success).
-func finish(ctx context.Context, args []string, err error) error {
-	if err == nil {
-		return nil
-	}
-	var s *exit.Signaled
-	if errors.As(context.Cause(ctx), &s) {
-		return &Error{Args: args, Status: s.ExitStatus(), Err: context.Cause(ctx)}
-	}
-	return &Error{Args: args, Status: exitStatus(err), Err: err}
+	return &Error{Args: args, Status: status, Err: err, Unstarted: path + ": " + reason}
 }
 
 // Output runs git with args and returns its stdout. Git's stderr goes to the
 // runner's Stderr.
 func (r *Runner) Output(ctx context.Context, args ...string) ([]byte, error) {
 	var out bytes.Buffer
-	err := r.run(ctx, &out, r.Stderr, args)
+	err := r.run(ctx, call{args: args, stdout: &out, stderr: r.Stderr})
 	return out.Bytes(), err
 }
 
-func (r *Runner) run(ctx context.Context, stdout, stderr io.Writer, args []string) error {
-	cmd, gerr := r.command(ctx, args)
-	if gerr != nil {
-		return gerr
-	}
-	cmd.Stdout = stdout
-	cmd.Stderr = stderr
-	if err := start(cmd, args); err != nil {
-		return err
-	}
-	return finish(ctx, args, cmd.Wait())
+// ToFile runs git with args, git writing its stdout straight into f (no
+// pipe, no copy). Git's stderr goes to stderr.
+func (r *Runner) ToFile(ctx context.Context, f *os.File, stderr io.Writer, args ...string) error {
+	return r.run(ctx, call{args: args, stdout: f, stderr: stderr})
 }
 
 // Pending is a git run started ahead of time with its output captured, so
-// that a command can overlap the short git calls it will need and still
-// show their output in the order the script would have run them.
+// that a command can overlap the git calls it will need and still show
+// their output in the order the script would have run them.
 type Pending struct {
 	done           chan struct{}
 	stdout, stderr bytes.Buffer
@@ -204,7 +287,18 @@ func (r *Runner) Start(ctx context.Context, args ...string) *Pending {
 	p := &Pending{done: make(chan struct{})}
 	go func() {
 		defer close(p.done)
-		p.err = r.run(ctx, &p.stdout, &p.stderr, args)
+		p.err = r.run(ctx, call{args: args, stdout: &p.stdout, stderr: &p.stderr})
+	}()
+	return p
+}
+
+// StartToFile runs git with args in the background, git writing its stdout
+// straight into f; its stderr is captured.
+func (r *Runner) StartToFile(ctx context.Context, f *os.File, args ...string) *Pending {
+	p := &Pending{done: make(chan struct{})}
+	go func() {
+		defer close(p.done)
+		p.err = r.run(ctx, call{args: args, stdout: f, stderr: &p.stderr})
 	}()
 	return p
 }
@@ -217,6 +311,9 @@ func (p *Pending) Result(r *Runner) ([]byte, error) {
 	return p.stdout.Bytes(), p.err
 }
 
+// Wait waits for the run without replaying anything.
+func (p *Pending) Wait() { <-p.done }
+
 // WriteError is a failure to write git's output where the caller wanted it
 // (a full disk, a closed pipe): the caller's fault domain, not git's.
 type WriteError struct{ Err error }
@@ -225,62 +322,24 @@ func (e *WriteError) Error() string { return e.Err.Error() }
 func (e *WriteError) Unwrap() error { return e.Err }
 
 // Stream runs git with args and copies its stdout into w through a pipe,
-// returning how many bytes reached w. Copying through this process (rather
-// than handing git the file) keeps a failure to write — a full disk, a file
-// size limit — ours to report as a *WriteError naming our file; on Linux the
-// copy into an *os.File is done by the kernel (splice), so it costs little.
-// When the write fails, git is killed.
+// returning how many bytes reached w. It is for outputs git cannot be
+// handed (a FIFO, a device): a failure to write them is ours to report,
+// as a *WriteError naming our file, and git is killed.
 func (r *Runner) Stream(ctx context.Context, w io.Writer, args ...string) (int64, error) {
-	cmd, gerr := r.command(ctx, args)
-	if gerr != nil {
-		return 0, gerr
-	}
-	cmd.Stderr = r.Stderr
-	pipe, err := cmd.StdoutPipe()
-	if err != nil {
-		return 0, &Error{Args: args, Status: exit.IO, Err: err}
-	}
-	if err := start(cmd, args); err != nil {
-		return 0, err
-	}
-	// On interruption git is stopped (command), but a process git started
-	// (a textconv or external diff driver) may still hold the pipe open:
-	// closing our end stops the copy at once all the same.
-	copied := make(chan struct{})
-	go func() {
-		select {
-		case <-ctx.Done():
-			_ = pipe.Close()
-		case <-copied:
-		}
-	}()
-	n, copyErr := io.Copy(w, pipe)
-	close(copied)
-	if copyErr != nil && ctx.Err() == nil {
-		_ = cmd.Process.Kill()
-	}
-	waitErr := cmd.Wait()
-	switch {
-	case ctx.Err() != nil:
-		return n, finish(ctx, args, ctx.Err())
-	case copyErr != nil:
-		return n, &WriteError{Err: copyErr}
-	}
-	return n, finish(ctx, args, waitErr)
+	cw := &countingWriter{w: w}
+	err := r.run(ctx, call{args: args, stdout: cw, stderr: r.Stderr})
+	return cw.n, err
 }
 
-// exitStatus maps a failed run to the status a shell would report for it.
-func exitStatus(err error) int {
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			return 128 + int(ws.Signal())
-		}
-		if code := ee.ExitCode(); code >= 0 {
-			return code
-		}
-	}
-	return exit.IO
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
 }
 
 // TrimCommandSubstitution drops every trailing newline, as the shell's $(…)
