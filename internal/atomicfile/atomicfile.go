@@ -36,11 +36,12 @@ const maxLinks = 40
 // child process), then Commit to publish it, or Abort to leave the target
 // as it was.
 type File struct {
-	name   string   // the path as the user gave it, for messages
-	target string   // the path finally written: name with symlinks followed
-	temp   string   // the temporary file, "" when writing the target itself
-	f      *os.File // nil until opened (in place, the first write opens it)
-	done   bool
+	name    string     // the path as the user gave it, for messages
+	target  string     // the path finally written: name with symlinks followed
+	temp    string     // the temporary file, "" when writing the target itself
+	f       *os.File   // nil until opened (in place, the first write opens it)
+	scratch []*os.File // more temporary files beside it, removed when it is finished
+	done    bool
 }
 
 // Create prepares name for writing. The returned error names name, as a
@@ -100,6 +101,22 @@ func (f *File) OSFile() (*os.File, error) {
 	return f.f, nil
 }
 
+// Scratch makes another temporary file beside the output, for a part of
+// it that is written out of order (a child process writing straight into
+// it); it is removed when the output is committed or aborted. It fails when
+// the output is written in place (no temporary file can be made there).
+func (f *File) Scratch() (*os.File, error) {
+	if f.temp == "" {
+		return nil, errors.New("atomicfile: no temporary files beside " + f.name)
+	}
+	s, err := newTemp(dirOf(f.target), 0, false)
+	if err != nil {
+		return nil, rename(err, f.name)
+	}
+	f.scratch = append(f.scratch, s)
+	return s, nil
+}
+
 // open opens the target itself, the way the shell's `>` does.
 func (f *File) open() error {
 	file, err := os.OpenFile(f.target, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o666)
@@ -136,6 +153,7 @@ func (f *File) Commit() error {
 		return rename(err, f.name)
 	}
 	Untrack(f.temp)
+	f.removeScratch()
 	return nil
 }
 
@@ -157,6 +175,16 @@ func (f *File) removeTemp() {
 		_ = os.Remove(f.temp)
 		Untrack(f.temp)
 	}
+	f.removeScratch()
+}
+
+func (f *File) removeScratch() {
+	for _, s := range f.scratch {
+		_ = s.Close()
+		_ = os.Remove(s.Name())
+		Untrack(s.Name())
+	}
+	f.scratch = nil
 }
 
 // createTemp makes an exclusive temporary file beside target, in the
@@ -164,7 +192,21 @@ func (f *File) removeTemp() {
 // umask, as the shell's `>` would create it; a replaced file keeps the
 // permission bits it had (old is its FileInfo).
 func createTemp(name, target string, old fs.FileInfo) (*File, error) {
-	dir := dirOf(target)
+	var perm fs.FileMode
+	if old != nil {
+		perm = old.Mode().Perm()
+	}
+	f, err := newTemp(dirOf(target), perm, old != nil)
+	if err != nil {
+		return nil, rename(err, name)
+	}
+	return &File{name: name, target: target, temp: f.Name(), f: f}, nil
+}
+
+// newTemp creates an exclusive, tracked temporary file in dir (a directory
+// part as dirOf returns it) with permission bits perm when keep is set, else
+// 0666 minus the umask.
+func newTemp(dir string, perm fs.FileMode, keep bool) (*os.File, error) {
 	for range 100 {
 		// Short on purpose: a 255-byte target name must still leave room.
 		temp := dir + ".sdd-" + randomSuffix() + ".tmp"
@@ -173,20 +215,20 @@ func createTemp(name, target string, old fs.FileInfo) (*File, error) {
 			continue
 		}
 		if err != nil {
-			return nil, rename(err, name)
+			return nil, err
 		}
 		Track(temp)
-		if old != nil {
-			if err := f.Chmod(old.Mode().Perm()); err != nil {
+		if keep {
+			if err := f.Chmod(perm); err != nil {
 				_ = f.Close()
 				_ = os.Remove(temp)
 				Untrack(temp)
-				return nil, rename(err, name)
+				return nil, err
 			}
 		}
-		return &File{name: name, target: target, temp: temp, f: f}, nil
+		return f, nil
 	}
-	return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrExist}
+	return nil, &fs.PathError{Op: "open", Path: dir, Err: fs.ErrExist}
 }
 
 // followLinks returns the file a write to name lands in: name itself, or the

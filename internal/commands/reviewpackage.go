@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"syscall"
 
 	"github.com/sdd-go/sdd-go/internal/cliapp"
 	"github.com/sdd-go/sdd-go/internal/exit"
@@ -150,6 +151,11 @@ func packageError(ctx context.Context, out string, err error) error {
 	var we *git.WriteError
 	if errors.As(err, &we) {
 		return exit.Path(exit.IO, out, err)
+	}
+	var ge *git.Error
+	if errors.As(err, &ge) && ge.FileTooLarge() {
+		// Git wrote the file itself and met the size limit there.
+		return exit.Path(exit.IO, out, syscall.EFBIG)
 	}
 	return err
 }
