@@ -61,8 +61,12 @@ func runTaskBrief(ctx context.Context, env *cliapp.Env, args []string) error {
 	}
 	defer pf.Close()
 
+	size := int64(-1)
+	if fi, err := pf.Stat(); err == nil && fi.Mode().IsRegular() {
+		size = fi.Size()
+	}
 	dst := taggedWriter{w: f}
-	lines, err := plantask.Extract(taggedReader{contextReader{ctx, pf}}, dst, n)
+	lines, err := plantask.ExtractSized(taggedReader{contextReader{ctx, pf}}, dst, n, size)
 	var tooLong *plantask.HeadingTooLongError
 	switch {
 	case ctx.Err() != nil:

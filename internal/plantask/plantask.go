@@ -42,7 +42,20 @@ func (e *HeadingTooLongError) Error() string {
 // another digit), off otherwise. Every line while "in task" is on, headings
 // and fences included, is written followed by a newline.
 func Extract(plan io.Reader, w io.Writer, task string) (lines int64, err error) {
-	r := bufio.NewReaderSize(plan, MaxHeadingPrefix+len(task)+64)
+	return ExtractSized(plan, w, task, -1)
+}
+
+// ExtractSized is Extract for a plan known to be size bytes long (-1 when
+// unknown): a plan shorter than the read buffer gets a buffer that just
+// holds it, so a short plan does not pay for a megabyte it never uses. A
+// plan that grows while it is read is still read whole; only a heading
+// prefix longer than the smaller buffer would then be refused.
+func ExtractSized(plan io.Reader, w io.Writer, task string, size int64) (lines int64, err error) {
+	bufSize := MaxHeadingPrefix + len(task) + 64
+	if size >= 0 && size < int64(bufSize) {
+		bufSize = max(int(size)+1, 4096)
+	}
+	r := bufio.NewReaderSize(plan, bufSize)
 	out := bufio.NewWriterSize(w, 64<<10)
 	var inFence, inTask bool
 	var lineNo int64

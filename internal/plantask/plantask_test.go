@@ -167,3 +167,26 @@ func (r *oneByteReader) Read(p []byte) (int, error) {
 	r.i++
 	return 1, nil
 }
+
+// A size hint only sizes the read buffer: whatever it says (exact, too
+// small as for a plan that grew, too large, unknown), the brief is the same.
+func TestSizeHintChangesNothing(t *testing.T) {
+	rng := rand.New(rand.NewSource(7))
+	long := strings.Repeat("x", 9000) // longer than the smallest buffer
+	pieces := []string{"## Task 1\n", "## Task 2: b\n", "```\n", "body\n", long + "\n", "## Task 12\n", "\r\n", "### Task 2\n"}
+	for i := 0; i < 300; i++ {
+		var b strings.Builder
+		for j := rng.Intn(40); j > 0; j-- {
+			b.WriteString(pieces[rng.Intn(len(pieces))])
+		}
+		plan := b.String()
+		want, wantN := extract(t, plan, "2")
+		for _, hint := range []int64{-1, 0, 1, int64(len(plan)), int64(len(plan)) / 3, int64(len(plan)) * 2} {
+			var out bytes.Buffer
+			n, err := ExtractSized(strings.NewReader(plan), &out, "2", hint)
+			require.NoError(t, err)
+			assert.Equal(t, want, out.String(), "hint %d", hint)
+			assert.Equal(t, wantN, n)
+		}
+	}
+}
