@@ -14,6 +14,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/sdd-go/sdd-go/internal/ship"
 )
 
 // scratch holds what the benchmarks build once (our binaries, the
@@ -26,8 +28,10 @@ var scratch struct {
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if scratch.dir != "" {
-		os.RemoveAll(scratch.dir)
+	for _, d := range []string{scratch.dir, built.dir} {
+		if d != "" {
+			os.RemoveAll(d)
+		}
 	}
 	os.Exit(code)
 }
@@ -45,41 +49,44 @@ var built struct {
 	err  error
 }
 
-// oursBin builds the three commands once, from the module this package is in.
-func oursBin(b *testing.B) string {
-	b.Helper()
-	dir := scratchDir(b)
+// FloorPackage is the floor program's package, built beside our binaries.
+const floorPackage = "./internal/bench/floor"
+
+// binaries builds the three commands and the floor program once, as they
+// ship, from the module this package is in.
+func binaries(tb testing.TB) string {
+	tb.Helper()
 	built.once.Do(func() {
+		built.dir, built.err = os.MkdirTemp("", "sdd-bench-bin-")
+		if built.err != nil {
+			return
+		}
 		gomod, err := exec.Command("go", "env", "GOMOD").Output()
 		if err != nil {
 			built.err = err
 			return
 		}
-		built.dir = filepath.Join(dir, "bin")
-		cmd := exec.Command("go", "build", "-o", built.dir+string(filepath.Separator), "./cmd/...")
-		cmd.Dir = filepath.Dir(strings.TrimSpace(string(gomod)))
-		if out, err := cmd.CombinedOutput(); err != nil {
-			built.err = fmt.Errorf("go build: %v: %s", err, out)
-		}
+		b := ship.Build{Root: filepath.Dir(strings.TrimSpace(string(gomod))), Out: built.dir, Extra: []string{floorPackage}}
+		built.err = b.Run(context.Background())
 	})
-	require.NoError(b, built.err)
+	require.NoError(tb, built.err)
 	return built.dir
 }
 
-// benchVariants runs each variant of c as a sub-benchmark: ours, the git
-// floor, and the reference when one is found. Besides ns/op each reports
+// benchVariants runs each variant of c as a sub-benchmark: ours, the floor
+// program, and the reference when one is found. Besides ns/op each reports
 // the CPU time per run and, for large cases, the command's own peak RSS.
 func benchVariants(b *testing.B, c Case) {
-	gitPath, err := exec.LookPath("git")
-	require.NoError(b, err)
 	variants := []Variant{}
 	home, _ := os.UserHomeDir()
 	if ref, err := FindReference(os.Getenv, home); err == nil && ref != "" {
-		v, _ := commandVariant(Reference, filepath.Join(ref, c.Command), c)
+		v, _ := commandVariant(Reference, filepath.Join(ref, c.Command), nil, c)
 		variants = append(variants, v)
 	}
-	v, _ := commandVariant(Ours, filepath.Join(oursBin(b), c.Command), c)
-	variants = append(variants, v, floorVariant(Floor, gitPath, c.Floor, c, false))
+	bin := binaries(b)
+	ours, _ := commandVariant(Ours, filepath.Join(bin, c.Command), nil, c)
+	floor, _ := commandVariant(Floor, filepath.Join(bin, "floor"), []string{c.Command}, c)
+	variants = append(variants, ours, floor)
 	for _, v := range variants {
 		b.Run(v.Name, func(b *testing.B) {
 			if c.InputBytes > 0 {
@@ -188,10 +195,10 @@ func TestWritePlan(t *testing.T) {
 	assert.True(t, strings.HasSuffix(plan, "\n"))
 }
 
-// TestRealisticSmall builds a small realistic repository and runs the
-// review-package floor and its suggested shorter sequences on it: they
-// must succeed and agree on the range.
-func TestRealisticSmall(t *testing.T) {
+// TestFloorIsEachCommand runs the suite for one round on a small realistic
+// repository: the floor program must print what ours prints, write the
+// same bytes and start as many git processes, or its times mean nothing.
+func TestFloorIsEachCommand(t *testing.T) {
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("no git")
 	}
@@ -206,34 +213,16 @@ func TestRealisticSmall(t *testing.T) {
 	assert.Contains(t, stat, "120 insertions(+), 120 deletions(-)")
 	assert.Equal(t, "2", repo.Task)
 
-	gitPath, err := exec.LookPath("git")
-	require.NoError(t, err)
-	c := RealisticCases(repo)[2]
-	variants := []Variant{floorVariant(Floor, gitPath, c.Floor, c, false)}
-	for _, name := range sortedKeys(c.Extra) {
-		variants = append(variants, floorVariant(name, gitPath, c.Extra[name], c, false))
+	bin := binaries(t)
+	cfg := Config{Ours: bin, Floor: filepath.Join(bin, "floor"), Work: t.TempDir(), Rounds: 1}
+	for _, c := range RealisticCases(repo) {
+		res, err := Run(ctx, cfg, c)
+		require.NoError(t, err, c.Name)
+		assert.Equal(t, "yes", res.Same, c.Name)
+		assert.Equal(t, len(res.Git[Ours]), len(res.Git[Floor]), c.Name)
+		assert.Len(t, res.Samples[Floor], 1)
+		assert.Positive(t, res.PeakRSS[Ours], c.Name)
 	}
-	got, err := Measure(ctx, 0, 1, variants)
-	require.NoError(t, err)
-	assert.Len(t, got, 5)
-
-	// floor-5's premise: `diff --stat -p` is the stat, an empty line, the patch.
-	rng := repo.Base + ".." + repo.Head
-	stat, err = gitOutput(ctx, repo.Dir, repo.Env, "diff", "--stat", rng)
-	require.NoError(t, err)
-	patch, err := gitOutput(ctx, repo.Dir, repo.Env, "diff", "-U10", rng)
-	require.NoError(t, err)
-	both, err := gitOutput(ctx, repo.Dir, repo.Env, "diff", "--stat", "-p", "-U10", rng)
-	require.NoError(t, err)
-	assert.Equal(t, stat+"\n\n"+patch, both)
-	// floor-6's premise: one call prints the top level, then the short name.
-	short, err := gitOutput(ctx, repo.Dir, repo.Env, "rev-parse", "--short", repo.Head)
-	require.NoError(t, err)
-	top, err := gitOutput(ctx, repo.Dir, repo.Env, "rev-parse", "--show-toplevel")
-	require.NoError(t, err)
-	one, err := gitOutput(ctx, repo.Dir, repo.Env, "rev-parse", "--show-toplevel", "--verify", "--short", repo.Head)
-	require.NoError(t, err)
-	assert.Equal(t, top+"\n"+short, one)
 }
 
 func TestBuildLargeSmall(t *testing.T) {

@@ -30,13 +30,6 @@ func FormatBytes(n int64) string {
 	}
 }
 
-func ratio(a, b time.Duration) float64 {
-	if b == 0 {
-		return 0
-	}
-	return float64(a) / float64(b)
-}
-
 func verdict(ok bool) string {
 	if ok {
 		return "met"
@@ -44,113 +37,75 @@ func verdict(ok bool) string {
 	return "**missed**"
 }
 
-// WriteRealistic writes the per-invocation table of wall-clock medians,
-// or of CPU-time medians when cpu is set.
-func WriteRealistic(w io.Writer, results []*Result, cpu bool) {
-	med := (*Result).Median
-	if cpu {
-		med = (*Result).CPU
+// goal renders a ratio against its goal: "1.04× (≤ 1.10× met)".
+func goal(r float64, atMost bool, target float64) string {
+	if r == 0 {
+		return "–"
 	}
-	hasRef := len(results) > 0 && len(results[0].Samples[Reference]) > 0
-	if hasRef {
-		fmt.Fprintln(w, "| command | reference | ours | reference / ours | target | floor (git only) | ours / floor | target | ours --version | git processes (ref / ours / floor) | same output |")
-		fmt.Fprintln(w, "|---|---:|---:|---:|---|---:|---:|---|---:|---|---|")
-	} else {
-		fmt.Fprintln(w, "| command | ours | floor (git only) | ours / floor | target | ours --version | git processes (ours / floor) |")
-		fmt.Fprintln(w, "|---|---:|---:|---:|---|---:|---|")
-	}
-	for _, r := range results {
-		c := r.Case
-		ours, floor := med(r, Ours), med(r, Floor)
-		fr := ratio(ours, floor)
-		floorCell := fmt.Sprintf("≤ %.2f× %s", c.MaxFloorRatio, verdict(fr <= c.MaxFloorRatio))
-		if hasRef {
-			ref := med(r, Reference)
-			sp := ratio(ref, ours)
-			fmt.Fprintf(w, "| `%s` | %s | %s | %.2f× | ≥ %.0f× %s | %s | %.2f× | %s | %s | %d / %d / %d | %s |\n",
-				c.Name, FormatDuration(ref), FormatDuration(ours), sp, c.MinSpeedup, verdict(sp >= c.MinSpeedup),
-				FormatDuration(floor), fr, floorCell, FormatDuration(med(r, Startup)),
-				len(r.Git[Reference]), len(r.Git[Ours]), len(r.Git[Floor]), r.Same)
-		} else {
-			fmt.Fprintf(w, "| `%s` | %s | %s | %.2f× | %s | %s | %d / %d |\n",
-				c.Name, FormatDuration(ours), FormatDuration(floor), fr, floorCell, FormatDuration(med(r, Startup)), len(r.Git[Ours]), len(r.Git[Floor]))
-		}
+	cell := fmt.Sprintf("%.2f×", r)
+	switch {
+	case target == 0:
+		return cell
+	case atMost:
+		return cell + fmt.Sprintf(" (≤ %.2f× %s)", target, verdict(r <= target))
+	default:
+		return cell + fmt.Sprintf(" (≥ %.2f× %s)", target, verdict(r >= target))
 	}
 }
 
-// WriteSequences writes, for each result with extra floors, the time of
-// each git sequence against the current one.
-func WriteSequences(w io.Writer, results []*Result) {
+// WriteRealistic writes the per-invocation table: wall-clock medians, and
+// the medians of the per-round ratios ours / floor and reference / ours.
+func WriteRealistic(w io.Writer, results []*Result) {
+	fmt.Fprintln(w, "| command | reference | ours | floor | ours / floor | reference / ours | ours --version | go start | peak RSS: ours / floor | git processes (ref / ours / floor) | same output |")
+	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---|")
 	for _, r := range results {
-		if len(r.Case.Extra) == 0 {
-			continue
-		}
-		floor := r.Median(Floor)
-		floorCPU := r.CPU(Floor)
-		fmt.Fprintf(w, "| `%s` git sequence | processes | wall | saved | CPU | saved |\n", r.Case.Name)
-		fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|")
-		fmt.Fprintf(w, "| current (`%s`) | %d | %s | – | %s | – |\n", Floor, len(r.Git[Floor]), FormatDuration(floor), FormatDuration(floorCPU))
-		for _, name := range sortedKeys(r.Case.Extra) {
-			m, mc := r.Median(name), r.CPU(name)
-			fmt.Fprintf(w, "| `%s` | %d | %s | %s (%.0f%%) | %s | %s (%.0f%%) |\n", name, len(r.Git[name]),
-				FormatDuration(m), FormatDuration(floor-m), 100*float64(floor-m)/float64(floor),
-				FormatDuration(mc), FormatDuration(floorCPU-mc), 100*float64(floorCPU-mc)/float64(floorCPU))
-		}
-		fmt.Fprintln(w)
+		c := r.Case
+		fmt.Fprintf(w, "| `%s` | %s | %s | %s | %s | %s | %s | %s | %s / %s | %d / %d / %d | %s |\n",
+			c.Name, FormatDuration(r.Median(Reference)), FormatDuration(r.Median(Ours)), FormatDuration(r.Median(Floor)),
+			goal(r.Ratio(Ours, Floor), true, c.MaxFloorRatio), goal(r.Ratio(Reference, Ours), false, c.MinSpeedup),
+			FormatDuration(r.Median(Startup)), FormatDuration(r.Median(GoStart)),
+			FormatBytes(r.PeakRSS[Ours]), FormatBytes(r.PeakRSS[Floor]),
+			len(r.Git[Reference]), len(r.Git[Ours]), len(r.Git[Floor]), orDash(r.Same))
 	}
 }
 
 // WriteLarge writes the large-input table.
 func WriteLarge(w io.Writer, results []*Result) {
-	fmt.Fprintln(w, "| case | input / output | reference | ours | reference / ours | target | floor (git only) | floor, git's output piped | ours / floor | CPU: reference / ours / floor | peak RSS: ours (own) | git (own, largest of the floor's) | rusage: ours with git | rusage: reference with git | RSS target | same output |")
-	fmt.Fprintln(w, "|---|---|---:|---:|---:|---|---:|---:|---:|---|---:|---:|---:|---:|---|---|")
+	fmt.Fprintln(w, "| case | input / output | reference | ours | floor | ours / floor | reference / ours | CPU: reference / ours / floor | peak RSS: ours / floor | same output |")
+	fmt.Fprintln(w, "|---|---|---:|---:|---:|---:|---:|---|---:|---|")
 	for _, r := range results {
 		c := r.Case
-		ref, ours, floor, pipe := r.Median(Reference), r.Median(Ours), r.Median(Floor), r.Median(Floor+"-pipe")
-		sp := ratio(ref, ours)
-		spCell := "–"
-		refCell := "–"
-		if ref > 0 {
-			refCell = FormatDuration(ref)
-			spCell = fmt.Sprintf("≥ %.2f× %s", c.MinSpeedup, verdict(sp >= c.MinSpeedup))
-		}
+		ref, ours := r.Median(Reference), r.Median(Ours)
 		input := FormatBytes(r.OutBytes) + " out"
+		refCell, oursCell := FormatDuration(ref), FormatDuration(ours)
 		if c.InputBytes > 0 {
 			input = FormatBytes(c.InputBytes) + " in, " + input
 			mbps := func(d time.Duration) string {
 				if d == 0 {
-					return "–"
+					return ""
 				}
-				return fmt.Sprintf("%.0f MB/s", float64(c.InputBytes)/1e6/d.Seconds())
+				return fmt.Sprintf(" (%.0f MB/s)", float64(c.InputBytes)/1e6/d.Seconds())
 			}
-			refCell += " (" + mbps(ref) + ")"
-			input += "; ours " + mbps(ours)
+			refCell += mbps(ref)
+			oursCell += mbps(ours)
 		}
-		oursTree, oursOwn := PeakRSS(r.Samples[Ours])
-		refTree, _ := PeakRSS(r.Samples[Reference])
-		_, floorOwn := PeakRSS(r.Samples[Floor])
-		fr := ratio(ours, floor)
-		frCell := fmt.Sprintf("%.3f×", fr)
-		if c.MaxFloorRatio > 0 {
-			frCell += fmt.Sprintf(" (≤ %.2f× %s)", c.MaxFloorRatio, verdict(fr <= c.MaxFloorRatio))
+		rss := FormatBytes(r.PeakRSS[Ours])
+		if c.MaxRSS > 0 {
+			rss += fmt.Sprintf(" (< %s %s)", FormatBytes(c.MaxRSS), verdict(r.PeakRSS[Ours] > 0 && r.PeakRSS[Ours] < c.MaxRSS))
 		}
-		cpuCell := FormatDuration(r.CPU(Reference)) + " / " + FormatDuration(r.CPU(Ours)) + " / " + FormatDuration(r.CPU(Floor))
-		fmt.Fprintf(w, "| `%s` | %s | %s | %s | %.3f× | %s | %s | %s | %s | %s | %s | %s | %s | %s | < %s %s | %s |\n",
-			c.Name, input, refCell, FormatDuration(ours), sp, spCell, FormatDuration(floor), FormatDuration(pipe), frCell, cpuCell,
-			FormatBytes(oursOwn), FormatBytes(floorOwn), FormatBytes(oursTree), FormatBytes(refTree),
-			FormatBytes(c.MaxRSS), verdict(oursOwn > 0 && oursOwn < c.MaxRSS), orDash(r.Same))
+		cpu := FormatDuration(r.CPU(Reference)) + " / " + FormatDuration(r.CPU(Ours)) + " / " + FormatDuration(r.CPU(Floor))
+		fmt.Fprintf(w, "| `%s` | %s | %s | %s | %s | %s | %s | %s | %s / %s | %s |\n",
+			c.Name, input, refCell, oursCell, FormatDuration(r.Median(Floor)),
+			goal(r.Ratio(Ours, Floor), true, c.MaxFloorRatio), goal(r.Ratio(Reference, Ours), false, c.MinSpeedup),
+			cpu, rss, FormatBytes(r.PeakRSS[Floor]), orDash(r.Same))
 	}
-	if len(results) > 0 {
-		fmt.Fprintf(w, "\nOwn peaks are VmHWM sampled from /proc every 2 ms. The rusage columns (ru_maxrss from\n"+
-			"ProcessState.SysUsage, which covers waited-for children) cannot go below the harness's own peak, %s\n"+
-			"here: Go starts children with vfork, so a child's high-water mark starts at its parent's.\n", FormatBytes(results[0].HarnessRSS))
-	}
+	fmt.Fprintln(w, "\nPeak RSS is the command process's own VmHWM (git left out), sampled from /proc.")
 }
 
 // WriteGitCalls lists the git command lines each variant ran once.
 func WriteGitCalls(w io.Writer, results []*Result) {
 	for _, r := range results {
-		for _, v := range []string{Reference, Ours} {
+		for _, v := range []string{Reference, Ours, Floor} {
 			calls, ok := r.Git[v]
 			if !ok {
 				continue

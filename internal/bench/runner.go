@@ -3,6 +3,7 @@ package bench
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -48,6 +49,9 @@ type Proc struct {
 	Env       []string
 	Stdout    io.Writer // nil: captured and returned
 	SampleRSS bool      // sample the process's own VmHWM while it runs
+	// SampleEvery is the sampling period; 0 means 2 ms, which a run of
+	// seconds does not feel.
+	SampleEvery time.Duration
 }
 
 // RunProc runs p to completion and returns its sample and, when p.Stdout is
@@ -73,7 +77,7 @@ func RunProc(ctx context.Context, p Proc) (Sample, []byte, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			own = sampleHWM(cmd.Process.Pid, done)
+			own = sampleHWM(cmd.Process.Pid, cmp.Or(p.SampleEvery, 2*time.Millisecond), done)
 		}()
 	}
 	err := cmd.Wait()
@@ -91,10 +95,10 @@ func RunProc(ctx context.Context, p Proc) (Sample, []byte, error) {
 // sampleHWM polls /proc/pid/status for VmHWM until done is closed and
 // returns the largest value seen, in bytes. The high-water mark only
 // grows, so the last read before the process exits is close to its peak.
-func sampleHWM(pid int, done <-chan struct{}) int64 {
+func sampleHWM(pid int, every time.Duration, done <-chan struct{}) int64 {
 	path := "/proc/" + strconv.Itoa(pid) + "/status"
 	var peak int64
-	t := time.NewTicker(2 * time.Millisecond)
+	t := time.NewTicker(every)
 	defer t.Stop()
 	for {
 		if v := readHWM(path); v > peak {
@@ -166,6 +170,26 @@ func Median(samples []Sample) time.Duration {
 		return w[n/2]
 	}
 	return (w[n/2-1] + w[n/2]) / 2
+}
+
+// MedianRatio is the median of a[i].Wall / b[i].Wall over the rounds both
+// have; 0 when they have none.
+func MedianRatio(a, b []Sample) float64 {
+	var rs []float64
+	for i := 0; i < len(a) && i < len(b); i++ {
+		if b[i].Wall > 0 {
+			rs = append(rs, float64(a[i].Wall)/float64(b[i].Wall))
+		}
+	}
+	if len(rs) == 0 {
+		return 0
+	}
+	slices.Sort(rs)
+	n := len(rs)
+	if n%2 == 1 {
+		return rs[n/2]
+	}
+	return (rs[n/2-1] + rs[n/2]) / 2
 }
 
 // MedianCPU is the median CPU time of samples.

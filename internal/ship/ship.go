@@ -54,6 +54,7 @@ type Build struct {
 	Race    bool     // build with the race detector (tests run under -race)
 	Env     []string // extra environment for the go command
 	Only    []string // a subset of Commands; nil means all
+	Extra   []string // more main packages to build the same way (the bench's floor program)
 }
 
 // Args is the go command line of b, without the go command itself.
@@ -70,7 +71,7 @@ func (b Build) Args() []string {
 	for _, c := range cmds {
 		args = append(args, "./cmd/"+c)
 	}
-	return args
+	return append(args, b.Extra...)
 }
 
 // Run builds. CGO_ENABLED=0 makes the binaries static (the race detector

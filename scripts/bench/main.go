@@ -1,13 +1,15 @@
-// Command bench times sdd-go's three commands against the reference bash
-// scripts, side by side in one run, and prints the results as markdown.
+// Command bench times sdd-go's three commands against their floor (the
+// least a Go program can do with the same git calls, internal/bench/floor)
+// and the reference bash scripts, side by side in one run, and prints the
+// results as markdown.
 //
 //	go run ./scripts/bench            per-invocation cases on a realistic repository (< 2 min)
 //	go run ./scripts/bench -large     a 200 MiB plan and a ~500 MiB diff (minutes)
 //
 // The reference is the directory named by $SDD_REFERENCE, else the newest
 // superpowers plugin under ~/.claude/plugins/; without one only our numbers
-// and the git floor are reported. Run from the module root: our binaries are
-// built from ./cmd/... with $GO (default "go").
+// and the floor are reported. Run from the module root: our binaries and the
+// floor are built as they ship (internal/ship) with $GO (default "go").
 package main
 
 import (
@@ -23,6 +25,7 @@ import (
 	"strings"
 
 	"github.com/sdd-go/sdd-go/internal/bench"
+	"github.com/sdd-go/sdd-go/internal/ship"
 )
 
 func main() {
@@ -74,14 +77,17 @@ func run() error {
 	if goTool == "" {
 		goTool = "go"
 	}
-	ours := filepath.Join(work, "bin")
-	build := exec.CommandContext(ctx, goTool, "build", "-o", ours+string(filepath.Separator), "./cmd/...")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		return fmt.Errorf("go build: %w", err)
+	root, err := os.Getwd()
+	if err != nil {
+		return err
+	}
+	bin := filepath.Join(work, "bin")
+	build := ship.Build{Go: goTool, Root: root, Out: bin, Extra: []string{"./internal/bench/floor"}}
+	if err := build.Run(ctx); err != nil {
+		return fmt.Errorf("%w (run from the module root)", err)
 	}
 
-	cfg := bench.Config{Ours: ours, Reference: ref, Work: work, Warmup: *warmup, Rounds: *rounds, Progress: os.Stderr}
+	cfg := bench.Config{Ours: bin, Floor: filepath.Join(bin, "floor"), Reference: ref, Work: work, Warmup: *warmup, Rounds: *rounds, Progress: os.Stderr}
 	var cases []bench.Case
 	if *large {
 		fmt.Fprintf(os.Stderr, "bench: building a %d MiB plan and a ~%d MiB diff\n", *planMB, *diffMB)
@@ -126,16 +132,11 @@ func run() error {
 		bench.WriteLarge(w, results)
 	} else {
 		s := bench.DefaultRealistic
-		fmt.Fprintf(w, "### Per invocation (medians of %d interleaved runs; %d-task plan, %d commits × %d changed lines, %d files × %d lines)\n\n",
+		fmt.Fprintf(w, "### Per invocation (%d interleaved rounds; %d-task plan, %d commits × %d changed lines, %d files × %d lines)\n\n",
 			*rounds, s.Tasks, s.Commits, s.ChangedLines, s.Files, s.FileLines)
-		fmt.Fprintln(w, "Wall clock:")
+		fmt.Fprintln(w, "Times are medians; ratios are medians of the per-round ratios.")
 		fmt.Fprintln(w)
-		bench.WriteRealistic(w, results, false)
-		fmt.Fprintln(w, "\nCPU time (user + system, the command and every process it started):")
-		fmt.Fprintln(w)
-		bench.WriteRealistic(w, results, true)
-		fmt.Fprintln(w)
-		bench.WriteSequences(w, results)
+		bench.WriteRealistic(w, results)
 	}
 	fmt.Fprintln(w, "\nGit processes per run:")
 	fmt.Fprintln(w)

@@ -1,0 +1,220 @@
+//go:build unix
+
+// Command floor is the least a Go program can do to be each of the three
+// commands on their common path: the yardstick `make bench` holds ours
+// against. It starts exactly the git processes the command must start
+// (together wherever the command may), writes the same files with the same
+// bytes and prints the same line, and does nothing else: no argument
+// checking beyond the plan's, no error messages, no signal handling, no
+// framework, no allocation it can avoid. It is never shipped.
+//
+//	floor sdd-workspace PLAN_FILE
+//	floor task-brief PLAN_FILE TASK_NUMBER
+//	floor review-package PLAN_FILE BASE HEAD
+//	floor                          (nothing: the cost of starting a Go program)
+//
+// Each step below is one the contract (docs/spec.md) requires; a failure
+// just exits 1.
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"github.com/sdd-go/sdd-go/internal/plantask"
+)
+
+func main() {
+	if len(os.Args) < 2 {
+		return
+	}
+	args := os.Args[2:]
+	switch os.Args[1] {
+	case "sdd-workspace":
+		os.Stdout.WriteString(workspace(args[0], gitOut("rev-parse", "--show-toplevel")) + "\n")
+	case "task-brief":
+		taskBrief(args[0], args[1])
+	case "review-package":
+		reviewPackage(args[0], args[1], args[2])
+	}
+}
+
+func check(err error) {
+	if err != nil {
+		os.Exit(1)
+	}
+}
+
+// gitPath is git's place on PATH: a command must look it up, as the shell
+// does, at one stat per directory until found.
+var gitPath = func() string {
+	for _, dir := range filepath.SplitList(os.Getenv("PATH")) {
+		p := dir + "/git"
+		if fi, err := os.Stat(p); err == nil && fi.Mode()&0o111 != 0 {
+			return p
+		}
+	}
+	os.Exit(1)
+	return ""
+}()
+
+// git runs git with args, its stdout going to out (a file, or a pipe's
+// write end), inheriting stdin and stderr. It starts git with ForkExec, the
+// least the Go runtime offers, and reaps it with wait4.
+func git(out *os.File, args ...string) int {
+	pid, err := syscall.ForkExec(gitPath, append([]string{"git"}, args...),
+		&syscall.ProcAttr{Env: os.Environ(), Files: []uintptr{0, out.Fd(), 2}})
+	check(err)
+	return pid
+}
+
+func reap(pid int) {
+	var ws syscall.WaitStatus
+	_, err := syscall.Wait4(pid, &ws, 0, nil)
+	if err != nil || ws.ExitStatus() != 0 {
+		os.Exit(1)
+	}
+}
+
+// gitOut runs git and returns its stdout without trailing newlines, as $(…).
+func gitOut(args ...string) string {
+	r, w, err := os.Pipe()
+	check(err)
+	pid := git(w, args...)
+	w.Close()
+	out, err := io.ReadAll(r)
+	check(err)
+	reap(pid)
+	return string(bytes.TrimRight(out, "\n"))
+}
+
+// startOut starts git with its stdout captured; the returned function
+// waits for it and returns the output.
+func startOut(args ...string) func() string {
+	r, w, err := os.Pipe()
+	check(err)
+	pid := git(w, args...)
+	w.Close()
+	done := make(chan string, 1)
+	go func() {
+		out, err := io.ReadAll(r)
+		check(err)
+		reap(pid)
+		done <- string(bytes.TrimRight(out, "\n"))
+	}()
+	return func() string { return <-done }
+}
+
+// workspace makes plan's workspace under root and returns it: the plan
+// must be a regular file; the directory is <root>/.superpowers/sdd/<slug>;
+// its marker must name the plan (written when missing, compared when not),
+// which takes the plan's and the root's real paths; and the .gitignore is
+// rewritten.
+func workspace(plan, root string) string {
+	fi, err := os.Stat(plan)
+	check(err)
+	if !fi.Mode().IsRegular() {
+		os.Exit(2)
+	}
+	base := root + "/.superpowers/sdd"
+	dir := base + "/" + strings.TrimSuffix(filepath.Base(plan), ".md")
+	check(os.MkdirAll(dir, 0o777))
+	real, err := filepath.EvalSymlinks(plan)
+	check(err)
+	realRoot, err := filepath.EvalSymlinks(root)
+	check(err)
+	wd, err := os.Getwd()
+	check(err)
+	id, err := filepath.Rel(realRoot, filepath.Join(wd, real))
+	check(err)
+	marker := dir + "/plan-path"
+	if b, err := os.ReadFile(marker); err == nil {
+		if string(b) != id+"\n" {
+			os.Exit(1) // another plan's: the command moves on; the floor's cases never collide
+		}
+	} else {
+		check(os.WriteFile(marker, []byte(id+"\n"), 0o666))
+	}
+	check(os.WriteFile(base+"/.gitignore", []byte("*\n"), 0o666))
+	return dir
+}
+
+// output makes the temporary file a complete output is renamed from.
+func output(path string) *os.File {
+	f, err := os.OpenFile(filepath.Dir(path)+"/.sdd-floor.tmp", os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o666)
+	check(err)
+	return f
+}
+
+func publish(f *os.File, path string) {
+	check(f.Close())
+	check(os.Rename(f.Name(), path))
+}
+
+func taskBrief(plan, n string) {
+	dir := workspace(plan, gitOut("rev-parse", "--show-toplevel"))
+	path := dir + "/task-" + n + "-brief.md"
+	out := output(path)
+	in, err := os.Open(plan)
+	check(err)
+	fi, err := in.Stat()
+	check(err)
+	lines, err := plantask.ExtractSized(in, out, n, fi.Size())
+	check(err)
+	publish(out, path)
+	os.Stdout.WriteString("wrote " + path + ": " + strconv.FormatInt(lines, 10) + " lines\n")
+}
+
+func reviewPackage(plan, base, head string) {
+	rng := base + ".." + head
+	// The six short calls, all at once.
+	verifyBase := startOut("rev-parse", "--verify", "--quiet", base)
+	verifyHead := startOut("rev-parse", "--verify", "--quiet", head)
+	top := startOut("rev-parse", "--show-toplevel")
+	shortBase := startOut("rev-parse", "--short", base)
+	shortHead := startOut("rev-parse", "--short", head)
+	count := startOut("rev-list", "--count", rng)
+	verifyBase()
+	verifyHead()
+	dir := workspace(plan, top())
+	path := dir + "/review-" + shortBase() + ".." + shortHead() + ".diff"
+	out := output(path)
+	// The stat and the diff beside each other, git writing each into a
+	// file of its own; the commit list straight into the package; then the
+	// parts joined in the kernel.
+	stat, err := os.CreateTemp(dir, ".sdd-floor-stat")
+	check(err)
+	diff, err := os.CreateTemp(dir, ".sdd-floor-diff")
+	check(err)
+	statPid := git(stat, "diff", "--stat", rng)
+	diffPid := git(diff, "diff", "-U10", rng)
+	w := bufio.NewWriter(out)
+	w.WriteString("# Review package: " + rng + "\n\n## Commits\n")
+	check(w.Flush())
+	reap(git(out, "log", "--oneline", rng))
+	out.WriteString("\n## Files changed\n")
+	reap(statPid)
+	join(out, stat)
+	out.WriteString("\n## Diff\n")
+	reap(diffPid)
+	join(out, diff)
+	size, err := out.Seek(0, io.SeekCurrent)
+	check(err)
+	publish(out, path)
+	os.Stdout.WriteString("wrote " + path + ": " + count() + " commit(s), " + strconv.FormatInt(size, 10) + " bytes\n")
+}
+
+func join(out, part *os.File) {
+	_, err := part.Seek(0, io.SeekStart)
+	check(err)
+	_, err = io.Copy(out, part)
+	check(err)
+	part.Close()
+	os.Remove(part.Name())
+}
