@@ -36,7 +36,7 @@ const maxLinks = 40
 // child process), then Commit to publish it, or Abort to leave the target
 // as it was.
 type File struct {
-	name    string     // the path as the user gave it, for messages
+	name    string     // the path as the user gave it
 	target  string     // the path finally written: name with symlinks followed
 	temp    string     // the temporary file, "" when writing the target itself
 	f       *os.File   // nil until opened (in place, the first write opens it)
@@ -44,9 +44,10 @@ type File struct {
 	done    bool
 }
 
-// Create prepares name for writing. The returned error names name, as a
-// shell's `>` failure would (missing directory, a directory, the empty
-// string, permission denied).
+// Create prepares name for writing. It fails where a shell's `>` would
+// (missing directory, a directory, the empty string, permission denied);
+// the error may name an internal path (a temporary file, the end of a
+// symlink chain): the caller words it with the name the user gave.
 func Create(name string) (*File, error) {
 	if name == "" {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: syscall.ENOENT}
@@ -60,7 +61,7 @@ func Create(name string) (*File, error) {
 	case errors.Is(err, fs.ErrNotExist):
 		return createTemp(name, target, nil)
 	case err != nil:
-		return nil, rename(err, name)
+		return nil, err
 	case fi.IsDir():
 		return nil, &fs.PathError{Op: "open", Path: name, Err: syscall.EISDIR}
 	case !fi.Mode().IsRegular():
@@ -68,7 +69,7 @@ func Create(name string) (*File, error) {
 		return f, f.open()
 	}
 	if err := checkWritable(target, fi); err != nil {
-		return nil, rename(err, name)
+		return nil, err
 	}
 	f, err := createTemp(name, target, fi)
 	if err != nil && errors.Is(err, fs.ErrPermission) {
@@ -111,7 +112,7 @@ func (f *File) Scratch() (*os.File, error) {
 	}
 	s, err := newTemp(dirOf(f.target), 0, false)
 	if err != nil {
-		return nil, rename(err, f.name)
+		return nil, err
 	}
 	f.scratch = append(f.scratch, s)
 	return s, nil
@@ -121,7 +122,7 @@ func (f *File) Scratch() (*os.File, error) {
 func (f *File) open() error {
 	file, err := os.OpenFile(f.target, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o666)
 	if err != nil {
-		return rename(err, f.name)
+		return err
 	}
 	f.f = file
 	return nil
@@ -143,14 +144,14 @@ func (f *File) Commit() error {
 	f.done = true
 	if err := f.f.Close(); err != nil {
 		f.removeTemp()
-		return rename(err, f.name)
+		return err
 	}
 	if f.temp == "" {
 		return nil
 	}
 	if err := replace(f.temp, f.target); err != nil {
 		f.removeTemp()
-		return rename(err, f.name)
+		return err
 	}
 	Untrack(f.temp)
 	f.removeScratch()
@@ -198,7 +199,7 @@ func createTemp(name, target string, old fs.FileInfo) (*File, error) {
 	}
 	f, err := newTemp(dirOf(target), perm, old != nil)
 	if err != nil {
-		return nil, rename(err, name)
+		return nil, err
 	}
 	return &File{name: name, target: target, temp: f.Name(), f: f}, nil
 }
@@ -242,7 +243,7 @@ func followLinks(name string) (string, error) {
 		}
 		dest, err := os.Readlink(path)
 		if err != nil {
-			return "", rename(err, name)
+			return "", err
 		}
 		if !rooted(dest) {
 			// Relative to the directory holding the link, as the kernel
@@ -276,20 +277,6 @@ func rooted(dest string) bool {
 		return dest != "" && (strings.ContainsRune(separators, rune(dest[0])) || len(dest) >= 2 && dest[1] == ':')
 	}
 	return strings.HasPrefix(dest, "/")
-}
-
-// rename makes a file system error name the user's path rather than an
-// internal one (the temporary file, the end of a symlink chain).
-func rename(err error, name string) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return &fs.PathError{Op: pe.Op, Path: name, Err: pe.Err}
-	}
-	var le *os.LinkError
-	if errors.As(err, &le) {
-		return &fs.PathError{Op: le.Op, Path: name, Err: le.Err}
-	}
-	return &fs.PathError{Op: "write", Path: name, Err: err}
 }
 
 // randomSuffix need not be unpredictable, only unlikely to repeat: the

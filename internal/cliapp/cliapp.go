@@ -171,15 +171,19 @@ func Run(ctx context.Context, cmd Command, args []string, stdout, stderr io.Writ
 		},
 	}
 	err := app.RunContext(ctx, args)
-	report(stderr, cmd.Name, err)
+	env.Report(err)
 	return exit.Status(err)
 }
 
-// report prints err on stderr the way its kind should be printed.
-func report(stderr io.Writer, prog string, err error) {
+// Report prints err on stderr the way its kind should be printed (see
+// package exit): the one place a failure becomes a line. A command calls
+// it itself only for a failure it reports and then goes on from, such as
+// a git that could not start before "bad BASE: …".
+func (env *Env) Report(err error) {
 	if err == nil {
 		return
 	}
+	stderr, prog := env.Stderr, env.Prog
 	var ee *exit.Error
 	var ge *git.Error
 	var sig *exit.Signaled

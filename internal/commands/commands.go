@@ -34,25 +34,25 @@ func inWorkspace(dir, name string) string {
 // written: the scripts would destroy the plan there.
 func refuseSelf(out, plan string) error {
 	if atomicfile.SameFile(out, plan) {
-		return &exit.Error{Code: exit.Usage, Prefixed: true,
-			Msg: "refusing to write " + out + ": it is the plan file " + plan}
+		return exit.Ownf(exit.Usage, "refusing to write %s: it is the plan file %s", out, plan)
 	}
 	return nil
 }
 
-// createOutput opens out for writing, an I/O failure (exit 1) naming out.
+// createOutput opens out for writing, an I/O failure (exit 1) naming out,
+// as a failed redirection names its target.
 func createOutput(out string) (*atomicfile.File, error) {
 	f, err := atomicfile.Create(out)
 	if err != nil {
-		return nil, exit.File(exit.IO, err)
+		return nil, exit.File(exit.IO, out, err)
 	}
 	return f, nil
 }
 
-// commit publishes f, an I/O failure naming its path.
-func commit(f *atomicfile.File) error {
+// commit publishes f, written as out, an I/O failure naming out.
+func commit(f *atomicfile.File, out string) error {
 	if err := f.Commit(); err != nil {
-		return exit.File(exit.IO, err)
+		return exit.File(exit.IO, out, err)
 	}
 	return nil
 }

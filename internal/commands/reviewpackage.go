@@ -112,7 +112,7 @@ func runReviewPackage(ctx context.Context, env *cliapp.Env, args []string) error
 	if err != nil {
 		return packageError(ctx, out, err)
 	}
-	if err := commit(f); err != nil {
+	if err := commit(f, out); err != nil {
 		return err
 	}
 	_, err = fmt.Fprintf(env.Stdout, "wrote %s: %s commit(s), %d bytes\n", out, git.TrimCommandSubstitution(n), size)
@@ -134,7 +134,7 @@ func verified(env *cliapp.Env, p *git.Pending, what, rev string) error {
 	_, err := p.Result(env.Git)
 	var ge *git.Error
 	if errors.As(err, &ge) && ge.Unstarted != "" {
-		fmt.Fprintf(env.Stderr, "%s: %s\n", env.Prog, ge.Unstarted)
+		env.Report(ge)
 	}
 	if err != nil {
 		return badRevision(what, rev)
@@ -150,12 +150,12 @@ func packageError(ctx context.Context, out string, err error) error {
 	}
 	var we *git.WriteError
 	if errors.As(err, &we) {
-		return exit.Path(exit.IO, out, err)
+		return exit.File(exit.IO, out, err)
 	}
 	var ge *git.Error
 	if errors.As(err, &ge) && ge.FileTooLarge() {
 		// Git wrote the file itself and met the size limit there.
-		return exit.Path(exit.IO, out, syscall.EFBIG)
+		return exit.File(exit.IO, out, syscall.EFBIG)
 	}
 	return err
 }

@@ -57,7 +57,7 @@ func runTaskBrief(ctx context.Context, env *cliapp.Env, args []string) error {
 	defer f.Abort()
 	pf, err := os.Open(plan)
 	if err != nil {
-		return exit.File(exit.Usage, err)
+		return exit.File(exit.Usage, plan, err)
 	}
 	defer pf.Close()
 
@@ -72,16 +72,16 @@ func runTaskBrief(ctx context.Context, env *cliapp.Env, args []string) error {
 	case ctx.Err() != nil:
 		return exit.Silent(exit.IO, ctx.Err())
 	case errors.As(err, &tooLong):
-		return &exit.Error{Code: exit.Usage, Prefixed: true, Msg: plan + ": " + tooLong.Error(), Err: err}
+		return exit.File(exit.Usage, plan, tooLong)
 	case isWriteError(err):
-		return exit.Path(exit.IO, out, err)
+		return exit.File(exit.IO, out, err)
 	case err != nil:
-		return exit.Path(exit.Usage, plan, err)
+		return exit.File(exit.Usage, plan, err)
 	}
 	if lines == 0 {
 		return exit.Errorf(exit.NotFound, "task %s not found in %s (no heading matching 'Task %s')", n, plan, n)
 	}
-	if err := commit(f); err != nil {
+	if err := commit(f, out); err != nil {
 		return err
 	}
 	_, err = fmt.Fprintf(env.Stdout, "wrote %s: %d lines\n", out, lines)

@@ -1,6 +1,17 @@
-// Package exit gives errors the process exit status they stand for, so that
-// the status is decided where the failure is understood and mapped to a
-// number in one place (Status).
+// Package exit is where a failure becomes what the user reads and the
+// status the process ends with. The status is decided where the failure is
+// understood; the wording has four kinds, all made here:
+//
+//   - Errorf: a line the bash scripts print themselves ("no such plan
+//     file: …", "bad BASE: …"), printed exactly as it is;
+//   - Ownf: this program's own wording, after the command's name
+//     ("task-brief: refusing to write …");
+//   - File, FileOf: a file that failed, "<command>: <path>: <reason>",
+//     the path being the one the user gave, or the one the error names;
+//   - Silent: nothing, because whoever failed (git) already said why.
+//
+// cliapp prints Msg with the prefix Prefixed asks for and maps the error to
+// the status with Status.
 package exit
 
 import (
@@ -44,9 +55,54 @@ func (e *Error) Unwrap() error { return e.Err }
 // ExitStatus implements Statuser.
 func (e *Error) ExitStatus() int { return e.Code }
 
-// Errorf returns an *Error with a formatted message.
+// Errorf is a line the bash scripts print, word for word.
 func Errorf(code int, format string, args ...any) *Error {
 	return &Error{Code: code, Msg: fmt.Sprintf(format, args...)}
+}
+
+// Ownf is a line in this program's own words, printed after its name.
+func Ownf(code int, format string, args ...any) *Error {
+	return &Error{Code: code, Msg: fmt.Sprintf(format, args...), Prefixed: true}
+}
+
+// File is a failure of a file, worded "<path>: <reason>", the path first
+// so a reader sees at once which file is wrong. path is the file as the
+// user knows it (an OUTFILE, the plan; the empty string too), whatever
+// internal path (a temporary file, the end of a symlink chain) err names.
+func File(code int, path string, err error) *Error {
+	_, cause := pathOf(err)
+	return &Error{Code: code, Msg: path + ": " + reason(cause), Err: err, Prefixed: true}
+}
+
+// FileOf is File with the path err itself names, for a failure deep in a
+// tree the user did not name (.superpowers/sdd/… while making a workspace).
+func FileOf(code int, err error) *Error {
+	path, cause := pathOf(err)
+	msg := reason(cause)
+	if path != "" {
+		msg = path + ": " + msg
+	}
+	return &Error{Code: code, Msg: msg, Err: err, Prefixed: true}
+}
+
+// pathOf splits a file system error into the path it names and its cause.
+func pathOf(err error) (path string, cause error) {
+	var pe *fs.PathError
+	var le *os.LinkError
+	switch {
+	case errors.As(err, &pe):
+		return pe.Path, pe.Err
+	case errors.As(err, &le):
+		return le.New, le.Err
+	}
+	return "", err
+}
+
+func reason(err error) string {
+	if errors.Is(err, fs.ErrExist) {
+		return "file exists"
+	}
+	return err.Error()
 }
 
 // Silent returns an *Error that prints nothing: whoever failed already said why.
@@ -66,40 +122,6 @@ func Status(err error) int {
 		return s.ExitStatus()
 	}
 	return IO
-}
-
-// File is a file system failure worded "<path>: <reason>", the path first so
-// a reader sees at once which file is wrong.
-func File(code int, err error) *Error {
-	msg := err.Error()
-	var pe *fs.PathError
-	var le *os.LinkError
-	switch {
-	case errors.As(err, &pe):
-		msg = pe.Path + ": " + reason(pe.Err)
-	case errors.As(err, &le):
-		msg = le.New + ": " + reason(le.Err)
-	}
-	return &Error{Code: code, Msg: msg, Err: err, Prefixed: true}
-}
-
-// Path is a failure of the file the user knows as path, worded
-// "<path>: <reason>" whatever internal path (a temporary file) the
-// underlying error names.
-func Path(code int, path string, err error) *Error {
-	cause := err
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		cause = pe.Err
-	}
-	return &Error{Code: code, Msg: path + ": " + reason(cause), Err: err, Prefixed: true}
-}
-
-func reason(err error) string {
-	if errors.Is(err, fs.ErrExist) {
-		return "file exists"
-	}
-	return err.Error()
 }
 
 // Signaled is why a command stops when a signal arrives: the cause of its

@@ -1,6 +1,7 @@
 package workspace
 
 import (
+	"runtime"
 	"strings"
 )
 
@@ -19,6 +20,19 @@ var (
 	darwinStyle  = pathStyle{sep: '/', separators: "/", fold: true}
 	windowsStyle = pathStyle{sep: '\\', separators: `\/`, fold: true, drives: true}
 )
+
+// host is the path style of the OS this binary was built for.
+var host = styleOf(runtime.GOOS)
+
+func styleOf(goos string) pathStyle {
+	switch goos {
+	case "windows":
+		return windowsStyle
+	case "darwin", "ios":
+		return darwinStyle
+	}
+	return unixStyle
+}
 
 // slug is the workspace name of plan: its last path element (trailing
 // separators dropped, as POSIX basename does) with one trailing ".md"

@@ -85,3 +85,10 @@ func TestCandidateNames(t *testing.T) {
 	}
 	assert.Equal(t, []string{"plan", "plan-2", "plan-3"}, got)
 }
+
+func TestStyleOf(t *testing.T) {
+	assert.Equal(t, windowsStyle, styleOf("windows"))
+	assert.Equal(t, darwinStyle, styleOf("darwin"))
+	assert.Equal(t, unixStyle, styleOf("linux"))
+	assert.Equal(t, unixStyle, styleOf("freebsd"))
+}

@@ -242,4 +242,4 @@ func writeInPlace(path, content string) error {
 	return werr
 }
 
-func ioError(err error) error { return exit.File(exit.IO, err) }
+func ioError(err error) error { return exit.FileOf(exit.IO, err) }
