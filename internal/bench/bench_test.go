@@ -213,15 +213,26 @@ func TestFloorIsEachCommand(t *testing.T) {
 	assert.Contains(t, stat, "120 insertions(+), 120 deletions(-)")
 	assert.Equal(t, "2", repo.Task)
 
+	// The large cases' shapes, small: a plan outside the repository, a
+	// diff in its own repository.
+	plan, err := BuildLargePlan(ctx, t.TempDir(), 64<<10, 4)
+	require.NoError(t, err)
+	fi, err := os.Stat(plan.Plan)
+	require.NoError(t, err)
+	diff, err := BuildLargeDiff(ctx, t.TempDir(), 256<<10, 1000)
+	require.NoError(t, err)
+
 	bin := binaries(t)
 	cfg := Config{Ours: bin, Floor: filepath.Join(bin, "floor"), Work: t.TempDir(), Rounds: 1}
-	for _, c := range RealisticCases(repo) {
+	for _, c := range append(RealisticCases(repo), LargeCases(plan, fi.Size(), diff)...) {
 		res, err := Run(ctx, cfg, c)
 		require.NoError(t, err, c.Name)
 		assert.Equal(t, "yes", res.Same, c.Name)
 		assert.Equal(t, len(res.Git[Ours]), len(res.Git[Floor]), c.Name)
 		assert.Len(t, res.Samples[Floor], 1)
-		assert.Positive(t, res.PeakRSS[Ours], c.Name)
+		if !c.Large {
+			assert.Positive(t, res.PeakRSS[Ours], c.Name)
+		}
 	}
 }
 

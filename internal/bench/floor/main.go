@@ -129,10 +129,17 @@ func workspace(plan, root string) string {
 	check(err)
 	realRoot, err := filepath.EvalSymlinks(root)
 	check(err)
-	wd, err := os.Getwd()
+	abs := real
+	if !filepath.IsAbs(real) {
+		wd, err := os.Getwd()
+		check(err)
+		abs = filepath.Join(wd, real)
+	}
+	id, err := filepath.Rel(realRoot, abs)
 	check(err)
-	id, err := filepath.Rel(realRoot, filepath.Join(wd, real))
-	check(err)
+	if strings.HasPrefix(id, "..") {
+		id = abs // outside the repository: the absolute path
+	}
 	marker := dir + "/plan-path"
 	if b, err := os.ReadFile(marker); err == nil {
 		if string(b) != id+"\n" {
