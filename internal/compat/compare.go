@@ -190,10 +190,13 @@ func (h *harness) keep(s *Scenario, stage, root string, after [2]string, sides [
 	b.WriteString("rm -rf \"$ROOT\" && mkdir -p \"$(dirname \"$ROOT\")\" && cp -a \"$(dirname \"$0\")/scenario\" \"$ROOT\"\n")
 	b.WriteString("mkdir -p \"$ROOT.tools\"\n")
 	for _, t := range append(append([]string{}, scriptTools...), "git") {
-		if s.noGit && t == "git" {
+		if s.git != gitOK && t == "git" {
 			continue
 		}
 		fmt.Fprintf(&b, "ln -sf \"$(command -v %s)\" \"$ROOT.tools/%s\"\n", t, t)
+	}
+	if bad, ok := badGits[s.git]; ok {
+		fmt.Fprintf(&b, "rm -f \"$ROOT.tools/git\" && printf '%s' > \"$ROOT.tools/git\" && chmod %o \"$ROOT.tools/git\"\n", printfFormat(bad.data), bad.perm)
 	}
 	env := h.env(s, root)
 	env[0] = "PATH=$ROOT.tools"
@@ -214,4 +217,22 @@ func (h *harness) keep(s *Scenario, stage, root string, after [2]string, sides [
 		b.WriteString("); echo \"exit $?\"\n")
 	}
 	return os.WriteFile(filepath.Join(dir, "repro.sh"), []byte(b.String()), 0o755)
+}
+
+// printfFormat writes data as the body of a single-quoted printf format:
+// printable bytes as themselves, the rest (NUL included, which no shell
+// argument can hold) as octal escapes printf expands.
+func printfFormat(data string) string {
+	var b strings.Builder
+	for i := 0; i < len(data); i++ {
+		switch c := data[i]; {
+		case c == '%':
+			b.WriteString("%%")
+		case c == '\\' || c == '\'' || c < 0x20 || c >= 0x7f:
+			fmt.Fprintf(&b, `\%03o`, c)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
 }

@@ -12,10 +12,12 @@ import (
 //
 //	/abs/dir/task-brief: line 28: out/x.md: No such file or directory   (bash redirection)
 //	/abs/dir/sdd-workspace: line 37: git: command not found              (bash, git not on PATH)
+//	/abs/dir/sdd-workspace: line 35: /t/git: cannot execute: required file not found (bash, git's #! interpreter missing)
+//	/abs/dir/sdd-workspace: line 35: /t/git: cannot execute binary file: Exec format error (bash, git not a format)
 //	mkdir: cannot create directory '/r/.superpowers': Not a directory    (mkdir -p)
 //	awk: cannot open plan.md (No such file or directory)                 (awk opening the plan)
 var toolErrorPatterns = []*regexp.Regexp{
-	regexp.MustCompile(`^/.*/(?:sdd-workspace|task-brief|review-package): line [0-9]+: (.*): (?:` + strerrors + `|command not found)$`),
+	regexp.MustCompile(`^/.*/(?:sdd-workspace|task-brief|review-package): line [0-9]+: (.*): (?:` + strerrors + `|command not found|cannot execute: required file not found|cannot execute binary file: Exec format error)$`),
 	regexp.MustCompile(`^mkdir: cannot create directory '(.*)': (?:` + strerrors + `)$`),
 	regexp.MustCompile(`^awk: cannot open (.*) \((?:` + strerrors + `)\)$`),
 }

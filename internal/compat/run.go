@@ -206,27 +206,46 @@ type harness struct {
 	cfg       Config
 	work      string
 	templates []*template
-	pathGit   string // PATH with git and the utilities the scripts call
-	pathNoGit string // the same without git
+	// paths are PATH values: git and the utilities the scripts call, with
+	// git as each gitKind has it (absent, or a file that cannot start).
+	paths map[gitKind]string
 }
 
 // scriptTools are what the reference scripts run besides builtins; ours
 // needs only git. Both sides get the same PATH.
 var scriptTools = []string{"bash", "sh", "awk", "basename", "dirname", "mkdir", "wc", "tr", "cat", "env"}
 
+// badGits are the files put on PATH as git for the kinds that cannot
+// start, with their modes: a #! line naming no interpreter (127 from
+// both), a script without execute permission (126), and an executable
+// that is no format the kernel runs and holds NUL bytes (126; without
+// them bash would run it as a script).
+var badGits = map[gitKind]struct {
+	data string
+	perm os.FileMode
+}{
+	gitNoInterp:  {"#!/nonexistent/sdd-compat-interpreter\n", 0o755},
+	gitNoExec:    {"#!/bin/sh\nexit 0\n", 0o644},
+	gitBadFormat: {"\x7fELF\x00\x00\x00not an executable\x00\n", 0o755},
+}
+
 func (h *harness) setup(ctx context.Context) error {
 	var err error
 	if h.templates, err = buildTemplates(ctx, filepath.Join(h.work, "templates")); err != nil {
 		return fmt.Errorf("building histories: %w", err)
 	}
-	h.pathGit = filepath.Join(h.work, "tools")
-	h.pathNoGit = filepath.Join(h.work, "tools-nogit")
-	for _, dir := range []string{h.pathGit, h.pathNoGit} {
+	h.paths = map[gitKind]string{}
+	for _, kind := range []gitKind{gitOK, gitMissing, gitNoInterp, gitNoExec, gitBadFormat} {
+		dir := filepath.Join(h.work, "tools")
+		if kind != gitOK {
+			dir += "-" + string(kind)
+		}
+		h.paths[kind] = dir
 		if err := os.Mkdir(dir, 0o755); err != nil {
 			return err
 		}
 		tools := scriptTools
-		if dir == h.pathGit {
+		if kind == gitOK {
 			tools = append(append([]string{}, tools...), "git")
 		}
 		for _, t := range tools {
@@ -238,6 +257,15 @@ func (h *harness) setup(ctx context.Context) error {
 				return err
 			}
 			if err := os.Symlink(p, filepath.Join(dir, t)); err != nil {
+				return err
+			}
+		}
+		if bad, ok := badGits[kind]; ok {
+			git := filepath.Join(dir, "git")
+			if err := os.WriteFile(git, []byte(bad.data), 0o600); err != nil {
+				return err
+			}
+			if err := os.Chmod(git, bad.perm); err != nil {
 				return err
 			}
 		}
@@ -311,12 +339,8 @@ func (h *harness) runScenario(ctx context.Context, worker int, s *Scenario) *res
 }
 
 func (h *harness) env(s *Scenario, root string) []string {
-	path := h.pathGit
-	if s.noGit {
-		path = h.pathNoGit
-	}
 	env := []string{
-		"PATH=" + path,
+		"PATH=" + h.paths[s.git],
 		"HOME=" + filepath.Join(root, "home"),
 		"XDG_CONFIG_HOME=" + filepath.Join(root, "home", ".config"),
 		"GIT_CONFIG_NOSYSTEM=1",

@@ -33,13 +33,32 @@ type Scenario struct {
 	ID       int
 	hist     int
 	worktree bool
-	noGit    bool
+	git      gitKind
 	env      []string
 	nodes    []node
 	steps    []step
 	// expect names the deliberate differences of SPEC.md this scenario
 	// exercises ("D4", "D1+D6"): a difference there is expected, not a bug.
 	expect string
+}
+
+// gitKind is what PATH holds under the name git.
+type gitKind string
+
+const (
+	gitOK        gitKind = ""
+	gitMissing   gitKind = "missing"   // none: 127
+	gitNoInterp  gitKind = "nointerp"  // a script whose #! interpreter does not exist: 127
+	gitNoExec    gitKind = "noexec"    // a file without execute permission: 126
+	gitBadFormat gitKind = "badformat" // executable, but no format the kernel runs: 126
+)
+
+// gitKindNotes are how CommandLine shows a git that cannot start.
+var gitKindNotes = map[gitKind]string{
+	gitMissing:   "no git on PATH",
+	gitNoInterp:  "git's #! interpreter missing",
+	gitNoExec:    "git not executable",
+	gitBadFormat: "git not an executable format",
 }
 
 // CommandLine renders the last step as a shell command line.
@@ -49,8 +68,8 @@ func (s *Scenario) CommandLine() string {
 		parts = append(parts, st.String())
 	}
 	line := strings.Join(parts, "; ")
-	if s.noGit {
-		line = "[no git on PATH] " + line
+	if s.git != gitOK {
+		line = "[" + gitKindNotes[s.git] + "] " + line
 	}
 	if len(s.env) > 0 {
 		line = "[" + strings.Join(s.env, " ") + "] " + line
@@ -165,7 +184,16 @@ func genScenario(seed int64, id int) *Scenario {
 	}
 	h := histories[s.hist]
 	s.worktree = chance(r, 0.25)
-	s.noGit = chance(r, 0.03)
+	switch x := r.Float64(); {
+	case x < 0.03:
+		s.git = gitMissing
+	case x < 0.045:
+		s.git = gitNoInterp
+	case x < 0.055:
+		s.git = gitNoExec
+	case x < 0.065:
+		s.git = gitBadFormat
+	}
 	var expect []string
 	mark := func(d string) {
 		for _, e := range expect {
