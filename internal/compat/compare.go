@@ -69,33 +69,121 @@ func partialOutfileOfSomeStep(s *Scenario, d treeDiff, ref, ours *sideResult, ro
 		if partialOutfile(d, ours.pre[i], explicitOutfile(st, root, ours.pre[i])) {
 			return true
 		}
+		// A default brief whose TASK_NUMBER holds "/" or "..": the kernel
+		// put it outside the workspace (task-../../x-brief.md).
+		for _, p := range defaultBriefPaths(st, ref.final, root) {
+			if p == d.path && partialOutfile(d, ours.pre[i], p) {
+				return true
+			}
+		}
 	}
 	return false
 }
 
-// explicitOutfile is the path (relative to the root) the last step was told
-// to write, with one level of symlink followed as the shell does when it
-// writes through a link; "" for the default OUTFILE.
+// workspaceDir matches a workspace directory (relative to the root).
+var workspaceDir = regexp.MustCompile(`(^|/)\.superpowers/sdd/[^/]+$`)
+
+// defaultBriefPaths are where task-brief's default OUTFILE
+// <workspace>/task-<N>-brief.md lands, resolved by the kernel's rules in
+// snap, for every workspace directory snap holds (the reference's final
+// tree: the workspace exists there, and the task-.. or task-1 directories
+// the path runs through are the scenario's own).
+func defaultBriefPaths(st step, snap snapshot, root string) []string {
+	if st.cmd != "task-brief" || len(st.args) != 2 {
+		return nil
+	}
+	var out []string
+	for p, e := range snap {
+		if e.kind == 'd' && workspaceDir.MatchString(p) {
+			if k, ok := kernelPath(snap, root, p+"/task-"+st.args[1]+"-brief.md"); ok {
+				out = append(out, k)
+			}
+		}
+	}
+	return out
+}
+
+// explicitOutfile is the path (relative to the root) the step was told to
+// write, resolved as the kernel resolves it in pre: every symlink on the
+// way and at the end followed (a write goes through a symlink to its
+// target), every ".." applied to the directory reached so far. "" for the
+// default OUTFILE or a path outside the scenario.
 func explicitOutfile(st step, root string, pre snapshot) string {
 	n := map[string]int{"task-brief": 3, "review-package": 4}[st.cmd]
 	if n == 0 || len(st.args) != n {
 		return ""
 	}
 	a := strings.ReplaceAll(st.args[n-1], "$ROOT", root)
-	var p string
-	if filepath.IsAbs(a) {
-		rel, err := filepath.Rel(root, a)
-		if err != nil || strings.HasPrefix(rel, "..") {
-			return ""
-		}
-		p = filepath.ToSlash(rel)
-	} else {
-		p = path.Join(st.dir, a)
+	if !filepath.IsAbs(a) {
+		a = st.dir + "/" + a
 	}
-	if e, ok := pre[p]; ok && e.kind == 'l' && !path.IsAbs(e.target) {
-		p = path.Join(path.Dir(p), e.target)
+	p, ok := kernelPath(pre, root, a)
+	if !ok {
+		return ""
 	}
 	return p
+}
+
+// maxLinkHops is the kernel's bound on symlinks followed in one lookup.
+const maxLinkHops = 40
+
+// kernelPath resolves p the way open(2) would in the tree snap describes:
+// p is absolute (under root) or relative to the root; symlinks are
+// followed where they stand, and ".." is taken from the directory reached
+// so far, never lexically. It returns the physical path relative to the
+// root; false when p leaves the scenario, loops, or passes through a
+// component that is missing or not a directory (the kernel fails there:
+// ENOENT, ENOTDIR). Only the last component may be missing: a write
+// creates it.
+func kernelPath(snap snapshot, root, p string) (string, bool) {
+	if path.IsAbs(p) {
+		if root == "" {
+			return "", false
+		}
+		rest, ok := strings.CutPrefix(p, root+"/")
+		if !ok {
+			return "", false
+		}
+		p = rest
+	}
+	var cur []string
+	todo := strings.Split(p, "/")
+	hops := 0
+	for len(todo) > 0 {
+		c := todo[0]
+		todo = todo[1:]
+		switch c {
+		case "", ".":
+			continue
+		case "..":
+			if len(cur) == 0 {
+				return "", false
+			}
+			cur = cur[:len(cur)-1]
+			continue
+		}
+		next := strings.Join(append(cur[:len(cur):len(cur)], c), "/")
+		if e, ok := snap[next]; ok && e.kind == 'l' {
+			if hops++; hops > maxLinkHops {
+				return "", false
+			}
+			t := e.target
+			if path.IsAbs(t) {
+				rest, ok := strings.CutPrefix(t, root+"/")
+				if root == "" || !ok {
+					return "", false
+				}
+				t, cur = rest, nil
+			}
+			todo = append(strings.Split(t, "/"), todo...)
+			continue
+		}
+		if len(todo) > 0 && snap[next].kind != 'd' {
+			return "", false
+		}
+		cur = append(cur, c)
+	}
+	return strings.Join(cur, "/"), true
 }
 
 // partialOutfile is difference 3: the command failed on both sides and the
@@ -205,7 +293,7 @@ func (h *harness) keep(s *Scenario, stage, root string, after [2]string, sides [
 		env[i] = k + "=" + strings.ReplaceAll(shellQuote(strings.ReplaceAll(v, root, "$ROOT")), "$ROOT", `"$ROOT"`)
 	}
 	for _, st := range s.steps {
-		fmt.Fprintf(&b, "(cd \"$ROOT\"/%s && env -i %s \"$TOOLS/%s\"", shellQuote(st.dir), strings.Join(env, " "), st.cmd)
+		fmt.Fprintf(&b, "(cd \"$ROOT\"/%s && env -i %s PWD=\"$ROOT\"/%s \"$TOOLS/%s\"", shellQuote(st.dir), strings.Join(env, " "), shellQuote(st.dir), st.cmd)
 		for _, a := range st.args {
 			a = h.resolveArg(s, a, "$ROOT")
 			q := shellQuote(a)

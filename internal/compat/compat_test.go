@@ -325,3 +325,45 @@ func TestRelPathAndQuoting(t *testing.T) {
 	assert.Equal(t, `$'x\x0a.md'`, shellQuote("x\n.md"))
 	assert.Equal(t, "$ROOT/outside/x", shellQuote("$ROOT/outside/x"))
 }
+
+func TestKernelPath(t *testing.T) {
+	snap := snapshot{
+		"repo":                    {kind: 'd'},
+		"repo/ld":                 {kind: 'l', target: "../outside/other/sub"},
+		"outside/other/sub":       {kind: 'd'},
+		"outside/other/sub/o":     {kind: 'l', target: "../target.md"},
+		"repo/abs":                {kind: 'l', target: "/r/outside/other"},
+		"repo/loop":               {kind: 'l', target: "loop"},
+		"repo/escape":             {kind: 'l', target: "/elsewhere"},
+		"repo/ws":                 {kind: 'd'},
+		"repo/ws/task-..":         {kind: 'l', target: "../../outside/t/a"},
+		"outside":                 {kind: 'd'},
+		"outside/other":           {kind: 'd'},
+		"outside/t":               {kind: 'd'},
+		"outside/t/a":             {kind: 'd'},
+		"outside/other/target.md": {kind: 'f'},
+		"repo/ws/task-../../x":    {kind: 'f'}, // never reached: the kernel goes through the link
+	}
+	for _, tc := range []struct {
+		in, want string
+		ok       bool
+	}{
+		{"repo/ld/o", "outside/other/target.md", true},
+		{"repo/ld/../x.md", "outside/other/x.md", true},
+		{"repo/./ws/../y.md", "repo/y.md", true},
+		{"repo/./nosuchdir/../y.md", "", false}, // the kernel needs nosuchdir
+		{"repo/ld/o/x", "", false},              // through a file: ENOTDIR
+		{"outside/other/sub/", "outside/other/sub", true},
+		{"/r/repo/abs/sub/o", "outside/other/target.md", true},
+		{"repo/ws/task-../../x-brief.md", "outside/t/x-brief.md", true},
+		{"repo/ld", "outside/other/sub", true},
+		{"../x", "", false},
+		{"/elsewhere/x", "", false},
+		{"repo/escape/x", "", false},
+		{"repo/loop/x", "", false},
+	} {
+		got, ok := kernelPath(snap, "/r", tc.in)
+		assert.Equal(t, tc.ok, ok, tc.in)
+		assert.Equal(t, tc.want, got, tc.in)
+	}
+}

@@ -368,7 +368,11 @@ func (h *harness) runSide(ctx context.Context, s *Scenario, tools, root string) 
 		for j, a := range st.args {
 			args[j] = h.resolveArg(s, a, root)
 		}
-		sr.steps = append(sr.steps, runOne(ctx, filepath.Join(tools, st.cmd), args, filepath.Join(root, filepath.FromSlash(st.dir)), env))
+		// PWD is the logical directory, as a shell exports it after cd: it
+		// differs from the physical one when the way there is a symlink.
+		dir := filepath.Join(root, filepath.FromSlash(st.dir))
+		stepEnv := append(env[:len(env):len(env)], "PWD="+dir)
+		sr.steps = append(sr.steps, runOne(ctx, filepath.Join(tools, st.cmd), args, dir, stepEnv))
 	}
 	snap, err := takeSnapshot(root)
 	if err != nil {
@@ -467,7 +471,11 @@ func (h *harness) materialize(s *Scenario, stage, root string) error {
 		case 'l':
 			err = os.Symlink(strings.ReplaceAll(n.target, "$ROOT", root), p)
 		default:
-			if err = os.WriteFile(p, n.data, 0o600); err == nil {
+			data := n.data
+			if n.expand {
+				data = bytes.ReplaceAll(data, []byte("$ROOT"), []byte(root))
+			}
+			if err = os.WriteFile(p, data, 0o600); err == nil {
 				err = os.Chmod(p, n.perm)
 			}
 		}

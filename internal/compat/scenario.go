@@ -10,13 +10,15 @@ import (
 )
 
 // node is one path a scenario adds on top of its history's repository,
-// relative to the scenario root. A symlink target may contain $ROOT.
+// relative to the scenario root. A symlink target may contain $ROOT, and so
+// may a file's data when expand is set (a ledger naming a plan absolutely).
 type node struct {
 	path   string
 	kind   byte // 'f', 'd', 'l'
 	data   []byte
 	perm   fs.FileMode
 	target string
+	expand bool
 }
 
 // step is one command run: which tool, from which directory (relative to
