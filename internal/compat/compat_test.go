@@ -367,3 +367,122 @@ func TestKernelPath(t *testing.T) {
 		assert.Equal(t, tc.want, got, tc.in)
 	}
 }
+
+// TestJudgeModelsForeignLedger builds both sides of a foreign-ledger
+// scenario by hand: the reference writes its brief into the ledger's
+// workspace, ours into plan-plans. Only that difference passes; anything
+// else, or ours touching the skipped workspace, fails.
+func TestJudgeModelsForeignLedger(t *testing.T) {
+	const root = "/r"
+	ws, alt := "repo/.superpowers/sdd/plan", "repo/.superpowers/sdd/plan-plans"
+	ledger := entry{kind: 'f', perm: 0o644, data: []byte(ledgerLine + "docs/plans/other.md\n")}
+	brief := entry{kind: 'f', perm: 0o644, data: []byte("## Task 1\n")}
+	dir := entry{kind: 'd', perm: 0o755}
+	pre := snapshot{"repo": dir, "repo/.superpowers": dir, "repo/.superpowers/sdd": dir, ws: dir, ws + "/progress.md": ledger}
+	with := func(s snapshot, kv ...any) snapshot {
+		out := snapshot{}
+		for k, v := range s {
+			out[k] = v
+		}
+		for i := 0; i < len(kv); i += 2 {
+			out[kv[i].(string)] = kv[i+1].(entry)
+		}
+		return out
+	}
+	gitignore := entry{kind: 'f', perm: 0o644, data: []byte("*\n")}
+	scenario := func(expect string) *Scenario {
+		return &Scenario{
+			steps:    []step{{cmd: "task-brief", dir: "repo", args: []string{"docs/plans/plan.md", "1"}}},
+			expect:   expect,
+			modelled: map[string]bool{"D2": true},
+			ledger:   &ledgerCase{dir: ws, alt: alt},
+		}
+	}
+	ref := &sideResult{
+		steps: []outcome{{stdout: []byte("wrote /r/" + ws + "/task-1-brief.md: 1 lines\n")}},
+		pre:   []snapshot{pre},
+		final: with(pre, "repo/.superpowers/sdd/.gitignore", gitignore, ws+"/task-1-brief.md", brief),
+	}
+	oursSide := func(printed string, final snapshot) *sideResult {
+		return &sideResult{steps: []outcome{{stdout: []byte("wrote /r/" + printed + "/task-1-brief.md: 1 lines\n")}}, pre: []snapshot{pre}, final: final}
+	}
+	marker := entry{kind: 'f', perm: 0o644, data: []byte("docs/plans/plan.md\n")}
+	good := with(pre, "repo/.superpowers/sdd/.gitignore", gitignore, alt, dir, alt+"/plan-path", marker, alt+"/task-1-brief.md", brief)
+
+	v := judge(scenario("D2"), ref, oursSide(alt, good), root)
+	assert.True(t, v.expected, v.diffs)
+	assert.NotEmpty(t, v.diffs, "the raw differences are shown")
+	assert.Contains(t, strings.Join(v.notes, "; "), "modelled: D2")
+
+	for _, tc := range []struct {
+		name   string
+		ours   *sideResult
+		expect string
+	}{
+		{"ours marks the skipped workspace", oursSide(alt, with(good, ws+"/plan-path", marker)), "D2"},
+		{"ours writes its brief beside the foreign ledger", oursSide(ws, with(pre, "repo/.superpowers/sdd/.gitignore", gitignore, ws+"/plan-path", marker, ws+"/task-1-brief.md", brief)), "D2"},
+		{"ours takes another name", oursSide(alt+"-2", with(pre, "repo/.superpowers/sdd/.gitignore", gitignore, alt+"-2", dir, alt+"-2/task-1-brief.md", brief)), "D2"},
+		{"ours' brief differs", oursSide(alt, with(good, alt+"/task-1-brief.md", entry{kind: 'f', perm: 0o644, data: []byte("## Task 1\r\n")})), "D2"},
+		{"ours edits the ledger, with a label that excuses", oursSide(alt, with(good, ws+"/progress.md", brief)), "D2+D4"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			v := judge(scenario(tc.expect), ref, tc.ours, root)
+			assert.False(t, v.expected, "%v", v.diffs)
+			assert.NotEmpty(t, v.diffs)
+		})
+	}
+}
+
+// TestJudgeModelsDashRevisions: the reference's git line before bad
+// BASE/bad HEAD is dropped, nothing else.
+func TestJudgeModelsDashRevisions(t *testing.T) {
+	snap := snapshot{"repo": {kind: 'd', perm: 0o755}}
+	side := func(exit int, stderr string) *sideResult {
+		return &sideResult{steps: []outcome{{exit: exit, stderr: []byte(stderr)}}, pre: []snapshot{snap}, final: snap}
+	}
+	scenario := func(base, head string) *Scenario {
+		return &Scenario{
+			steps:    []step{{cmd: "review-package", dir: "repo", args: []string{"plan.md", base, head}}},
+			expect:   "D8",
+			modelled: map[string]bool{"D8": true},
+		}
+	}
+	for _, tc := range []struct {
+		name       string
+		base, head string
+		ref, ours  *sideResult
+		want       bool
+	}{
+		{"git's fatal line", "-n", "HEAD", side(2, "fatal: -n requires an argument\nbad BASE: -n\n"), side(2, "bad BASE: -n\n"), true},
+		{"bash's line, git cannot start", "HEAD", "--prefix", side(2, "/x/review-package: line 22: git: command not found\nbad HEAD: --prefix\n"), side(2, "bad HEAD: --prefix\n"), true},
+		{"$ROOT in the revision", "--output=$ROOT/o", "HEAD", side(2, "fatal: x\nbad BASE: --output=/r/o\n"), side(2, "bad BASE: --output=/r/o\n"), true},
+		{"ours adds a line", "-n", "HEAD", side(2, "fatal: -n requires an argument\nbad BASE: -n\n"), side(2, "bad BASE: -n\nmore\n"), false},
+		{"ours exits otherwise", "-n", "HEAD", side(2, "fatal: -n requires an argument\nbad BASE: -n\n"), side(1, "bad BASE: -n\n"), false},
+		{"not the dash revision's line", "-n", "HEAD", side(2, "fatal: -n requires an argument\nbad BASE: -n\n"), side(2, "bad HEAD: HEAD\n"), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			v := judge(scenario(tc.base, tc.head), tc.ref, tc.ours, "/r")
+			assert.Equal(t, tc.want, v.expected, "%v", v.diffs)
+		})
+	}
+}
+
+// TestOutputRevisionNeverReachesGit: a file named after an --output=
+// revision on our side fails the scenario whatever its labels.
+func TestOutputRevisionNeverReachesGit(t *testing.T) {
+	snap := snapshot{"repo": {kind: 'd', perm: 0o755}}
+	out := snapshot{"repo": {kind: 'd', perm: 0o755}, "repo/rev-out..HEAD": {kind: 'f', perm: 0o644}}
+	s := &Scenario{
+		steps:      []step{{cmd: "review-package", dir: "repo", args: []string{"-p.md", "--output=rev-out", "HEAD"}}},
+		expect:     "D6+D8",
+		modelled:   map[string]bool{"D8": true},
+		absentBase: outputRevBase,
+	}
+	o := outcome{exit: 2, stderr: []byte("bad BASE: --output=rev-out\n")}
+	ref := &sideResult{steps: []outcome{o}, pre: []snapshot{snap}, final: snap}
+	v := judge(s, ref, &sideResult{steps: []outcome{o}, pre: []snapshot{snap}, final: out}, "/r")
+	assert.False(t, v.expected)
+	assert.Contains(t, strings.Join(v.diffs, "; "), "an --output= revision reached git")
+	v = judge(s, ref, &sideResult{steps: []outcome{o}, pre: []snapshot{snap}, final: snap}, "/r")
+	assert.Empty(t, v.diffs)
+}

@@ -168,7 +168,11 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 			sum.Passed++
 			sum.Expected[res.s.expect]++
 			if cfg.Verbose {
-				fmt.Fprintf(cfg.Out, "exp  s%04d %s: expected (%s): %s\n", res.s.ID, res.s.CommandLine(), res.s.expect, strings.Join(res.diffs, "; "))
+				note := ""
+				if len(res.notes) > 0 {
+					note = " [accepted: " + strings.Join(res.notes, "; ") + "]"
+				}
+				fmt.Fprintf(cfg.Out, "exp  s%04d %s: expected (%s): %s%s\n", res.s.ID, res.s.CommandLine(), res.s.expect, strings.Join(res.diffs, "; "), note)
 			}
 		default:
 			sum.Failed++
@@ -322,14 +326,14 @@ func (h *harness) runScenario(ctx context.Context, worker int, s *Scenario) *res
 			}
 		}
 	}
-	res.diffs, res.notes = compareSides(s, sides[0], sides[1], root)
+	v := judge(s, sides[0], sides[1], root)
+	res.diffs, res.notes, res.expected = v.diffs, v.notes, v.expected
 	for i, o := range sides[0].steps {
 		if i > 0 {
 			res.exits += ","
 		}
 		res.exits += strconv.Itoa(o.exit)
 	}
-	res.expected = len(res.diffs) > 0 && s.expect != ""
 	if (len(res.diffs) > 0 && !res.expected || h.cfg.KeepAll) && h.cfg.Keep != "" {
 		if err := h.keep(s, stage, root, afterDirs, sides, res.diffs); err != nil {
 			res.diffs = append(res.diffs, "harness: keeping reproduction: "+err.Error())
