@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -103,6 +104,12 @@ func runChecker(t *testing.T, ref, oursBin string, n int, want func(*Scenario) b
 		if want(genScenario(cfg.Seed, id)) {
 			cfg.Only = append(cfg.Only, id)
 		}
+	}
+	if want != nil {
+		// A rare shape may have fewer than n scenarios among the first
+		// 100*n; a handful is still a test.
+		require.GreaterOrEqual(t, len(cfg.Only), min(n, 5), "too few scenarios show the shape")
+		n = len(cfg.Only)
 	}
 	var out bytes.Buffer
 	cfg.Out = &out
@@ -326,6 +333,197 @@ func TestRelPathAndQuoting(t *testing.T) {
 	assert.Equal(t, "$ROOT/outside/x", shellQuote("$ROOT/outside/x"))
 }
 
+// nodesSnapshot is the tree a scenario's nodes describe (without the
+// history's repository), for resolving paths the way the kernel will.
+func nodesSnapshot(nodes []node, root string) snapshot {
+	// The directories of the history's repository and the worktree that
+	// steps run in or pass through.
+	snap := snapshot{"repo": {kind: 'd'}, "repo/.git": {kind: 'd'}, "wt": {kind: 'd'}}
+	for _, n := range nodes {
+		for d := path.Dir(n.path); d != "."; d = path.Dir(d) {
+			if _, ok := snap[d]; !ok {
+				snap[d] = entry{kind: 'd', perm: 0o755}
+			}
+		}
+		snap[n.path] = entry{kind: n.kind, perm: n.perm, data: n.data, target: strings.ReplaceAll(n.target, "$ROOT", root)}
+	}
+	return snap
+}
+
+// TestNewShapesAreGenerated checks that seeds 1-3 (the seeds of a full
+// run) produce every path, ledger, revision and git shape the checker is
+// meant to try, each more than once.
+func TestNewShapesAreGenerated(t *testing.T) {
+	count := map[string]int{}
+	for seed := int64(1); seed <= 3; seed++ {
+		for id := 1; id <= 500; id++ {
+			s := genScenario(seed, id)
+			for _, st := range s.steps {
+				if strings.HasPrefix(st.dir, "lnk-") {
+					count["cwd through a symlink"]++
+				}
+				for i, a := range st.args {
+					switch {
+					case i == 0 && strings.Contains(a, "plink/../"):
+						count["plan link/../plan.md"]++
+					case i == 0 && strings.Contains(a, "inner/../"):
+						count["plan ./x/../plan.md"]++
+					case i == 0 && strings.Contains(a, "nosuchdir/../"):
+						count["plan missing/../plan.md"]++
+					case i == 0 && strings.HasPrefix(a, "$ROOT/lnk-repo/"), i == 0 && strings.HasPrefix(a, "$ROOT/") && strings.Contains(a, "pdir/"):
+						count["plan absolute through a symlinked directory"]++
+					}
+					if i > 0 && (st.cmd == "task-brief" && i == 2 || st.cmd == "review-package" && i == 3) {
+						switch {
+						case strings.HasPrefix(a, "$ROOT/") && strings.HasSuffix(a, "/ld/out.md"):
+							count["outfile absolute through a symlinked directory"]++
+						case a == "ld/out.md":
+							count["outfile sub/out.md, both relative symlinks"]++
+						case strings.HasSuffix(a, "ld/../out.md"):
+							count["outfile link/../out.md"]++
+						case a == "./x/../out.md":
+							count["outfile ./x/../out.md"]++
+						case a == "./nosuchdir/../out.md":
+							count["outfile ./missing/../out.md"]++
+						}
+					}
+					if st.cmd == "review-package" && (i == 1 || i == 2) {
+						pos := map[int]string{1: "BASE", 2: "HEAD"}[i]
+						for _, f := range []string{"--output=", "-n", "--all", "-"} {
+							if a == f || f == "--output=" && strings.HasPrefix(a, f) {
+								count["revision "+f+" as "+pos]++
+							}
+						}
+					}
+				}
+				if st.cmd == "task-brief" && len(st.args) == 2 {
+					for _, n := range []string{"../../../x", "1/../x", "../x"} {
+						if st.args[1] != n {
+							continue
+						}
+						first, _, _ := strings.Cut(n, "/")
+						made := false
+						for _, nd := range s.nodes {
+							made = made || strings.HasSuffix(nd.path, "/task-"+first)
+						}
+						count[fmt.Sprintf("number %s, task-%s made: %v", n, first, made)]++
+					}
+				}
+			}
+			if s.ledger != nil {
+				count["foreign ledger (D2, modelled)"]++
+			}
+			for _, nd := range s.nodes {
+				if !strings.HasSuffix(nd.path, "/progress.md") || !strings.HasPrefix(string(nd.data), ledgerLine) || s.ledger != nil {
+					continue
+				}
+				named, _, _ := strings.Cut(strings.TrimPrefix(string(nd.data), ledgerLine), "\n")
+				switch {
+				case strings.HasPrefix(named, "$ROOT/"):
+					count["own ledger, absolute"]++
+				case strings.HasPrefix(named, "./"):
+					count["own ledger, ./"]++
+				case strings.HasPrefix(named, "ledger-link/"):
+					count["own ledger, through a symlinked directory"]++
+				default:
+					count["own ledger, relative"]++
+				}
+			}
+			if s.git != gitOK {
+				count["git "+string(s.git)]++
+			}
+		}
+	}
+	for _, want := range []string{
+		"cwd through a symlink", "plan link/../plan.md", "plan ./x/../plan.md", "plan missing/../plan.md",
+		"plan absolute through a symlinked directory",
+		"outfile absolute through a symlinked directory", "outfile sub/out.md, both relative symlinks",
+		"outfile link/../out.md", "outfile ./x/../out.md", "outfile ./missing/../out.md",
+		"revision --output= as BASE", "revision --output= as HEAD", "revision -n as BASE", "revision -n as HEAD",
+		"revision --all as BASE", "revision --all as HEAD", "revision - as BASE", "revision - as HEAD",
+		"number ../../../x, task-.. made: true", "number ../../../x, task-.. made: false",
+		"number 1/../x, task-1 made: true", "number 1/../x, task-1 made: false",
+		"number ../x, task-.. made: true", "number ../x, task-.. made: false",
+		"foreign ledger (D2, modelled)", "own ledger, absolute", "own ledger, ./", "own ledger, relative",
+		"own ledger, through a symlinked directory",
+		"git missing", "git nointerp", "git noexec", "git badformat",
+	} {
+		assert.GreaterOrEqual(t, count[want], 2, want)
+	}
+}
+
+// TestSpellPlanIsTheKernelsReading resolves every plan spelling the way the
+// kernel will and checks it reaches the plan exactly when spellPlan says
+// so, and that a lexical clean of a link/../ spelling lands on the decoy.
+func TestSpellPlanIsTheKernelsReading(t *testing.T) {
+	const root = "/r"
+	lexicalDiffers := 0
+	for id := 0; id < 3000; id++ {
+		r := newRand(11, id)
+		cwd := pick(r, "repo", "repo/sub/dir", "repo/docs/plans", "outside")
+		dir := pick(r, placeDirs...)
+		spelt, nodes, reaches := spellPlan(r, cwd, dir, "plan.md")
+		nodes = append(nodes, node{path: dir + "/plan.md", kind: 'f', perm: 0o644}, node{path: "lnk-repo", kind: 'l', target: "repo"},
+			node{path: "repo/docs/plans", kind: 'd'}, node{path: "repo/sub/dir", kind: 'd'}, node{path: "outside", kind: 'd'})
+		snap := nodesSnapshot(nodes, root)
+		p := strings.ReplaceAll(spelt, "$ROOT", root)
+		if !path.IsAbs(p) {
+			p = cwd + "/" + p
+		}
+		got, ok := kernelPath(snap, root, p)
+		if !reaches {
+			assert.False(t, ok, spelt)
+			assert.Contains(t, spelt, "nosuchdir/../", "only a missing directory keeps a spelling from the plan")
+			continue
+		}
+		require.True(t, ok, "%s from %s: %v", spelt, cwd, nodes)
+		assert.Equal(t, dir+"/plan.md", got, "%s from %s", spelt, cwd)
+		if strings.Contains(spelt, "plink/../") {
+			lexical := strings.TrimPrefix(path.Clean(p), root+"/")
+			require.NotEqual(t, got, lexical, spelt)
+			assert.Equal(t, decoyPlan, string(snap[lexical].data), "a lexical clean of %s reads the decoy", spelt)
+			lexicalDiffers++
+		}
+	}
+	assert.Positive(t, lexicalDiffers)
+}
+
+// TestPathOutfilesPartFromTheLexicalReading checks each link shape of
+// genPathOutfile: the kernel's file and the lexical one differ, so a
+// binary that cleans OUTFILE lexically writes the wrong file.
+func TestPathOutfilesPartFromTheLexicalReading(t *testing.T) {
+	const root = "/r"
+	seen := map[string]bool{}
+	for id := 0; id < 500; id++ {
+		r := newRand(12, id)
+		cwd := pick(r, "repo", "repo/sub/dir", "outside", "wt/sub")
+		out, nodes := genPathOutfile(r, cwd)
+		if !strings.Contains(out, "ld/") {
+			continue
+		}
+		nodes = append(nodes, node{path: cwd, kind: 'd'})
+		snap := nodesSnapshot(nodes, root)
+		p := strings.ReplaceAll(out, "$ROOT", root)
+		if !path.IsAbs(p) {
+			p = cwd + "/" + p
+		}
+		kernel, ok := kernelPath(snap, root, p)
+		require.True(t, ok)
+		lexical := strings.TrimPrefix(path.Clean(p), root+"/")
+		if strings.HasSuffix(out, "ld/out.md") {
+			// Through the link and then the entry's own relative link:
+			// the target beside the link's target, not beside cwd.
+			assert.True(t, strings.HasSuffix(kernel, "/other/target.md"), kernel)
+			seen["through"] = true
+		} else {
+			assert.True(t, strings.HasSuffix(kernel, "/other/out.md"), kernel)
+			seen["dotdot"] = true
+		}
+		assert.NotEqual(t, kernel, lexical, out)
+	}
+	assert.True(t, seen["through"] && seen["dotdot"])
+}
+
 func TestKernelPath(t *testing.T) {
 	snap := snapshot{
 		"repo":                    {kind: 'd'},
@@ -366,6 +564,100 @@ func TestKernelPath(t *testing.T) {
 		assert.Equal(t, tc.ok, ok, tc.in)
 		assert.Equal(t, tc.want, got, tc.in)
 	}
+}
+
+func TestRegexDiffers(t *testing.T) {
+	plan := []byte("# P\n## Task 1: one\n## Task 12: twelve\n## Task 1.5: half\n## Task 1/../x: by path\n## Task 1\xffx\n")
+	for _, tc := range []struct {
+		n    string
+		want bool
+	}{
+		{"1", false},
+		{"../x", false},       // no heading can match: "." is harmless here
+		{"1/../x", false},     // matches its heading both ways
+		{"1.5", false},        // only the literal heading
+		{"1.", true},          // "1." matches "12"
+		{"1/x", false},        // no special character at all
+		{"1\\.5", true},       // a backslash: awk -v escapes
+		{"(", true},           // any other special character
+		{"1.x", true},         // "." matches the byte 0xff, as awk does under LC_ALL=C
+		{"../../../x", false}, // no heading
+	} {
+		assert.Equal(t, tc.want, regexDiffers(tc.n, plan), tc.n)
+	}
+}
+
+// TestLedgerLabels checks the labelling of difference 2's foreign ledger
+// against the kernel's reading of the scenario: D2 (modelled) exactly when
+// the ledger names another file than every plan file a step reaches, and
+// never for a ledger naming this plan, however spelled.
+func TestLedgerLabels(t *testing.T) {
+	const root = "/r"
+	var own, foreign int
+	for seed := int64(1); seed <= 3; seed++ {
+		for id := 1; id <= 500; id++ {
+			s := genScenario(seed, id)
+			snap := nodesSnapshot(s.nodes, root)
+			for _, nd := range s.nodes {
+				if !strings.HasSuffix(nd.path, "/progress.md") || !strings.HasPrefix(string(nd.data), ledgerLine) {
+					continue
+				}
+				named, _, _ := strings.Cut(strings.TrimPrefix(string(nd.data), ledgerLine), "\n")
+				named = strings.TrimRight(strings.ReplaceAll(named, "$ROOT", root), " \t\r")
+				if !path.IsAbs(named) {
+					named = "repo/" + named // relative to the repository root
+				}
+				file, ok := kernelPath(snap, root, named)
+				if !ok {
+					// Nothing there: the path as text names the plan or not.
+					file = strings.TrimPrefix(path.Clean(named), root+"/")
+				}
+				plans := stepPlans(s, snap, root)
+				switch {
+				case plans[file]:
+					own++
+					assert.Nil(t, s.ledger, "s%04d: a ledger naming this plan is adopted", id)
+					assert.False(t, s.modelled["D2"], "s%04d", id)
+				case len(plans) > 0:
+					foreign++
+					assert.Contains(t, strings.Split(s.expect, "+"), "D2", "s%04d", id)
+					if len(plans) > 1 || s.ledger == nil {
+						// A step on a same-basename plan elsewhere: that
+						// is difference 2 too, excused as before, and
+						// never combined with the model.
+						assert.Nil(t, s.ledger, "s%04d", id)
+						assert.False(t, s.modelled["D2"], "s%04d", id)
+						continue
+					}
+					assert.Equal(t, nd.path, s.ledger.dir+"/"+ledgerName)
+					assert.True(t, s.modelled["D2"])
+				default:
+					assert.Nil(t, s.ledger, "s%04d: no step reaches a plan file", id)
+				}
+			}
+		}
+	}
+	assert.Positive(t, own)
+	assert.Positive(t, foreign)
+}
+
+// stepPlans are the regular files the steps' PLAN_FILEs reach, resolved
+// as the kernel will (through symlinks, ".." after them).
+func stepPlans(s *Scenario, snap snapshot, root string) map[string]bool {
+	plans := map[string]bool{}
+	for _, st := range s.steps {
+		if len(st.args) == 0 || st.args[0] == "" || strings.HasSuffix(st.args[0], "/") {
+			continue
+		}
+		p := strings.ReplaceAll(st.args[0], "$ROOT", root)
+		if !path.IsAbs(p) {
+			p = physical(st.dir) + "/" + p
+		}
+		if file, ok := kernelPath(snap, root, p); ok && snap[file].kind == 'f' {
+			plans[file] = true
+		}
+	}
+	return plans
 }
 
 // TestJudgeModelsForeignLedger builds both sides of a foreign-ledger
@@ -485,4 +777,99 @@ func TestOutputRevisionNeverReachesGit(t *testing.T) {
 	assert.Contains(t, strings.Join(v.diffs, "; "), "an --output= revision reached git")
 	v = judge(s, ref, &sideResult{steps: []outcome{o}, pre: []snapshot{snap}, final: snap}, "/r")
 	assert.Empty(t, v.diffs)
+}
+
+// newShape reports whether a scenario exercises a shape of this file's
+// generator: a symlinked or ".." path, a ledger, a path TASK_NUMBER, a git
+// that cannot start, a revision shaped like an option.
+func newShape(s *Scenario) bool {
+	if s.ledger != nil || s.git != gitOK && s.git != gitMissing {
+		return true
+	}
+	for _, st := range s.steps {
+		if strings.HasPrefix(st.dir, "lnk-") {
+			return true
+		}
+		for _, a := range st.args {
+			if strings.Contains(a, "/../") || strings.Contains(a, "ld/") || strings.HasPrefix(a, "--output=") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func TestIdentityReferenceIsCleanOnNewShapes(t *testing.T) {
+	t.Parallel()
+	o := ours(t)
+	sum, out := runChecker(t, wrappers(t, o, nil), o, testScenarios, newShape)
+	assert.Equal(t, 0, sum.Failed, out)
+}
+
+// TestMutationsOfOursAreCaught mutates OUR side (the reference is our
+// binaries unchanged): the invariants and the kernel's paths must catch
+// what a differential check against the scripts alone could miss.
+func TestMutationsOfOursAreCaught(t *testing.T) {
+	t.Parallel()
+	o := ours(t)
+	for _, tc := range []struct {
+		name      string
+		mutate    map[string]string
+		scenarios func(*Scenario) bool
+		command   string
+	}{
+		{
+			name: "sdd-workspace marks a workspace whose ledger names another plan",
+			mutate: map[string]string{"sdd-workspace": `out=$("$OURS" "$@") || exit $?
+printf '%s\n' "$out"
+for d in "$out"/../*/; do
+  [ -f "$d/progress.md" ] && [ ! -e "$d/plan-path" ] && printf 'x\n' > "$d/plan-path"
+done
+exit 0`},
+			scenarios: func(s *Scenario) bool {
+				return s.ledger != nil && s.git == gitOK && s.steps[0].cmd == "sdd-workspace" && !strings.HasPrefix(physical(s.steps[0].dir), "outside") && physical(s.steps[0].dir) != "repo/.git" && !strings.HasPrefix(s.steps[0].dir, "wt")
+			},
+			command: "sdd-workspace",
+		},
+		{
+			name: "review-package hands an --output= revision to git",
+			mutate: map[string]string{"review-package": `for a in "$2" "$3"; do
+  case $a in --output=*) : > "${a#--output=}..HEAD" ;; esac
+done
+exec "$OURS" "$@"`},
+			scenarios: func(s *Scenario) bool {
+				st := s.steps[len(s.steps)-1]
+				return st.cmd == "review-package" && len(st.args) >= 3 && (strings.HasPrefix(st.args[1], "--output=") || strings.HasPrefix(st.args[2], "--output="))
+			},
+			command: "review-package",
+		},
+		{
+			name: "task-brief cleans OUTFILE lexically",
+			mutate: map[string]string{"task-brief": `[ $# -eq 3 ] || exec "$OURS" "$@"
+out=$3
+if [[ $out == */../* ]]; then
+  pre=${out%%/../*}; rest=${out#*/../}
+  if [[ $pre == */* ]]; then out=${pre%/*}/$rest; else out=$rest; fi
+fi
+res=$("$OURS" "$1" "$2" "$out"); rc=$?
+[ -n "$res" ] && printf '%s\n' "${res/"wrote $out:"/"wrote $3:"}"
+exit $rc`},
+			scenarios: func(s *Scenario) bool {
+				st := s.steps[len(s.steps)-1]
+				return st.cmd == "task-brief" && len(st.args) == 3 && strings.Contains(st.args[2], "/../") && !s.excuses()
+			},
+			command: "task-brief",
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			sum, out := runChecker(t, wrappers(t, o, nil), wrappers(t, o, tc.mutate), mutationScenarios, tc.scenarios)
+			require.Positive(t, sum.Failed, out)
+			for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+				if strings.HasPrefix(l, "FAIL ") {
+					assert.Contains(t, l, tc.command, "every failure involves the mutated command")
+				}
+			}
+		})
+	}
 }

@@ -187,7 +187,7 @@ var badRevs = []string{
 	"HEAD~999", "main..", "refs/heads/nope", "@{upstream}", "HEAD:nosuchfile",
 }
 
-var dashRevs = []string{"-n", "--all", "--default", "-", "--verify"}
+var dashRevs = []string{"-n", "--all", "--default", "-", "--verify", "--prefix"}
 
 // numberChoices are TASK_NUMBERs beyond those a plan uses: absent,
 // prefix traps, empty, blanks; the regex-special ones are difference 4.
@@ -245,9 +245,12 @@ func genScenario(seed int64, id int) *Scenario {
 		s.env = append(s.env, "COLUMNS="+pick(r, "40", "200"))
 	}
 
-	// Existing SDD state in the repository.
+	// Existing SDD state in the repository. blocked is a path under which
+	// no workspace node can be made (it is a file or a dangling link).
 	sdd := "repo/.superpowers/sdd"
-	switch r.IntN(12) {
+	blocked := ""
+	ledgerKind := ""
+	switch r.IntN(14) {
 	case 0:
 		s.nodes = append(s.nodes, node{path: sdd + "/.gitignore", kind: 'f', perm: 0o600, data: []byte("other\n!contents\n")})
 	case 1:
@@ -258,65 +261,101 @@ func genScenario(seed int64, id int) *Scenario {
 			node{path: sdd + "/.gitignore", kind: 'l', target: "../../ignore-target"})
 	case 3:
 		s.nodes = append(s.nodes, node{path: "repo/.superpowers", kind: 'f', perm: 0o644, data: []byte("not a dir\n")})
+		blocked = "repo/.superpowers"
 	case 4:
 		s.nodes = append(s.nodes, node{path: sdd + "/.gitignore", kind: 'd', perm: 0o755})
-	case 5:
-		s.nodes = append(s.nodes, node{path: sdd + "/plan/progress.md", kind: 'f', perm: 0o644, data: []byte("# SDD ledger — plan: docs/plans/plan.md\n")})
+	case 5, 8: // a workspace left by the reference scripts, with a ledger
+		ledgerKind = pick(r, "foreign", "foreign", "own", "own", "noid")
 	case 6:
 		s.nodes = append(s.nodes, node{path: sdd + "/plan", kind: 'f', perm: 0o644, data: []byte("a file where the workspace goes\n")})
+		blocked = sdd + "/plan"
 	case 7:
 		s.nodes = append(s.nodes, node{path: sdd + "/plan", kind: 'l', target: "nowhere"})
+		blocked = sdd + "/plan"
 	}
 
-	// The plan.
+	// The plan. Its nodes are added last: a TASK_NUMBER may add a heading.
 	name := pick(r, planNames...)
+	dashBare := false // a dash name given bare, from its own directory
 	if chance(r, 0.04) {
 		name = pick(r, dashNames...)
+		dashBare = chance(r, 0.5)
 	}
 	dir := pick(r, placeDirs...)
 	planRel := path.Join(dir, name)
+	planReal := planRel // the regular file the plan is, through its link
 	data, nums := genPlan(r)
 	planKind := r.IntN(40)
-	switch {
-	case planKind == 0: // missing
-	case planKind == 1: // a directory
-		s.nodes = append(s.nodes, node{path: planRel, kind: 'd', perm: 0o755})
-	case planKind == 2: // a symlink to the real plan, named differently
-		s.nodes = append(s.nodes,
-			node{path: dir + "/real-plan.txt", kind: 'f', perm: 0o644, data: data},
-			node{path: planRel, kind: 'l', target: "real-plan.txt"})
-	case planKind == 3: // a dangling symlink
-		s.nodes = append(s.nodes, node{path: planRel, kind: 'l', target: "no-such-target.md"})
-	default:
-		s.nodes = append(s.nodes, node{path: planRel, kind: 'f', perm: pick(r, fs.FileMode(0o644), 0o600, 0o755), data: data})
+	if planKind == 2 {
+		planReal = dir + "/real-plan.txt"
 	}
 
 	cwd := pick(r, cwdChoices...)
+	if chance(r, 0.08) {
+		// Run from a directory reached through a symlink, as after a
+		// shell's `cd lnk-repo/sub/dir`: relative paths are the kernel's,
+		// from the physical directory; PWD is the logical one.
+		l := pick(r, cwdLinks...)
+		cwd = l.name
+		if l.phys == "repo" && chance(r, 0.5) {
+			cwd += "/sub/dir"
+		}
+		s.nodes = append(s.nodes, node{path: l.name, kind: 'l', target: l.target})
+	}
 	if strings.HasPrefix(cwd, "wt") && !s.worktree {
 		cwd = "repo"
+	}
+	if dashBare {
+		cwd = dir // difference 6 needs the name itself as the argument
 	}
 	if s.worktree {
 		s.nodes = append(s.nodes, node{path: "wt/sub", kind: 'd', perm: 0o755})
 	}
-	planArg := spell(r, cwd, planRel)
+	phys := physical(cwd)
+	// The repository root a workspace is resolved in from cwd.
+	wsRoot := "repo"
+	if strings.HasPrefix(phys, "wt") {
+		wsRoot = "wt"
+	}
+	slug := slugOf(name)
+
+	planArg, spellNodes, reaches := spellPlan(r, phys, dir, name)
+	s.nodes = append(s.nodes, spellNodes...)
+	if dashBare {
+		planArg, reaches = name, true
+	}
+	isFile := (planKind == 2 || planKind > 3) && reaches
 	switch r.IntN(40) {
 	case 0:
-		planArg = ""
+		planArg, isFile = "", false
 	case 1:
-		planArg = "docs"
+		planArg, isFile = "docs", false
 	case 2:
 		planArg += "/" // trailing slash: not a regular file
+		isFile = false
 	case 3:
 		planArg = pick(r, "-h", "--help", "--version")
-		planKind = 0
+		planKind, isFile = 0, false
 	}
+	// reachedOnce: some step's PLAN_FILE is this plan, a regular file.
+	reachedOnce := isFile
 	// Difference 6 only matters once the plan passed the -f check: before
 	// that, both sides just say "no such plan file".
-	isFile := planKind == 2 || planKind > 3
 	if isFile && (strings.HasPrefix(planArg, "-") || awkAssignment.MatchString(planArg)) {
 		mark("D6")
 	}
 
+	// A workspace the reference scripts left, with a ledger. One naming
+	// another plan file is difference 2 (ours skips it untouched); one
+	// naming this plan, however spelled, is adopted by both sides.
+	foreign := false
+	if ledgerKind != "" && slug != "" {
+		var nodes []node
+		nodes, foreign = genLedger(r, ledgerKind, sdd+"/"+slug, planRel, planReal)
+		s.nodes = append(s.nodes, nodes...)
+	}
+
+	var numbers []string // TASK_NUMBERs the steps use, for difference 4
 	var st step
 	st.dir = cwd
 	switch c := r.IntN(20); {
@@ -329,9 +368,22 @@ func genScenario(seed int64, id int) *Scenario {
 		if len(nums) > 0 && chance(r, 0.7) {
 			n = pick(r, nums...)
 		}
-		if strings.ContainsAny(n, regexSpecial) {
-			mark("D4")
+		if chance(r, 0.15) {
+			n = pick(r, pathNumbers...)
+			if n[0] >= '0' && n[0] <= '9' && chance(r, 0.5) {
+				// A task heading the number finds, so the brief is
+				// written through <workspace>/task-1/...
+				if len(data) > 0 && data[len(data)-1] != '\n' {
+					data = append(data, '\n')
+				}
+				data = append(data, "## Task "+n+": reached by path\nDo it.\n"...)
+			}
+			ws := wsRoot + "/.superpowers/sdd/" + slug
+			if slug != "" && !foreign && (blocked == "" || !strings.HasPrefix(ws, blocked)) && chance(r, 0.7) {
+				s.nodes = append(s.nodes, taskDirNodes(r, ws, n)...)
+			}
 		}
+		numbers = append(numbers, n)
 		st.args = []string{planArg, n}
 	default:
 		st.cmd = "review-package"
@@ -339,16 +391,26 @@ func genScenario(seed int64, id int) *Scenario {
 		if strings.HasPrefix(base, "-") || strings.HasPrefix(head, "-") {
 			model("D8")
 		}
+		if strings.HasPrefix(base, "--output=") || strings.HasPrefix(head, "--output=") {
+			s.absentBase = outputRevBase
+		}
 		st.args = []string{planArg, base, head}
 	}
 	if st.cmd != "sdd-workspace" && chance(r, 0.5) {
-		out, nodes, same := genOutfile(r, cwd, planRel)
+		var out string
+		var nodes []node
+		var same bool
+		if chance(r, 0.3) {
+			out, nodes = genPathOutfile(r, phys)
+		} else {
+			out, nodes, same = genOutfile(r, phys, planRel)
+		}
 		s.nodes = append(s.nodes, nodes...)
 		if same {
 			mark("D5")
 		}
 		if planKind == 2 && chance(r, 0.3) {
-			out = spell(r, cwd, path.Join(dir, "real-plan.txt")) // the plan, through the link's target
+			out = spell(r, phys, planReal) // the plan, through the link's target
 			mark("D5")
 		}
 		st.args = append(st.args, out)
@@ -362,27 +424,84 @@ func genScenario(seed int64, id int) *Scenario {
 		st.args = nil
 	}
 
-	// A first step on the same plan (a rerun, the workspace made first), or
-	// on a same-basename plan elsewhere (difference 2).
-	switch r.IntN(10) {
+	// A first step on the same plan (a rerun, the workspace made first, or
+	// another spelling of it: one workspace), or on a same-basename plan
+	// elsewhere (difference 2, not combined with a foreign ledger, whose
+	// model assumes every step is on this plan).
+	switch r.IntN(12) {
 	case 0:
 		s.steps = append(s.steps, step{cmd: "sdd-workspace", dir: cwd, args: []string{planArg}})
 	case 1:
-		s.steps = append(s.steps, step{cmd: "task-brief", dir: cwd, args: []string{planArg, pick(r, append(nums, "1")...)}})
+		n := pick(r, append(nums, "1")...)
+		numbers = append(numbers, n)
+		s.steps = append(s.steps, step{cmd: "task-brief", dir: cwd, args: []string{planArg, n}})
 	case 2:
+		if foreign {
+			break
+		}
 		other := path.Join("repo/other", name)
 		s.nodes = append(s.nodes, node{path: other, kind: 'f', perm: 0o644, data: []byte("# Other plan\n## Task 1: other\n")})
-		s.steps = append(s.steps, step{cmd: "sdd-workspace", dir: cwd, args: []string{spell(r, cwd, other)}})
+		s.steps = append(s.steps, step{cmd: "sdd-workspace", dir: cwd, args: []string{spell(r, phys, other)}})
 		mark("D2")
+	case 3:
+		again, nodes, ok := spellPlan(r, phys, dir, name)
+		s.nodes = append(s.nodes, nodes...)
+		s.steps = append(s.steps, step{cmd: "sdd-workspace", dir: cwd, args: []string{again}})
+		reachedOnce = reachedOnce || ok && (planKind == 2 || planKind > 3)
 	}
 	s.steps = append(s.steps, st)
+	if foreign && reachedOnce {
+		// Some step names this plan file, and the ledger another: ours
+		// skips the directory and takes <slug>-<parent of the real plan>.
+		model("D2")
+		s.ledger = &ledgerCase{dir: sdd + "/" + slug, alt: sdd + "/" + slug + "-" + path.Base(path.Dir(planReal))}
+	}
+
+	// The plan file, now that its text is final.
+	switch {
+	case planKind == 0: // missing
+	case planKind == 1: // a directory
+		s.nodes = append(s.nodes, node{path: planRel, kind: 'd', perm: 0o755})
+	case planKind == 2: // a symlink to the real plan, named differently
+		s.nodes = append(s.nodes,
+			node{path: planReal, kind: 'f', perm: 0o644, data: data},
+			node{path: planRel, kind: 'l', target: "real-plan.txt"})
+	case planKind == 3: // a dangling symlink
+		s.nodes = append(s.nodes, node{path: planRel, kind: 'l', target: "no-such-target.md"})
+	default:
+		s.nodes = append(s.nodes, node{path: planRel, kind: 'f', perm: pick(r, fs.FileMode(0o644), 0o600, 0o755), data: data})
+	}
+	if isFile {
+		for _, n := range numbers {
+			if regexDiffers(n, data) {
+				mark("D4")
+			}
+		}
+	}
 	for _, st := range s.steps {
 		if len(st.args) == 1 && (st.args[0] == "-h" || st.args[0] == "--help" || st.args[0] == "--version") {
 			mark("D1")
 		}
 	}
+	s.nodes = dedupeLinks(s.nodes)
 	s.expect = strings.Join(expect, "+")
 	return s
+}
+
+// dedupeLinks drops a symlink node whose path an earlier node already
+// makes: two spellings of one plan may each want the same link (their
+// targets reach the same directory), and a second symlink cannot be made.
+func dedupeLinks(nodes []node) []node {
+	seen := map[string]bool{}
+	out := nodes[:0]
+	for _, n := range nodes {
+		if n.kind == 'l' && seen[n.path] {
+			continue
+		}
+		seen[n.path] = true
+		out = append(out, n)
+	}
+	return out
 }
 
 func newRand(seed int64, id int) *rand.Rand {
@@ -423,13 +542,16 @@ func relPath(dir, target string) string {
 func pickRev(r *rand.Rand, h *history, base bool) string {
 	x := r.IntN(40)
 	switch {
-	case x == 0:
-		return pick(r, dashRevs...)
 	case x < 3:
+		if chance(r, 0.6) {
+			return pick(r, revForms...)
+		}
+		return pick(r, dashRevs...)
+	case x < 5:
 		return pick(r, badRevs...)
-	case x == 3 && len(h.objects) > 0:
+	case x == 5 && len(h.objects) > 0:
 		return "{" + pick(r, h.objects...) + "}"
-	case x < 9 && len(h.full) > 0:
+	case x < 11 && len(h.full) > 0:
 		rev := "{" + pick(r, h.full...) + "}"
 		if chance(r, 0.3) {
 			rev += pick(r, ":7", ":10")
