@@ -402,11 +402,18 @@ func TestNewShapesAreGenerated(t *testing.T) {
 							continue
 						}
 						first, _, _ := strings.Cut(n, "/")
-						made := false
+						made, linked, found := false, false, false
 						for _, nd := range s.nodes {
 							made = made || strings.HasSuffix(nd.path, "/task-"+first)
+							linked = linked || strings.HasSuffix(nd.path, "/task-"+first) && nd.kind == 'l'
+							found = found || bytes.Contains(nd.data, []byte("## Task "+n+": "))
 						}
 						count[fmt.Sprintf("number %s, task-%s made: %v", n, first, made)]++
+						if linked && found && strings.Contains(n, "/../") {
+							// Written through the link: ".." is the
+							// link target's parent, not the workspace.
+							count["number 1/../ found, task-1 a symlink"]++
+						}
 					}
 				}
 			}
@@ -444,6 +451,7 @@ func TestNewShapesAreGenerated(t *testing.T) {
 		"number ../../../x, task-.. made: true", "number ../../../x, task-.. made: false",
 		"number 1/../x, task-1 made: true", "number 1/../x, task-1 made: false",
 		"number ../x, task-.. made: true", "number ../x, task-.. made: false",
+		"number 1/../ found, task-1 a symlink",
 		"foreign ledger (D2, modelled)", "own ledger, absolute", "own ledger, ./", "own ledger, relative",
 		"own ledger, through a symlinked directory",
 		"git missing", "git nointerp", "git noexec", "git badformat",

@@ -337,8 +337,6 @@ func genScenario(seed int64, id int) *Scenario {
 		planArg = pick(r, "-h", "--help", "--version")
 		planKind, isFile = 0, false
 	}
-	// reachedOnce: some step's PLAN_FILE is this plan, a regular file.
-	reachedOnce := isFile
 	// Difference 6 only matters once the plan passed the -f check: before
 	// that, both sides just say "no such plan file".
 	if isFile && (strings.HasPrefix(planArg, "-") || awkAssignment.MatchString(planArg)) {
@@ -356,6 +354,7 @@ func genScenario(seed int64, id int) *Scenario {
 	}
 
 	var numbers []string // TASK_NUMBERs the steps use, for difference 4
+	pathNumber := false  // a TASK_NUMBER with "/": it matters with the default OUTFILE
 	var st step
 	st.dir = cwd
 	switch c := r.IntN(20); {
@@ -368,13 +367,17 @@ func genScenario(seed int64, id int) *Scenario {
 		if len(nums) > 0 && chance(r, 0.7) {
 			n = pick(r, nums...)
 		}
-		if chance(r, 0.15) {
+		if chance(r, 0.3) {
+			pathNumber = true
 			n = pick(r, pathNumbers...)
-			if n[0] >= '0' && n[0] <= '9' && chance(r, 0.5) {
+			if n[0] >= '0' && n[0] <= '9' && chance(r, 0.8) {
 				// A task heading the number finds, so the brief is
 				// written through <workspace>/task-1/...
 				if len(data) > 0 && data[len(data)-1] != '\n' {
 					data = append(data, '\n')
+				}
+				if fenceOpen(data) {
+					data = append(data, "```\n"...) // or the heading is fenced
 				}
 				data = append(data, "## Task "+n+": reached by path\nDo it.\n"...)
 			}
@@ -396,7 +399,7 @@ func genScenario(seed int64, id int) *Scenario {
 		}
 		st.args = []string{planArg, base, head}
 	}
-	if st.cmd != "sdd-workspace" && chance(r, 0.5) {
+	if st.cmd != "sdd-workspace" && !pathNumber && chance(r, 0.5) {
 		var out string
 		var nodes []node
 		var same bool
@@ -424,6 +427,7 @@ func genScenario(seed int64, id int) *Scenario {
 		st.args = nil
 	}
 
+	otherSpellingReaches := false
 	// A first step on the same plan (a rerun, the workspace made first, or
 	// another spelling of it: one workspace), or on a same-basename plan
 	// elsewhere (difference 2, not combined with a foreign ledger, whose
@@ -447,9 +451,15 @@ func genScenario(seed int64, id int) *Scenario {
 		again, nodes, ok := spellPlan(r, phys, dir, name)
 		s.nodes = append(s.nodes, nodes...)
 		s.steps = append(s.steps, step{cmd: "sdd-workspace", dir: cwd, args: []string{again}})
-		reachedOnce = reachedOnce || ok && (planKind == 2 || planKind > 3)
+		otherSpellingReaches = ok && (planKind == 2 || planKind > 3)
 	}
 	s.steps = append(s.steps, st)
+	// Some step's PLAN_FILE is this plan, a regular file (a wrong
+	// argument count may have dropped it from the last step).
+	reachedOnce := otherSpellingReaches
+	for _, st := range s.steps {
+		reachedOnce = reachedOnce || isFile && len(st.args) > 0 && st.args[0] == planArg
+	}
 	if foreign && reachedOnce {
 		// Some step names this plan file, and the ledger another: ours
 		// skips the directory and takes <slug>-<parent of the real plan>.

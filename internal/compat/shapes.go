@@ -1,6 +1,7 @@
 package compat
 
 import (
+	"bytes"
 	"math/rand/v2"
 	"path"
 	"regexp"
@@ -164,7 +165,21 @@ func genPathOutfile(r *rand.Rand, cwd string) (string, []node) {
 // pathNumbers are TASK_NUMBERs holding "/" and "..": with the default
 // OUTFILE they name <workspace>/task-<N>-brief.md, which the kernel resolves
 // through <workspace>/task-.. or <workspace>/task-1 when that exists.
-var pathNumbers = []string{"../../../x", "../../x", "../x", "1/../x", "1/x", "1/../../x"}
+// 1/../x twice: found through a symlinked task-1, it is the one a lexical
+// clean of the default OUTFILE gets wrong while the task is written.
+var pathNumbers = []string{"../../../x", "../../x", "../x", "1/../x", "1/../x", "1/x", "1/../../x"}
+
+// fenceOpen reports whether plan ends inside a fence (SPEC.md task-brief
+// 4: a line beginning with three backticks toggles it).
+func fenceOpen(plan []byte) bool {
+	open := false
+	for _, l := range bytes.Split(plan, []byte("\n")) {
+		if bytes.HasPrefix(l, []byte("```")) {
+			open = !open
+		}
+	}
+	return open
+}
 
 // taskDirNodes makes the directory a path TASK_NUMBER needs inside the
 // workspace ws (task-.. for "../x", task-1 for "1/../x"): a real
