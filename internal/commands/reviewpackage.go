@@ -133,13 +133,16 @@ func badRevision(what, rev string) error { return exit.Errorf(exit.Usage, "bad %
 func verified(env *cliapp.Env, p *git.Pending, what, rev string) error {
 	_, err := p.Result(env.Git)
 	var ge *git.Error
-	if errors.As(err, &ge) && ge.Unstarted != "" {
+	var sig *exit.Signaled
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &sig):
+		return err // killed by our signal: the revision was not judged, and nothing is said
+	case errors.As(err, &ge) && ge.Unstarted != "":
 		env.Report(ge)
 	}
-	if err != nil {
-		return badRevision(what, rev)
-	}
-	return nil
+	return badRevision(what, rev)
 }
 
 // packageError maps a failure while writing the package: the output's own

@@ -278,3 +278,21 @@ func TestVersionOfAPlainBuild(t *testing.T) {
 		assert.Regexp(t, `^sdd-workspace devel-[0-9a-f]{12}(\+dirty)?\n$`, res.Stdout)
 	}
 }
+
+// A git in a relative PATH entry ("." here) is never run: it is not the
+// system git, and on Windows any git.exe in the current directory would
+// be. The search goes on in the absolute entries.
+func TestGitInARelativePathEntryIsPassedOver(t *testing.T) {
+	r := testutil.NewRepo(t)
+	r.Write("plan.md", twoTasks)
+	ran := filepath.Join(t.TempDir(), "ran")
+	r.Write("git", "#!/bin/sh\n: > "+ran+"\nexit 1\n")
+	testutil.Chmod(t, filepath.Join(r.Root, "git"), 0o755)
+	real, err := exec.LookPath("git")
+	require.NoError(t, err)
+	env := withPathOnly(r.Env, ".", filepath.Dir(real))
+	res := testutil.RunIn(r.Root, env, testutil.Bin(t, "sdd-workspace"), "plan.md")
+	require.Equal(t, 0, res.Code, res.Stderr)
+	assert.Equal(t, ws(r, "plan")+"\n", res.Stdout)
+	assert.NoFileExists(t, ran)
+}

@@ -163,6 +163,37 @@ func TestSignalsStopALongPackage(t *testing.T) {
 	}
 }
 
+// A signal while the revisions are being checked ends the command by that
+// signal and nothing else: no "bad BASE" for a revision git never judged.
+func TestSignalWhileCheckingRevisionsSaysNothing(t *testing.T) {
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGHUP} {
+		t.Run(sig.String(), func(t *testing.T) {
+			r, base := bigRepo(t, 1000)
+			real, err := exec.LookPath("git")
+			require.NoError(t, err)
+			pidFile := filepath.Join(t.TempDir(), "pid")
+			dir := t.TempDir()
+			script := fmt.Sprintf("#!/usr/bin/env bash\nif [ \"$1 $2\" = \"rev-parse --verify\" ]; then echo $$ > %s; exec sleep 60; fi\nexec %q \"$@\"\n", pidFile, real)
+			require.NoError(t, os.WriteFile(filepath.Join(dir, "git"), []byte(script), 0o755))
+			cmd := exec.Command(testutil.Bin(t, "review-package"), "plan.md", base, "HEAD", "out.diff")
+			cmd.Dir, cmd.Env = r.Root, withPath(r.Env, dir)
+			var stdout, stderr strings.Builder
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			require.NoError(t, cmd.Start())
+			waitFor(t, func() bool { b, _ := os.ReadFile(pidFile); return len(b) > 0 })
+			require.NoError(t, cmd.Process.Signal(sig))
+			err = cmd.Wait()
+			var ee *exec.ExitError
+			require.ErrorAs(t, err, &ee)
+			status := ee.Sys().(syscall.WaitStatus)
+			assert.True(t, status.Signaled() && status.Signal() == sig, "died of %v", sig)
+			assert.Empty(t, stderr.String())
+			assert.Empty(t, stdout.String())
+			assert.NoFileExists(t, filepath.Join(r.Root, "out.diff"))
+		})
+	}
+}
+
 // A signal ignored by whoever started the command (`trap ” INT`,
 // `nohup`) stays ignored: the package is written all the same.
 func TestIgnoredSignalStaysIgnored(t *testing.T) {

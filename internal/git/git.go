@@ -92,12 +92,15 @@ func (r *Runner) lookup() (string, *Error) {
 			r.stdin = os.Stdin
 		}
 		path, err := exec.LookPath("git")
+		if errors.Is(err, exec.ErrDot) {
+			// A git in a relative PATH entry (".", "") is not the system
+			// git (on Windows, any git.exe in the current directory would
+			// be run): look on in the absolute entries.
+			path, err = lookAbsolute("git")
+		}
 		switch {
 		case err == nil:
 			r.path = path
-		case errors.Is(err, exec.ErrDot):
-			// A git.exe in the current directory is not the system git.
-			r.lookErr = &Error{Status: NotFoundStatus, Err: err, Unstarted: notFoundMessage}
 		default:
 			// A shell that finds only a git it may not execute runs it all
 			// the same and reports the refusal: 126, not "not found".
@@ -109,6 +112,19 @@ func (r *Runner) lookup() (string, *Error) {
 		}
 	})
 	return r.path, r.lookErr
+}
+
+// lookAbsolute is exec.LookPath over PATH's absolute entries only.
+func lookAbsolute(name string) (string, error) {
+	for _, dir := range filepath.SplitList(os.Getenv("PATH")) {
+		if !filepath.IsAbs(dir) {
+			continue
+		}
+		if p, err := exec.LookPath(dir + string(filepath.Separator) + name); err == nil {
+			return p, nil
+		}
+	}
+	return "", exec.ErrNotFound
 }
 
 // nonExecutable returns the first regular file named name on PATH that

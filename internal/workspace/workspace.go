@@ -86,7 +86,7 @@ func Ensure(root, plan, slug string) (string, error) {
 	var dir string
 	for i := 0; ; i++ {
 		if i == maxCandidates {
-			return "", exit.Errorf(exit.IO, "no free workspace name for %s under %s", plan, base)
+			return "", exit.Ownf(exit.IO, "no free workspace name for %s under %s", plan, base)
 		}
 		candidate := base + string(host.sep) + candidateName(slug, pf.parent, i)
 		owned, err := claim(candidate, pf)
