@@ -1,23 +1,25 @@
 # sdd-go: Go drop-in replacements for the SDD helper scripts.
-# Extra targets live in mk/*.mk so each area owns its own rules.
+# Extra targets live in mk/*.mk so each area owns its own rules. Each target
+# has a "## target: what it does" line above it: `make help` lists them.
 
-GO       ?= go
-BIN      ?= bin
-VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
-LDFLAGS  := -s -w -X github.com/sdd-go/sdd-go/internal/cliapp.Version=$(VERSION)
-COMMANDS := sdd-workspace task-brief review-package
-# urfave/cli's man-page and markdown generators (and their markdown parser)
-# are never used by positional-only commands; leaving them out trims the
-# binary and its start-up, which dominates a run of sdd-workspace.
-TAGS     := urfave_cli_no_docs
+GO      ?= go
+BIN     ?= bin
+# The version stamped into the binaries; empty means the tag on HEAD, else
+# git describe, else "dev" (internal/ship.DefaultVersion).
+VERSION ?=
 
-.PHONY: all build test lint fmt-check vet install demo clean
+.PHONY: all help build test lint fmt-check vet install demo clean
 
+## all: the same as build.
 all: build
 
+## help: list every target with one line each.
+help:
+	@grep -h '^## [a-z-]*:' $(MAKEFILE_LIST) | sed 's/^## //' | awk '{ i = index($$0, ": "); printf "  %-14s %s\n", substr($$0, 1, i - 1), substr($$0, i + 2) }'
+
+## build: bin/sdd-workspace, bin/task-brief, bin/review-package, built as they ship (internal/ship).
 build:
-	@mkdir -p $(BIN)
-	$(GO) build -trimpath -tags '$(TAGS)' -ldflags '$(LDFLAGS)' -o $(BIN)/ ./cmd/...
+	$(GO) run ./scripts/build -o $(BIN) -version '$(VERSION)'
 
 ## test: everything CI checks: formatting, vet, cross builds, every test with the race detector.
 # The tests run with a fresh TMPDIR of mode 1777, as /tmp is, and fail if
@@ -31,22 +33,28 @@ test: lint cross
 		echo "test: the suite left its TMPDIR at mode $$mode, not 1777" >&2; exit 1; fi; \
 	exit $$status
 
+## lint: gofmt check and go vet.
 lint: fmt-check vet
 
+## fmt-check: fail if gofmt would change a tracked Go file.
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 
+## vet: go vet ./...
 vet:
 	$(GO) vet ./...
 
+## install: go install the three commands as they ship (into GOBIN or GOPATH/bin).
 install:
-	$(GO) install -trimpath -tags '$(TAGS)' -ldflags '$(LDFLAGS)' ./cmd/...
+	$(GO) run ./scripts/build -install -version '$(VERSION)'
 
+## demo: build, then run all three commands on the bundled example plan in a throw-away repository.
 demo: build
 	@./scripts/demo.sh $(BIN)
 
+## clean: remove bin/ and dist/.
 clean:
 	rm -rf $(BIN) dist
 
--include mk/*.mk
+include mk/*.mk

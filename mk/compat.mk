@@ -9,6 +9,7 @@ COMPAT_FLAGS ?=
 
 .PHONY: compat
 
+## compat: run the reference scripts and ours side by side on generated scenarios (SDD_REFERENCE=…).
 compat: build
 	$(GO) build -o $(BIN)/sdd-compat ./scripts/compat
 	@$(BIN)/sdd-compat -ours $(BIN) $(COMPAT_FLAGS)

@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/sdd-go/sdd-go/internal/reference"
 	"github.com/sdd-go/sdd-go/internal/ship"
 )
 
@@ -79,7 +80,7 @@ func binaries(tb testing.TB) string {
 func benchVariants(b *testing.B, c Case) {
 	variants := []Variant{}
 	home, _ := os.UserHomeDir()
-	if ref, err := FindReference(os.Getenv, home); err == nil && ref != "" {
+	if ref, err := reference.Find(os.Getenv, home); err == nil {
 		v, _ := commandVariant(Reference, filepath.Join(ref, c.Command), nil, c)
 		variants = append(variants, v)
 	}
@@ -132,11 +133,11 @@ func BenchmarkRealistic(b *testing.B) {
 }
 
 // BenchmarkLarge times task-brief on a 200 MiB plan and review-package on
-// a ~500 MiB diff. Building them takes minutes, so it runs only with
+// a ~300 MiB diff. Building them takes minutes, so it runs only with
 // SDD_BENCH_LARGE=1.
 func BenchmarkLarge(b *testing.B) {
 	if os.Getenv("SDD_BENCH_LARGE") != "1" {
-		b.Skip("set SDD_BENCH_LARGE=1 to build a 200 MiB plan and a ~500 MiB diff")
+		b.Skip("set SDD_BENCH_LARGE=1 to build a 200 MiB plan and a ~300 MiB diff")
 	}
 	dir := scratchDir(b)
 	ctx := context.Background()
@@ -144,7 +145,7 @@ func BenchmarkLarge(b *testing.B) {
 	require.NoError(b, err)
 	fi, err := os.Stat(plan.Plan)
 	require.NoError(b, err)
-	diff, err := BuildLargeDiff(ctx, mkdirAll(filepath.Join(dir, "diff")), 500*MiB, LargeDiffLines)
+	diff, err := BuildLargeDiff(ctx, mkdirAll(filepath.Join(dir, "diff")), 300*MiB, LargeDiffLines)
 	require.NoError(b, err)
 	for _, c := range LargeCases(plan, fi.Size(), diff) {
 		b.Run(strings.ReplaceAll(c.Name, " ", ""), func(b *testing.B) { benchVariants(b, c) })

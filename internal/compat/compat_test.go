@@ -261,40 +261,6 @@ func TestPlanShapes(t *testing.T) {
 	}
 }
 
-func TestFindReference(t *testing.T) {
-	env := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
-	mk := func(dir string) string {
-		d := filepath.Join(dir, filepath.FromSlash(referenceSuffix))
-		require.NoError(t, os.MkdirAll(d, 0o755))
-		for _, c := range Commands {
-			require.NoError(t, os.WriteFile(filepath.Join(d, c), []byte("#!/bin/sh\n"), 0o755))
-		}
-		return d
-	}
-	home := t.TempDir()
-
-	_, err := FindReference(env(nil), home)
-	var usage *ErrUsage
-	require.ErrorAs(t, err, &usage)
-	assert.Contains(t, usage.Msg, "SDD_REFERENCE=")
-	assert.Contains(t, usage.Msg, "obra/superpowers")
-
-	_, err = FindReference(env(map[string]string{"SDD_REFERENCE": home}), home)
-	require.ErrorAs(t, err, &usage)
-
-	old := mk(filepath.Join(home, ".claude", "plugins", "cache", "sp", "superpowers", "6.1.0"))
-	newer := mk(filepath.Join(home, ".claude", "plugins", "cache", "sp", "superpowers", "6.2.0"))
-	past := time.Now().Add(-time.Hour)
-	require.NoError(t, os.Chtimes(filepath.Join(old, "sdd-workspace"), past, past))
-	got, err := FindReference(env(nil), home)
-	require.NoError(t, err)
-	assert.Equal(t, newer, got)
-
-	got, err = FindReference(env(map[string]string{"SDD_REFERENCE": old}), home)
-	require.NoError(t, err)
-	assert.Equal(t, old, got)
-}
-
 func TestPartialOutfile(t *testing.T) {
 	empty := entry{kind: 'f', perm: 0o644}
 	partial := entry{kind: 'f', perm: 0o644, data: []byte("# Review package: a..b\n\n## Commits\n")}

@@ -19,10 +19,12 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/sdd-go/sdd-go/internal/ship"
 )
 
 // Commands are the three tools, by the names both sides use.
-var Commands = []string{"sdd-workspace", "task-brief", "review-package"}
+var Commands = ship.Commands
 
 // Config is one checker run.
 type Config struct {

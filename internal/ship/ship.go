@@ -47,7 +47,8 @@ func LDFlags(version string) string {
 type Build struct {
 	Go      string   // the go command; "" means "go"
 	Root    string   // the module root (where go.mod is)
-	Out     string   // the directory the binaries go to
+	Out     string   // the directory the binaries go to (not used with Install)
+	Install bool     // go install (into GOBIN, or GOPATH/bin) instead of building into Out
 	GOOS    string   // "" for the host's
 	GOARCH  string   // "" for the host's
 	Version string   // stamped into the binaries; "" leaves --version to the build record
@@ -59,11 +60,17 @@ type Build struct {
 
 // Args is the go command line of b, without the go command itself.
 func (b Build) Args() []string {
-	args := []string{"build", "-trimpath", "-tags", Tags, "-ldflags", LDFlags(b.Version)}
+	verb := "build"
+	if b.Install {
+		verb = "install"
+	}
+	args := []string{verb, "-trimpath", "-tags", Tags, "-ldflags", LDFlags(b.Version)}
 	if b.Race {
 		args = append(args, "-race")
 	}
-	args = append(args, "-o", b.Out+string(filepath.Separator))
+	if !b.Install {
+		args = append(args, "-o", b.Out+string(filepath.Separator))
+	}
 	cmds := b.Only
 	if cmds == nil {
 		cmds = Commands
@@ -83,8 +90,10 @@ func (b Build) Run(ctx context.Context) error {
 	if goCmd == "" {
 		goCmd = "go"
 	}
-	if err := os.MkdirAll(b.Out, 0o755); err != nil {
-		return err
+	if !b.Install {
+		if err := os.MkdirAll(b.Out, 0o755); err != nil {
+			return err
+		}
 	}
 	cmd := exec.CommandContext(ctx, goCmd, b.Args()...)
 	cmd.Dir = b.Root
@@ -104,4 +113,28 @@ func (b Build) Run(ctx context.Context) error {
 		return fmt.Errorf("%s %s: %v\n%s", goCmd, strings.Join(b.Args(), " "), err, out)
 	}
 	return nil
+}
+
+// GitIn returns a runner of git in dir that yields its trimmed stdout.
+func GitIn(dir string) func(args ...string) (string, error) {
+	return func(args ...string) (string, error) {
+		out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).Output()
+		return strings.TrimSpace(string(out)), err
+	}
+}
+
+// DefaultVersion is the version a build stamps when none is given: the tag
+// on HEAD, else what git describe makes of HEAD, else "dev" (no git, no
+// repository). A modified tree gets -dirty even on a tag, so a binary never
+// passes for the release it is not.
+func DefaultVersion(git func(args ...string) (string, error)) string {
+	for _, args := range [][]string{
+		{"describe", "--tags", "--exact-match", "--dirty"},
+		{"describe", "--tags", "--always", "--dirty"},
+	} {
+		if v, err := git(args...); err == nil && v != "" {
+			return v
+		}
+	}
+	return "dev"
 }

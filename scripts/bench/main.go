@@ -4,7 +4,7 @@
 // results as markdown.
 //
 //	go run ./scripts/bench            per-invocation cases on a realistic repository (< 2 min)
-//	go run ./scripts/bench -large     a 200 MiB plan and a ~500 MiB diff (minutes)
+//	go run ./scripts/bench -large     a 200 MiB plan and a ~300 MiB diff (minutes)
 //
 // The reference is the directory named by $SDD_REFERENCE, else the newest
 // superpowers plugin under ~/.claude/plugins/; without one only our numbers
@@ -15,6 +15,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -25,6 +26,7 @@ import (
 	"strings"
 
 	"github.com/sdd-go/sdd-go/internal/bench"
+	"github.com/sdd-go/sdd-go/internal/reference"
 	"github.com/sdd-go/sdd-go/internal/ship"
 )
 
@@ -40,7 +42,7 @@ func run() error {
 	rounds := flag.Int("rounds", 0, "timed rounds per case (default 31, or 5 with -large)")
 	warmup := flag.Int("warmup", -1, "untimed rounds per case (default 3, or 1 with -large)")
 	planMB := flag.Int64("plan-mb", 200, "size of the large plan, MiB")
-	diffMB := flag.Int64("diff-mb", 500, "approximate size of the large diff, MiB")
+	diffMB := flag.Int64("diff-mb", 300, "approximate size of the large diff, MiB")
 	keep := flag.Bool("keep", false, "keep the scratch directory")
 	flag.Parse()
 	if *rounds == 0 {
@@ -60,7 +62,10 @@ func run() error {
 	defer stop()
 
 	home, _ := os.UserHomeDir()
-	ref, err := bench.FindReference(os.Getenv, home)
+	ref, err := reference.Find(os.Getenv, home)
+	if errors.Is(err, reference.ErrNotFound) {
+		ref, err = "", nil // our numbers and the floor's only
+	}
 	if err != nil {
 		return err
 	}

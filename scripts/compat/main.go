@@ -21,6 +21,8 @@ import (
 	"strings"
 
 	"github.com/sdd-go/sdd-go/internal/compat"
+	"github.com/sdd-go/sdd-go/internal/reference"
+	"github.com/sdd-go/sdd-go/internal/ship"
 )
 
 func main() {
@@ -52,9 +54,13 @@ func run() int {
 	defer stop()
 
 	home, _ := os.UserHomeDir()
-	ref, err := compat.FindReference(os.Getenv, home)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
+	ref, err := reference.Find(os.Getenv, home)
+	switch {
+	case errors.Is(err, reference.ErrNotFound):
+		fmt.Fprintln(os.Stderr, "compat: no reference scripts found.\n"+reference.HowToGet+"\nthen run make compat again.")
+		return 2
+	case err != nil:
+		fmt.Fprintln(os.Stderr, "compat:", err)
 		return 2
 	}
 	cfg := compat.Config{Seed: *seed, N: *n, Ref: ref, Ours: *ours, Keep: *keep, KeepAll: *keepAll, Jobs: *jobs, Verbose: *verbose, Out: os.Stdout, WorkDir: *work}
@@ -76,12 +82,14 @@ func run() int {
 			return 2
 		}
 		defer os.RemoveAll(dir)
-		goTool := os.Getenv("GO")
-		if goTool == "" {
-			goTool = "go"
+		root, err := os.Getwd()
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "compat:", err)
+			return 2
 		}
-		if err := compat.BuildOurs(ctx, goTool, dir); err != nil {
-			fmt.Fprintln(os.Stderr, err)
+		b := ship.Build{Go: os.Getenv("GO"), Root: root, Out: dir}
+		if err := b.Run(ctx); err != nil {
+			fmt.Fprintf(os.Stderr, "compat: building our binaries (run from the sdd-go module root, or pass -ours DIR): %v\n", err)
 			return 2
 		}
 		cfg.Ours = dir

@@ -12,7 +12,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path"
 	"path/filepath"
 	"regexp"
@@ -20,13 +19,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/sdd-go/sdd-go/internal/ship"
 )
-
-// Commands are the binaries a release ships, by main package directory.
-var Commands = []string{"sdd-workspace", "task-brief", "review-package"}
-
-// versionVar is the variable -ldflags -X stamps; cliapp prints it for --version.
-const versionVar = "github.com/sdd-go/sdd-go/internal/cliapp.Version"
 
 // Target is one GOOS/GOARCH pair.
 type Target struct{ OS, Arch string }
@@ -93,42 +88,6 @@ func ArchiveName(version string, t Target) string {
 
 // ChecksumsName is the checksums file's name.
 func ChecksumsName(version string) string { return "sdd-go_" + version + "_checksums.txt" }
-
-// BinaryName is the file name of command on goos.
-func BinaryName(command, goos string) string {
-	if goos == "windows" {
-		return command + ".exe"
-	}
-	return command
-}
-
-// LDFlags strips the symbol table and DWARF data and stamps version.
-func LDFlags(version string) string {
-	return "-s -w -X " + versionVar + "=" + version
-}
-
-// gitOutput returns a runner of git in dir that yields trimmed stdout.
-func gitOutput(dir string) func(args ...string) (string, error) {
-	return func(args ...string) (string, error) {
-		out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).Output()
-		return strings.TrimSpace(string(out)), err
-	}
-}
-
-// DefaultVersion is the tag on HEAD, else what git describe makes of HEAD,
-// else "dev" (no git, no repository). A modified tree gets -dirty even on
-// a tag, so an archive never passes for the release it is not.
-func DefaultVersion(git func(args ...string) (string, error)) string {
-	for _, args := range [][]string{
-		{"describe", "--tags", "--exact-match", "--dirty"},
-		{"describe", "--tags", "--always", "--dirty"},
-	} {
-		if v, err := git(args...); err == nil && v != "" {
-			return v
-		}
-	}
-	return "dev"
-}
 
 // fallbackTime stamps archive entries when neither SOURCE_DATE_EPOCH nor
 // git gives a time.
@@ -206,23 +165,10 @@ func Run(ctx context.Context, cfg Config) error {
 	return nil
 }
 
-// build compiles the commands for t into binDir. CGO_ENABLED=0 makes the
-// binaries static; the baseline GOAMD64/GOARM64 keeps a developer's
-// tuned environment from raising the CPU a release needs.
+// build compiles the commands for t into binDir, as they ship.
 func build(ctx context.Context, cfg Config, t Target, binDir string) error {
-	if err := os.MkdirAll(binDir, 0o755); err != nil {
-		return err
-	}
-	args := []string{"build", "-trimpath", "-tags", "urfave_cli_no_docs", "-ldflags", LDFlags(cfg.Version), "-o", binDir + string(filepath.Separator)}
-	for _, c := range Commands {
-		args = append(args, "./cmd/"+c)
-	}
-	cmd := exec.CommandContext(ctx, cfg.GoCmd, args...)
-	cmd.Dir = cfg.Root
-	cmd.Env = append(os.Environ(), "GOOS="+t.OS, "GOARCH="+t.Arch, "CGO_ENABLED=0", "GOAMD64=v1", "GOARM64=v8.0")
-	cmd.Stdout = cfg.Log
-	cmd.Stderr = cfg.Log
-	return cmd.Run()
+	b := ship.Build{Go: cfg.GoCmd, Root: cfg.Root, Out: binDir, GOOS: t.OS, GOARCH: t.Arch, Version: cfg.Version}
+	return b.Run(ctx)
 }
 
 // Entry is one member of an archive.
@@ -249,8 +195,8 @@ func Layout(root, binDir, version string, t Target) ([]Entry, error) {
 		{Name: top + "README.md", Mode: 0o644, Src: filepath.Join(root, "README.md")},
 		{Name: top + "LICENSE", Mode: 0o644, Src: filepath.Join(root, "LICENSE")},
 	}
-	for _, c := range Commands {
-		name := BinaryName(c, t.OS)
+	for _, c := range ship.Commands {
+		name := ship.BinaryName(c, t.OS)
 		entries = append(entries, Entry{Name: top + "bin/" + name, Mode: 0o755, Src: filepath.Join(binDir, name)})
 	}
 	err := filepath.WalkDir(filepath.Join(root, "skill"), func(p string, d fs.DirEntry, err error) error {

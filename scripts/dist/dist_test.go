@@ -23,6 +23,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/sdd-go/sdd-go/internal/ship"
 )
 
 const testVersion = "v9.9.9-test"
@@ -90,8 +92,8 @@ func wantNames(t *testing.T, target Target) []string {
 	t.Helper()
 	top := ArchiveBase(testVersion, target) + "/"
 	names := []string{top, top + "bin/", top + "README.md", top + "LICENSE"}
-	for _, c := range Commands {
-		names = append(names, top+"bin/"+BinaryName(c, target.OS))
+	for _, c := range ship.Commands {
+		names = append(names, top+"bin/"+ship.BinaryName(c, target.OS))
 	}
 	err := filepath.WalkDir(filepath.Join(repoRoot, "skill"), func(p string, d fs.DirEntry, err error) error {
 		require.NoError(t, err)
@@ -197,7 +199,7 @@ func TestDistBuildsARunnableArchive(t *testing.T) {
 		t.Logf("host %s/%s is not a release target; not running the binary", runtime.GOOS, runtime.GOARCH)
 		return
 	}
-	bin := BinaryName("sdd-workspace", target.OS)
+	bin := ship.BinaryName("sdd-workspace", target.OS)
 	m := members[ArchiveBase(testVersion, target)+"/bin/"+bin]
 	exe := filepath.Join(t.TempDir(), bin)
 	require.NoError(t, os.WriteFile(exe, m.content, m.mode))
@@ -210,8 +212,8 @@ func TestDistBuildsARunnableArchive(t *testing.T) {
 func fakeBinaries(t *testing.T, goos string) string {
 	t.Helper()
 	dir := t.TempDir()
-	for _, c := range Commands {
-		require.NoError(t, os.WriteFile(filepath.Join(dir, BinaryName(c, goos)), []byte("binary "+c), 0o700))
+	for _, c := range ship.Commands {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, ship.BinaryName(c, goos)), []byte("binary "+c), 0o700))
 	}
 	return dir
 }
@@ -267,20 +269,6 @@ func TestArchivesAreDeterministic(t *testing.T) {
 	}
 }
 
-func TestBinaryName(t *testing.T) {
-	for _, tc := range []struct{ goos, want string }{
-		{"windows", "task-brief.exe"},
-		{"darwin", "task-brief"},
-		{"linux", "task-brief"},
-	} {
-		assert.Equal(t, tc.want, BinaryName("task-brief", tc.goos), tc.goos)
-	}
-}
-
-func TestLDFlagsStampTheVersion(t *testing.T) {
-	assert.Equal(t, "-s -w -X github.com/sdd-go/sdd-go/internal/cliapp.Version=v1.2.3", LDFlags("v1.2.3"))
-}
-
 // fakeGit answers git commands from a table; anything else fails.
 func fakeGit(answers map[string]string) func(args ...string) (string, error) {
 	return func(args ...string) (string, error) {
@@ -288,23 +276,6 @@ func fakeGit(answers map[string]string) func(args ...string) (string, error) {
 			return v, nil
 		}
 		return "", errors.New("exit status 128")
-	}
-}
-
-func TestDefaultVersion(t *testing.T) {
-	const exact, describe = "describe --tags --exact-match --dirty", "describe --tags --always --dirty"
-	for _, tc := range []struct {
-		name    string
-		answers map[string]string
-		want    string
-	}{
-		{"on a tag", map[string]string{exact: "v1.2.3", describe: "v1.2.3"}, "v1.2.3"},
-		{"on a tag, modified", map[string]string{exact: "v1.2.3-dirty", describe: "v1.2.3-dirty"}, "v1.2.3-dirty"},
-		{"after a tag", map[string]string{describe: "v1.2.3-4-gabcdef0"}, "v1.2.3-4-gabcdef0"},
-		{"no tag", map[string]string{describe: "abcdef0"}, "abcdef0"},
-		{"no git or no repository", nil, "dev"},
-	} {
-		assert.Equal(t, tc.want, DefaultVersion(fakeGit(tc.answers)), tc.name)
 	}
 }
 

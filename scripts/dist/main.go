@@ -36,6 +36,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/sdd-go/sdd-go/internal/ship"
 	"io"
 	"os"
 	"os/signal"
@@ -107,12 +108,12 @@ func parseArgs(args []string, stderr io.Writer) (Config, error) {
 		cfg.Targets = ts
 	}
 	if cfg.Version == "" {
-		cfg.Version = DefaultVersion(gitOutput(cfg.Root))
+		cfg.Version = ship.DefaultVersion(ship.GitIn(cfg.Root))
 	}
 	if err := checkVersion(cfg.Version); err != nil {
 		return Config{}, fmt.Errorf("%w: %v", errUsage, err)
 	}
-	mtime, err := SourceDate(os.Getenv("SOURCE_DATE_EPOCH"), gitOutput(cfg.Root))
+	mtime, err := SourceDate(os.Getenv("SOURCE_DATE_EPOCH"), ship.GitIn(cfg.Root))
 	if err != nil {
 		return Config{}, fmt.Errorf("%w: %v", errUsage, err)
 	}
