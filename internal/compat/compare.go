@@ -11,14 +11,14 @@ import (
 )
 
 // markerFile matches the workspace marker our sdd-workspace writes
-// (SPEC.md difference 2): present in ours, absent in the reference.
+// (docs/spec.md diff2): present in ours, absent in the reference.
 var markerFile = regexp.MustCompile(`(^|/)\.superpowers/sdd/[^/]+/plan-path$`)
 
 // defaultOutfile matches the files the tools write when OUTFILE is omitted.
 var defaultOutfile = regexp.MustCompile(`(^|/)\.superpowers/sdd/[^/]+/(task-.*-brief\.md|review-.*\.diff)$`)
 
 // compareSides lists every difference between the reference (ref) and our
-// (ours) run of s that SPEC.md does not make deliberate; notes name the
+// (ours) run of s that docs/spec.md does not make deliberate; notes name the
 // differences it accepted (difference 3, a normalised tool error).
 func compareSides(s *Scenario, ref, ours *sideResult, root string) (diffs, notes []string) {
 	for i := range s.steps {

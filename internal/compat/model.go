@@ -27,7 +27,7 @@ import (
 
 // ledgerCase is a marker-less workspace directory (left by a run of the
 // reference scripts) whose ledger names ANOTHER plan file: difference 2
-// since SPEC's 2026-12-02 revision. Ours skips it untouched and takes alt;
+// since the contract's 2026-12-02 revision (docs/spec.md diff2). Ours skips it untouched and takes alt;
 // the reference just uses dir.
 type ledgerCase struct {
 	dir string // the skipped workspace, relative to the scenario root

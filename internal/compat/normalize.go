@@ -26,7 +26,7 @@ var toolErrorPatterns = []*regexp.Regexp{
 const strerrors = `No such file or directory|Is a directory|Not a directory|Permission denied|File exists|Read-only file system|No space left on device|Too many levels of symbolic links|File name too long`
 
 // toolErrorEquivalent is the one normalisation the checker applies to
-// stderr (brief rule d): ours may stand in for a message written by bash or
+// stderr (docs/spec.md, the preamble on byte-identical stderr): ours may stand in for a message written by bash or
 // a coreutil in place of the reference's own words. It accepts only when,
 // after removing the lines both stderrs share at the start and at the end
 // (git's fatal lines, the scripts' own "bad BASE" lines), the reference has

@@ -16,7 +16,7 @@ func chance(r *rand.Rand, p float64) bool { return r.Float64() < p }
 // heading whose number is 1, then ".5"), gaps (missing tasks).
 var taskNumbers = []string{"1", "2", "3", "4", "10", "11", "12", "1.5", "01", "2a"}
 
-// genPlan writes a plan in one of the shapes SPEC.md names and returns it
+// genPlan writes a plan in one of the shapes docs/spec.md names and returns it
 // with the task numbers its headings use (a number the extraction may find).
 func genPlan(r *rand.Rand) ([]byte, []string) {
 	var lines []string
@@ -83,7 +83,7 @@ func genPlan(r *rand.Rand) ([]byte, []string) {
 }
 
 // genHeading returns a heading line for task n and whether it is a real task
-// heading by the rule in SPEC.md (column 0 hashes, space/tab blanks, "Task").
+// heading by docs/spec.md tb4 (column 0 hashes, space/tab blanks, "Task").
 func genHeading(r *rand.Rand, n string) (string, bool) {
 	real := true
 	hashes := strings.Repeat("#", 1+r.IntN(6))

@@ -1,7 +1,7 @@
 // Package compat is the differential compatibility checker: it generates
 // scenarios from a seed, runs the reference bash scripts and our binaries on
 // byte-identical copies of each scenario tree at the same absolute path, and
-// reports every difference SPEC.md does not list as deliberate.
+// reports every difference docs/spec.md does not list as deliberate.
 package compat
 
 import (

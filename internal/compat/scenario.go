@@ -39,7 +39,7 @@ type Scenario struct {
 	env      []string
 	nodes    []node
 	steps    []step
-	// expect names the deliberate differences of SPEC.md this scenario
+	// expect names the deliberate differences of docs/spec.md this scenario
 	// exercises ("D4", "D1+D6"): a difference there is expected, not a bug.
 	expect string
 	// modelled are the labels of expect the checker models exactly: it

@@ -8,7 +8,7 @@ import (
 	"strings"
 )
 
-// This file holds the shapes added with SPEC.md's 2026-12-02 revision.
+// This file holds the shapes added with the contract's 2026-12-02 revision (docs/spec.md every-kernel-paths, diff2, diff8).
 // Most are the paths of "Paths are the kernel's": symlinked directories and
 // ".." in PLAN_FILE, OUTFILE, the working directory and TASK_NUMBER, where
 // a lexical clean (path.Clean, filepath.Join) names another file than
@@ -169,8 +169,8 @@ func genPathOutfile(r *rand.Rand, cwd string) (string, []node) {
 // clean of the default OUTFILE gets wrong while the task is written.
 var pathNumbers = []string{"../../../x", "../../x", "../x", "1/../x", "1/../x", "1/x", "1/../../x"}
 
-// fenceOpen reports whether plan ends inside a fence (SPEC.md task-brief
-// 4: a line beginning with three backticks toggles it).
+// fenceOpen reports whether plan ends inside a fence (docs/spec.md tb4:
+// a line beginning with three backticks toggles it).
 func fenceOpen(plan []byte) bool {
 	open := false
 	for _, l := range bytes.Split(plan, []byte("\n")) {
@@ -243,7 +243,7 @@ func latin1(s string) string {
 }
 
 // slugOf is the workspace name both sides derive from a plan file name
-// (SPEC.md sdd-workspace 3), or "" when none can be derived.
+// (docs/spec.md ws3), or "" when none can be derived.
 func slugOf(name string) string {
 	slug := name
 	if s, ok := strings.CutSuffix(name, ".md"); ok && s != "" {

@@ -1,7 +1,7 @@
 package e2e
 
 // One test (or more) per deliberate difference from the bash scripts
-// (SPEC.md, "Deliberate differences"), each failing if the difference
+// (docs/spec.md, "Deliberate differences"), each failing if the difference
 // were lost.
 
 import (

@@ -1,5 +1,5 @@
 // Package e2e runs the real, built binaries end to end: testscript files
-// under testdata/script, one behaviour of SPEC.md each, and Go tests for
+// under testdata/script, one rule of docs/spec.md each, named after it (rule_ws3_…, rule_diff2_…), and Go tests for
 // what a script cannot say well (concurrency, large inputs).
 package e2e
 

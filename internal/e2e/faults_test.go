@@ -372,7 +372,7 @@ func TestInPlaceOutfileIsOpenedOnlyWhenThereIsSomethingToWrite(t *testing.T) {
 	assertNoTemps(t, r.Root)
 }
 
-// SPEC task-brief rule 3: an unreadable plan is exit 2 naming it, and the
+// docs/spec.md tb3: an unreadable plan is exit 2 naming it, and the
 // OUTFILE opened before it is not left behind.
 func TestUnreadablePlan(t *testing.T) {
 	dir := testutil.SharedDir(t)

@@ -1,6 +1,6 @@
 // Command compat is the differential compatibility checker: it runs the
 // reference bash scripts and our binaries on the same generated scenarios
-// and reports every difference SPEC.md does not list as deliberate.
+// and reports every difference docs/spec.md does not list as deliberate.
 //
 // Usage: compat [-seed N] [-n N] [-keep DIR [-keep-all]] [-ours DIR] [-j N] [-v] [-only ID,ID] [-work DIR]
 //
