@@ -30,18 +30,13 @@ func inWorkspace(dir, name string) string {
 	return dir + string(filepath.Separator) + name
 }
 
-// refuseSelf stops an OUTFILE that is the plan itself before anything is
-// written: the scripts would destroy the plan there.
-func refuseSelf(out, plan string) error {
+// openOutput prepares out for writing, an I/O failure (exit 1) naming out
+// as a failed redirection names its target; but first it refuses an out
+// that is the plan itself (exit 2), which the scripts would destroy.
+func openOutput(out, plan string) (*atomicfile.File, error) {
 	if atomicfile.SameFile(out, plan) {
-		return exit.Ownf(exit.Usage, "refusing to write %s: it is the plan file %s", out, plan)
+		return nil, exit.Ownf(exit.Usage, "refusing to write %s: it is the plan file %s", out, plan)
 	}
-	return nil
-}
-
-// createOutput opens out for writing, an I/O failure (exit 1) naming out,
-// as a failed redirection names its target.
-func createOutput(out string) (*atomicfile.File, error) {
 	f, err := atomicfile.Create(out)
 	if err != nil {
 		return nil, exit.File(exit.IO, out, err)

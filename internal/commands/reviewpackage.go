@@ -93,10 +93,7 @@ func runReviewPackage(ctx context.Context, env *cliapp.Env, args []string) error
 		}
 		out = inWorkspace(dir, "review-"+git.TrimCommandSubstitution(b)+".."+git.TrimCommandSubstitution(h)+".diff")
 	}
-	if err := refuseSelf(out, plan); err != nil {
-		return err
-	}
-	f, err := createOutput(out)
+	f, err := openOutput(out, plan)
 	if err != nil {
 		return err
 	}

@@ -44,13 +44,10 @@ func runTaskBrief(ctx context.Context, env *cliapp.Env, args []string) error {
 		}
 		out = inWorkspace(dir, "task-"+n+"-brief.md")
 	}
-	if err := refuseSelf(out, plan); err != nil {
-		return err
-	}
 	// The output is opened before the plan, as the script's redirection is
 	// opened before awk reads: an unwritable OUTFILE wins over an
 	// unreadable plan.
-	f, err := createOutput(out)
+	f, err := openOutput(out, plan)
 	if err != nil {
 		return err
 	}

@@ -150,54 +150,64 @@ func TestWorkspacePathThatIsAFileFails(t *testing.T) {
 	assert.Empty(t, res.Stdout)
 }
 
+// workspacesAtOnce runs sdd-workspace for every plan at the same time and
+// returns, for each plan, the set of directories its calls printed.
+func workspacesAtOnce(t *testing.T, r *testutil.Repo, plans []string) map[string]map[string]bool {
+	t.Helper()
+	got := make([]string, len(plans))
+	var wg sync.WaitGroup
+	for i, p := range plans {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			res := r.Run("", "sdd-workspace", p)
+			assert.Equal(t, 0, res.Code, res.Stderr)
+			got[i] = strings.TrimSuffix(res.Stdout, "\n")
+		}()
+	}
+	wg.Wait()
+	dirs := map[string]map[string]bool{}
+	for i, p := range plans {
+		if dirs[p] == nil {
+			dirs[p] = map[string]bool{}
+		}
+		dirs[p][got[i]] = true
+	}
+	return dirs
+}
+
+// assertOneEach checks that plans a and b each got one directory, not the
+// same, and returns them.
+func assertOneEach(t *testing.T, dirs map[string]map[string]bool, a, b string) (string, string) {
+	t.Helper()
+	require.Len(t, dirs[a], 1, "%s resolved to %v", a, dirs[a])
+	require.Len(t, dirs[b], 1, "%s resolved to %v", b, dirs[b])
+	var dirA, dirB string
+	for d := range dirs[a] {
+		dirA = d
+	}
+	for d := range dirs[b] {
+		dirB = d
+	}
+	assert.NotEqual(t, dirA, dirB, "both plans got %s", dirA)
+	return dirA, dirB
+}
+
 func TestConcurrentCallsAgree(t *testing.T) {
 	r := testutil.NewRepo(t)
 	r.Write("a/plan.md", twoTasks)
 	r.Write("b/plan.md", twoTasks)
 
-	run := func(plans []string) []string {
-		out := make([]string, len(plans))
-		var wg sync.WaitGroup
-		for i, p := range plans {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				res := r.Run("", "sdd-workspace", p)
-				assert.Equal(t, 0, res.Code, res.Stderr)
-				out[i] = res.Stdout
-			}()
-		}
-		wg.Wait()
-		return out
-	}
-
-	same := run(repeat("a/plan.md", 16))
-	for _, got := range same {
-		assert.Equal(t, ws(r, "plan")+"\n", got)
-	}
-	require.NoError(t, os.RemoveAll(filepath.Join(r.Root, ".superpowers")))
+	same := workspacesAtOnce(t, r, repeat("a/plan.md", 16))
+	assert.Equal(t, map[string]bool{ws(r, "plan"): true}, same["a/plan.md"])
 
 	// Two colliding plans racing for the same name: never one directory.
 	for round := 0; round < 5; round++ {
 		require.NoError(t, os.RemoveAll(filepath.Join(r.Root, ".superpowers")))
-		plans := append(repeat("a/plan.md", 8), repeat("b/plan.md", 8)...)
-		got := run(plans)
-		byPlan := map[string]map[string]bool{}
-		for i, p := range plans {
-			if byPlan[p] == nil {
-				byPlan[p] = map[string]bool{}
-			}
-			byPlan[p][got[i]] = true
-		}
-		require.Len(t, byPlan["a/plan.md"], 1, "a/plan.md resolved to %v", byPlan["a/plan.md"])
-		require.Len(t, byPlan["b/plan.md"], 1, "b/plan.md resolved to %v", byPlan["b/plan.md"])
-		for dirA := range byPlan["a/plan.md"] {
-			assert.False(t, byPlan["b/plan.md"][dirA], "both plans got %s", dirA)
-			assert.Equal(t, "a/plan.md\n", readFile(t, filepath.Join(strings.TrimSpace(dirA), "plan-path")))
-		}
-		for dirB := range byPlan["b/plan.md"] {
-			assert.Equal(t, "b/plan.md\n", readFile(t, filepath.Join(strings.TrimSpace(dirB), "plan-path")))
-		}
+		dirs := workspacesAtOnce(t, r, append(repeat("a/plan.md", 8), repeat("b/plan.md", 8)...))
+		dirA, dirB := assertOneEach(t, dirs, "a/plan.md", "b/plan.md")
+		assert.Equal(t, "a/plan.md\n", readFile(t, filepath.Join(dirA, "plan-path")))
+		assert.Equal(t, "b/plan.md\n", readFile(t, filepath.Join(dirB, "plan-path")))
 	}
 }
 

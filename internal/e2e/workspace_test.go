@@ -11,7 +11,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -227,35 +226,10 @@ func TestConcurrentCallsBesideAForeignLedger(t *testing.T) {
 	for round := 0; round < 3; round++ {
 		require.NoError(t, os.RemoveAll(filepath.Join(r.Root, ".superpowers")))
 		r.Write(".superpowers/sdd/plan/progress.md", ledger("c/plan.md"))
-		plans := append(repeat("a/plan.md", 8), repeat("b/plan.md", 8)...)
-		got := make([]string, len(plans))
-		var wg sync.WaitGroup
-		for i, p := range plans {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				res := r.Run("", "sdd-workspace", p)
-				assert.Equal(t, 0, res.Code, res.Stderr)
-				got[i] = strings.TrimSpace(res.Stdout)
-			}()
-		}
-		wg.Wait()
-		dirs := map[string]map[string]bool{}
-		for i, p := range plans {
-			if dirs[p] == nil {
-				dirs[p] = map[string]bool{}
-			}
-			dirs[p][got[i]] = true
-		}
-		require.Len(t, dirs["a/plan.md"], 1, "a: %v", dirs["a/plan.md"])
-		require.Len(t, dirs["b/plan.md"], 1, "b: %v", dirs["b/plan.md"])
-		for d := range dirs["a/plan.md"] {
-			assert.False(t, dirs["b/plan.md"][d], "both plans got %s", d)
-			assert.NotEqual(t, ws(r, "plan"), d, "the foreign ledger's directory is never handed out")
-		}
-		for d := range dirs["b/plan.md"] {
-			assert.NotEqual(t, ws(r, "plan"), d)
-		}
+		dirs := workspacesAtOnce(t, r, append(repeat("a/plan.md", 8), repeat("b/plan.md", 8)...))
+		dirA, dirB := assertOneEach(t, dirs, "a/plan.md", "b/plan.md")
+		assert.NotEqual(t, ws(r, "plan"), dirA, "the foreign ledger's directory is never handed out")
+		assert.NotEqual(t, ws(r, "plan"), dirB, "the foreign ledger's directory is never handed out")
 		assert.NoFileExists(t, filepath.Join(ws(r, "plan"), "plan-path"))
 	}
 }
