@@ -23,10 +23,16 @@ import (
 var Commands = ship.Commands
 
 var build struct {
-	once sync.Once
-	dir  string
-	err  error
+	once  sync.Once
+	dir   string
+	err   error
+	given bool // the binaries came from BinDirEnv: not ours to remove
 }
+
+// BinDirEnv names a directory of already built binaries to test instead of
+// building them: the Windows suite runs under Wine, where there is no Go
+// toolchain, with binaries cross-built on the Linux side.
+const BinDirEnv = "SDD_TEST_BIN_DIR"
 
 // ModuleRoot is the directory holding go.mod.
 func ModuleRoot() string {
@@ -38,10 +44,15 @@ func ModuleRoot() string {
 // process, exactly as they ship, and returns it. Under `go test -race` they
 // are built with the race detector too, so the suite's runs of the real
 // binaries check the product, not only the test code. The directory is
-// readable by everyone, so tests can run the binaries as another user. The
-// caller (TestMain) removes it with CleanupBinaries.
+// readable by everyone, so tests can run the binaries as another user. With
+// $SDD_TEST_BIN_DIR set it returns that directory instead (see BinDirEnv).
+// The caller (TestMain) removes what it built with CleanupBinaries.
 func BuildBinaries() (string, error) {
 	build.once.Do(func() {
+		if dir := os.Getenv(BinDirEnv); dir != "" {
+			build.dir, build.given = dir, true
+			return
+		}
 		build.dir, build.err = os.MkdirTemp("", "sdd-bin-")
 		if build.err != nil {
 			return
@@ -66,7 +77,7 @@ const RaceOptions = "atexit_sleep_ms=0 halt_on_error=1"
 
 // CleanupBinaries removes what BuildBinaries made.
 func CleanupBinaries() {
-	if build.dir != "" {
+	if build.dir != "" && !build.given {
 		os.RemoveAll(build.dir)
 	}
 }
