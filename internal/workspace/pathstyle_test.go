@@ -92,3 +92,75 @@ func TestStyleOf(t *testing.T) {
 	assert.Equal(t, unixStyle, styleOf("linux"))
 	assert.Equal(t, unixStyle, styleOf("freebsd"))
 }
+
+// TestNativeRootBareDrive: an MSYS or Cygwin git at the top of a drive
+// prints /c or /cygdrive/c; that is the drive's root, C:\, never the
+// drive-relative "C:" nor "\c".
+func TestNativeRootBareDrive(t *testing.T) {
+	for root, want := range map[string]string{
+		"/c":           `C:\`,
+		"/c/":          `C:\`,
+		"/D":           `D:\`,
+		"/cygdrive/c":  `C:\`,
+		"/cygdrive/e/": `E:\`,
+		"C:/":          `C:\`,
+	} {
+		assert.Equal(t, want, windowsStyle.nativeRootIn(root, `C:\anywhere`, nil), root)
+	}
+	// One separator between the drive root and the workspace, as Git for
+	// Windows' "C:/" gives too.
+	assert.Equal(t, `C:\.superpowers\sdd`, windowsStyle.join("/c", ".superpowers", "sdd"))
+	assert.Equal(t, `C:\.superpowers\sdd`, windowsStyle.join("C:/", ".superpowers", "sdd"))
+	// Not drive paths: a longer first element, and Unix.
+	assert.Equal(t, `C:\msys64\cc\repo`, windowsStyle.nativeRootIn("/cc/repo", `C:\msys64\cc\repo`, nil))
+	assert.Equal(t, "/c", unixStyle.nativeRootIn("/c", "/c", nil))
+}
+
+// TestNativeRootMount: an MSYS2 or Cygwin git prints a repository under
+// one of its mounts (/home, /tmp, its root) as /home/me/repo; git ran in
+// the current directory, so the repository is the ancestor of the working
+// directory that ends in those elements, compared as Windows compares
+// names.
+func TestNativeRootMount(t *testing.T) {
+	cases := []struct{ root, cwd, want string }{
+		{"/home/me/repo", `C:\msys64\home\me\repo`, `C:\msys64\home\me\repo`},
+		{"/home/me/repo", `C:\msys64\home\me\repo\src\pkg`, `C:\msys64\home\me\repo`},
+		{"/tmp/x", `C:\msys64\tmp\x\y`, `C:\msys64\tmp\x`},
+		{"/home/Me/Repo", `C:\msys64\home\me\repo\docs`, `C:\msys64\home\me\repo`},
+		{"/home/me/my repo/é", `D:\cygwin64\home\me\my repo\é\a`, `D:\cygwin64\home\me\my repo\é`},
+		{"/home/me/repo", `\\server\share\msys\home\me\repo\x`, `\\server\share\msys\home\me\repo`},
+		// The root of the MSYS installation itself, from there.
+		{"/", `C:\msys64`, `C:\msys64`},
+		// No ancestor fits (git and the cwd disagree): left as it was, so the
+		// failure names what git printed.
+		{"/home/me/repo", `C:\work\other`, `\home\me\repo`},
+	}
+	for _, c := range cases {
+		assert.Equal(t, c.want, windowsStyle.nativeRootIn(c.root, c.cwd, nil), "%s in %s", c.root, c.cwd)
+	}
+}
+
+// TestMountCandidates: when the same trailing elements occur twice on the
+// way up, the nearest ancestor is git's top level, as git looks upwards from
+// the working directory.
+func TestMountCandidates(t *testing.T) {
+	assert.Equal(t, []string{`C:\ab\x\ab`, `C:\ab`}, windowsStyle.mountCandidates("/ab", `C:\ab\x\ab\y`))
+	assert.Equal(t, []string{`C:\r\ab\cd`}, windowsStyle.mountCandidates("/ab/cd", `C:\r\ab\cd\e`))
+	assert.Equal(t, []string{`C:\ab`, `C:\`}, windowsStyle.mountCandidates("/", `C:\ab`))
+	assert.Empty(t, windowsStyle.mountCandidates("/ab/cd/ef", `C:\ab\cd`))
+	assert.Empty(t, windowsStyle.mountCandidates("/ab", `C:\cd`))
+}
+
+// TestNativeRootMountAmbiguous: where several ancestors end in git's
+// elements (always so for the MSYS root "/"), the nearest that is a
+// repository's top level is git's.
+func TestNativeRootMountAmbiguous(t *testing.T) {
+	tops := map[string]bool{`C:\msys64`: true, `C:\ab`: true}
+	isTop := func(dir string) bool { return tops[dir] }
+	assert.Equal(t, `C:\msys64`, windowsStyle.nativeRootIn("/", `C:\msys64\home\me`, isTop))
+	assert.Equal(t, `C:\ab`, windowsStyle.nativeRootIn("/ab", `C:\ab\x\ab\y`, isTop))
+	// No candidate is a top level (git found it through GIT_DIR): the nearest.
+	assert.Equal(t, `C:\bc\x\bc`, windowsStyle.nativeRootIn("/bc", `C:\bc\x\bc\y`, isTop))
+	// A single letter is a drive, not a mount.
+	assert.Equal(t, `A:\`, windowsStyle.nativeRootIn("/a", `C:\a\x\a\y`, isTop))
+}
