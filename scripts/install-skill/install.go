@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -155,23 +156,40 @@ func logf(env Env, format string, args ...any) {
 	fmt.Fprintf(env.Stderr, "install-skill: "+format+"\n", args...)
 }
 
-// moduleRoot finds the sdd-go checkout the installer runs from.
-func moduleRoot(start string) (string, error) {
-	dir, err := filepath.Abs(start)
+// modulePath is the module the installer belongs to.
+const modulePath = "github.com/sdd-go/sdd-go"
+
+// moduleRoot finds the sdd-go checkout the installer runs from, dir being
+// a directory inside it. The go tool finds and reads go.mod, so a checkout
+// with CRLF line ends (Git for Windows' default) is found like any other.
+func moduleRoot(env Env, dir string) (string, error) {
+	notHere := fmt.Errorf("not inside an sdd-go checkout (no go.mod of %s above %s)", modulePath, dir)
+	c := goCmd(env, dir, "env", "GOMOD")
+	var errb bytes.Buffer
+	c.Stderr = &errb
+	out, err := c.Output()
 	if err != nil {
-		return "", err
+		return "", fmt.Errorf("go env GOMOD: %v: %s", err, strings.TrimSpace(errb.String()))
 	}
-	for {
-		b, err := os.ReadFile(filepath.Join(dir, "go.mod"))
-		if err == nil && bytes.Contains(b, []byte("module github.com/sdd-go/sdd-go\n")) {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", fmt.Errorf("not inside an sdd-go checkout (no go.mod of github.com/sdd-go/sdd-go above %s)", start)
-		}
-		dir = parent
+	gomod := strings.TrimSpace(string(out))
+	if gomod == "" || gomod == os.DevNull || gomod == "NUL" || gomod == "/dev/null" {
+		return "", notHere
 	}
+	c = goCmd(env, dir, "mod", "edit", "-json", gomod)
+	errb.Reset()
+	c.Stderr = &errb
+	out, err = c.Output()
+	if err != nil {
+		return "", fmt.Errorf("go mod edit -json %s: %v: %s", gomod, err, strings.TrimSpace(errb.String()))
+	}
+	var mod struct{ Module struct{ Path string } }
+	if err := json.Unmarshal(out, &mod); err != nil {
+		return "", fmt.Errorf("go mod edit -json %s: %v", gomod, err)
+	}
+	if mod.Module.Path != modulePath {
+		return "", notHere
+	}
+	return filepath.Dir(gomod), nil
 }
 
 func homeDir(env Env) (string, error) {
@@ -232,7 +250,7 @@ func goBinDir(env Env, dir string) (string, error) {
 // ---- installing the skill text ----
 
 func install(o options, env Env) error {
-	root, err := moduleRoot(env.Dir)
+	root, err := moduleRoot(env, env.Dir)
 	if err != nil {
 		return err
 	}
@@ -479,6 +497,96 @@ func exists(path string) (bool, error) {
 	return err == nil, err
 }
 
+// installed is where a command's binary goes in the scripts directory. On
+// Windows it is <name>.exe: the skill text runs scripts/<name>, and cmd,
+// PowerShell and Git Bash all find scripts\<name>.exe for that, while an
+// extensionless file is one cmd and PowerShell cannot run (they hand it to
+// the "open with" picker, the very failure of superpowers#2307).
+func installed(dir, name string, env Env) string {
+	p := filepath.Join(dir, name)
+	if env.GOOS == "windows" {
+		p += ".exe"
+	}
+	return p
+}
+
+// asideMark marks a binary moved out of the way because it was running
+// (see replaceFile); any later run removes such files once it can.
+const asideMark = ".sdd-go-old-"
+
+// replaceFile renames tmp over path. Windows refuses to replace or delete
+// the file of a running program (an agent may be running the old
+// sdd-workspace.exe) but lets it be renamed: then the old file is moved
+// aside, tmp takes its place, and the old one is removed if it can be, or
+// left for a later run.
+func replaceFile(tmp, path string, env Env) error {
+	err := os.Rename(tmp, path)
+	if err == nil {
+		return nil
+	}
+	if _, serr := os.Lstat(path); serr != nil {
+		return err
+	}
+	aside, aerr := moveAside(path)
+	if aerr != nil {
+		return err // the original failure says more
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		_ = os.Rename(aside, path)
+		return err
+	}
+	removeAside(aside, env)
+	return nil
+}
+
+// removeFile removes path, moving it aside first when it cannot be removed
+// because it is running.
+func removeFile(path string, env Env) error {
+	err := os.Remove(path)
+	if err == nil || errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	aside, aerr := moveAside(path)
+	if aerr != nil {
+		return err
+	}
+	removeAside(aside, env)
+	return nil
+}
+
+// moveAside renames path to a hidden name beside it that no shell runs.
+func moveAside(path string) (string, error) {
+	dir, base := filepath.Split(path)
+	for i := 0; ; i++ {
+		aside := filepath.Join(dir, fmt.Sprintf(".%s%s%d-%d", base, asideMark, os.Getpid(), i))
+		if ok, err := exists(aside); err != nil {
+			return "", err
+		} else if ok {
+			continue
+		}
+		return aside, os.Rename(path, aside)
+	}
+}
+
+func removeAside(aside string, env Env) {
+	if err := os.Remove(aside); err != nil {
+		logf(env, "%s: moved aside while still running; a later run of install-skill removes it", aside)
+	}
+}
+
+// removeAsides removes what earlier runs moved aside, where it can.
+func removeAsides(dir string) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		if strings.HasPrefix(e.Name(), ".") && strings.Contains(e.Name(), asideMark) {
+			_ = os.Remove(filepath.Join(dir, e.Name()))
+		}
+	}
+}
+
 func replaceScripts(o options, env Env) error {
 	dir, err := scriptsDir(o.replace)
 	if err != nil {
@@ -486,7 +594,7 @@ func replaceScripts(o options, env Env) error {
 	}
 	bin := o.bin
 	if bin == "" {
-		root, rootErr := moduleRoot(env.Dir)
+		root, rootErr := moduleRoot(env, env.Dir)
 		if !o.noBinaries {
 			if rootErr != nil {
 				return fmt.Errorf("%v; pass --bin DIR or --no-binaries", rootErr)
@@ -503,19 +611,18 @@ func replaceScripts(o options, env Env) error {
 			return err
 		}
 	}
-	exe := ""
-	if env.GOOS == "windows" {
-		exe = ".exe"
-	}
+	removeAsides(dir)
 	type step struct {
 		name, binPath string
+		target        string // where the binary goes
 		data          []byte
 		setAside      bool // the bash script is still in place
+		stale         bool // an extensionless binary copy an older installer left on Windows
 	}
 	var steps []step
 	// Check everything first, so a refusal leaves the directory as it was.
 	for _, name := range commands {
-		s := step{name: name, binPath: filepath.Join(bin, name+exe)}
+		s := step{name: name, binPath: installed(bin, name, env), target: installed(dir, name, env)}
 		if s.data, err = os.ReadFile(s.binPath); err != nil {
 			return fmt.Errorf("no %s binary: %v (build it with go install ./cmd/... or pass --bin DIR)", name, err)
 		}
@@ -529,6 +636,17 @@ func replaceScripts(o options, env Env) error {
 			return err
 		}
 		switch {
+		case hasOrig && hasScript && s.target != script:
+			// Replaced before by an installer that copied the binary to
+			// the extensionless name, which no Windows shell runs.
+			ok, err := isScript(script)
+			if err != nil {
+				return err
+			}
+			if ok {
+				return fmt.Errorf("both %s and %s exist: remove the one that is not the original script", script, name+origSuffix)
+			}
+			s.stale = true
 		case hasOrig:
 			// Replaced before: only the binary may need refreshing.
 		case !hasScript:
@@ -551,20 +669,50 @@ func replaceScripts(o options, env Env) error {
 			if err := os.Rename(script, script+origSuffix); err != nil {
 				return err
 			}
-		} else if old, err := os.ReadFile(script); err == nil && bytes.Equal(old, s.data) {
-			logf(env, "%s: already replaced, up to date", script)
-			continue
 		}
-		if err := writeFileAtomic(script, s.data, 0o755); err != nil {
+		if s.stale {
+			if err := removeFile(script, env); err != nil {
+				return err
+			}
+		}
+		if !s.setAside {
+			if old, err := os.ReadFile(s.target); err == nil && bytes.Equal(old, s.data) {
+				logf(env, "%s: already replaced, up to date", s.target)
+				continue
+			}
+		}
+		if err := writeBinary(s.target, s.data, env); err != nil {
 			return err
 		}
 		if s.setAside {
-			logf(env, "%s: replaced by %s (original kept as %s)", script, s.binPath, s.name+origSuffix)
+			logf(env, "%s: replaced by %s (original kept as %s)", s.target, s.binPath, s.name+origSuffix)
 		} else {
-			logf(env, "%s: already replaced, binary updated from %s", script, s.binPath)
+			logf(env, "%s: already replaced, binary updated from %s", s.target, s.binPath)
 		}
 	}
 	return nil
+}
+
+// writeBinary writes an executable beside path and puts it in place with
+// replaceFile.
+func writeBinary(path string, data []byte, env Env) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	defer os.Remove(tmp) // a no-op once renamed
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	if err := os.Chmod(tmp, 0o755); err != nil {
+		return err
+	}
+	return replaceFile(tmp, path, env)
 }
 
 func restoreScripts(target string, env Env) error {
@@ -572,6 +720,7 @@ func restoreScripts(target string, env Env) error {
 	if err != nil {
 		return err
 	}
+	removeAsides(dir)
 	var todo []string
 	for _, name := range commands {
 		script := filepath.Join(dir, name)
@@ -601,6 +750,13 @@ func restoreScripts(target string, env Env) error {
 		if !slices.Contains(todo, name) {
 			logf(env, "%s: already the original script", script)
 			continue
+		}
+		// The binary goes first: while it is there, a Windows shell runs
+		// it in preference to the script.
+		if exe := installed(dir, name, env); exe != script {
+			if err := removeFile(exe, env); err != nil {
+				return err
+			}
 		}
 		if err := os.Rename(script+origSuffix, script); err != nil {
 			return err

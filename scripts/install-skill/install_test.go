@@ -19,10 +19,11 @@ type harness struct {
 	t    *testing.T
 	home string
 	env  map[string]string
+	goos string // the OS the installer acts for
 }
 
 func newHarness(t *testing.T) *harness {
-	return &harness{t: t, home: t.TempDir(), env: map[string]string{}}
+	return &harness{t: t, home: t.TempDir(), env: map[string]string{}, goos: runtime.GOOS}
 }
 
 func (h *harness) run(args ...string) (code int, stdout, stderr string) {
@@ -41,7 +42,7 @@ func (h *harness) run(args ...string) (code int, stdout, stderr string) {
 		},
 		Dir:   ".",
 		GoCmd: "go",
-		GOOS:  runtime.GOOS,
+		GOOS:  h.goos,
 	}
 	if len(h.env) > 0 {
 		env.Environ = os.Environ()
@@ -57,9 +58,13 @@ func (h *harness) target() string {
 	return filepath.Join(h.home, ".claude", "skills", skillName)
 }
 
+// testEnv is the process's own environment, for what needs only the go
+// tool.
+func testEnv() Env { return Env{GoCmd: "go", GOOS: runtime.GOOS, Getenv: os.Getenv} }
+
 func srcSkill(t *testing.T) map[string][]byte {
 	t.Helper()
-	root, err := moduleRoot(".")
+	root, err := moduleRoot(testEnv(), ".")
 	require.NoError(t, err)
 	files, err := readTree(filepath.Join(root, "skill"))
 	require.NoError(t, err)
@@ -409,7 +414,7 @@ func exeName(name string) string {
 // TestDocumentedCommandLinesParse: every installer command line in the
 // README draft and in mk/skill.mk is one the installer accepts.
 func TestDocumentedCommandLinesParse(t *testing.T) {
-	root, err := moduleRoot(".")
+	root, err := moduleRoot(testEnv(), ".")
 	require.NoError(t, err)
 	runRe := regexp.MustCompile(`go run \./scripts/install-skill((?: [^\s|;&)#]+)*)`)
 	makeRe := regexp.MustCompile(`make install-skill(?: ARGS="([^"]*)"| ARGS='([^']*)')?`)
@@ -435,4 +440,111 @@ func TestDocumentedCommandLinesParse(t *testing.T) {
 		}
 	}
 	assert.GreaterOrEqual(t, seen, 4, "the docs show the installer in use")
+}
+
+// TestReplaceThenRestoreWindowsLayout: for Windows the binaries land as
+// scripts/<name>.exe, since cmd and PowerShell run no extensionless file
+// (and find scripts\<name>.exe when told scripts\<name>, as Git Bash does);
+// the bash scripts move aside, and --restore removes the .exe files again.
+// The layout is decided by the target OS, so it is checked here on every
+// OS; make test-windows runs it for real through cmd under Wine.
+func TestReplaceThenRestoreWindowsLayout(t *testing.T) {
+	skillDir, _ := fakeSuperpowers(t)
+	scripts := filepath.Join(skillDir, "scripts")
+	bin := filepath.Join(t.TempDir(), "winbin")
+	require.NoError(t, os.MkdirAll(bin, 0o755))
+	for _, name := range commands {
+		require.NoError(t, os.WriteFile(filepath.Join(bin, name+".exe"), []byte("MZ "+name), 0o755))
+	}
+	h := newHarness(t)
+	h.goos = "windows"
+
+	code, _, stderr := h.run("--replace-scripts", skillDir, "--bin", bin)
+	require.Equal(t, 0, code, stderr)
+	assert.Equal(t, []string{
+		"review-package.bash-orig", "review-package.exe",
+		"sdd-workspace.bash-orig", "sdd-workspace.exe",
+		"task-brief.bash-orig", "task-brief.exe",
+	}, dirNames(t, scripts))
+	for _, name := range commands {
+		assert.Equal(t, "MZ "+name, readFile(t, filepath.Join(scripts, name+".exe")))
+		assert.Equal(t, origScript(name), readFile(t, filepath.Join(scripts, name+origSuffix)))
+	}
+
+	code, _, stderr = h.run("--replace-scripts", skillDir, "--bin", bin)
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, stderr, "already replaced, up to date")
+
+	code, _, stderr = h.run("--restore", skillDir)
+	require.Equal(t, 0, code, stderr)
+	assert.Equal(t, []string{"review-package", "sdd-workspace", "task-brief"}, dirNames(t, scripts))
+	assertOriginal(t, scripts)
+}
+
+// TestRestoreWindowsAfterExtensionlessCopy: an install replaced by an older
+// installer holds the binary as an extensionless scripts/<name> (which no
+// Windows shell runs); replacing again moves to <name>.exe and --restore
+// still brings the scripts back.
+func TestRestoreWindowsAfterExtensionlessCopy(t *testing.T) {
+	skillDir, _ := fakeSuperpowers(t)
+	scripts := filepath.Join(skillDir, "scripts")
+	for _, name := range commands {
+		p := filepath.Join(scripts, name)
+		require.NoError(t, os.Rename(p, p+origSuffix))
+		require.NoError(t, os.WriteFile(p, []byte("MZ old "+name), 0o755))
+	}
+	bin := filepath.Join(t.TempDir(), "winbin")
+	require.NoError(t, os.MkdirAll(bin, 0o755))
+	for _, name := range commands {
+		require.NoError(t, os.WriteFile(filepath.Join(bin, name+".exe"), []byte("MZ "+name), 0o755))
+	}
+	h := newHarness(t)
+	h.goos = "windows"
+	code, _, stderr := h.run("--replace-scripts", skillDir, "--bin", bin)
+	require.Equal(t, 0, code, stderr)
+	assert.Equal(t, []string{
+		"review-package.bash-orig", "review-package.exe",
+		"sdd-workspace.bash-orig", "sdd-workspace.exe",
+		"task-brief.bash-orig", "task-brief.exe",
+	}, dirNames(t, scripts))
+	code, _, stderr = h.run("--restore", skillDir)
+	require.Equal(t, 0, code, stderr)
+	assertOriginal(t, scripts)
+	assert.Equal(t, []string{"review-package", "sdd-workspace", "task-brief"}, dirNames(t, scripts))
+}
+
+func dirNames(t *testing.T, dir string) []string {
+	t.Helper()
+	ents, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	var names []string
+	for _, e := range ents {
+		names = append(names, e.Name())
+	}
+	return names
+}
+
+// TestModuleRootCRLF: Git for Windows checks go.mod out with CRLF line
+// ends unless told otherwise; the checkout is still found.
+func TestModuleRootCRLF(t *testing.T) {
+	root := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(root, "go.mod"),
+		[]byte("module github.com/sdd-go/sdd-go\r\n\r\ngo 1.26\r\n"), 0o644))
+	sub := filepath.Join(root, "scripts", "install-skill")
+	require.NoError(t, os.MkdirAll(sub, 0o755))
+	got, err := moduleRoot(testEnv(), sub)
+	require.NoError(t, err)
+	assert.Equal(t, root, got)
+}
+
+// TestModuleRootElsewhere: another module, or none, is not a checkout.
+func TestModuleRootElsewhere(t *testing.T) {
+	other := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(other, "go.mod"), []byte("module example.com/other\n\ngo 1.26\n"), 0o644))
+	_, err := moduleRoot(testEnv(), other)
+	assert.ErrorContains(t, err, "not inside an sdd-go checkout")
+	env := testEnv()
+	env.Environ = append(os.Environ(), "GO111MODULE=off")
+	_, err = moduleRoot(env, other)
+	assert.ErrorContains(t, err, "not inside an sdd-go checkout")
 }
