@@ -11,7 +11,9 @@
 // one path the commands read from git, `rev-parse --show-toplevel`, is
 // printed back in the style of the git being imitated: Git for Windows
 // (Z:/tmp/x), MSYS2 (/z/tmp/x), Cygwin (/cygdrive/z/tmp/x) or an MSYS
-// mount (/home/me/x when Z:\tmp\msys64 is the MSYS root).
+// mount (/home/me/x when Z:\tmp\msys64 is the MSYS root). A relative path
+// is passed as it is, so tests write it with forward slashes: Git for
+// Windows would take a backslash as a separator, the Linux git does not.
 //
 // This is test harness code: the product never uses it.
 package relay
