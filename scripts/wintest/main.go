@@ -53,7 +53,10 @@ import (
 // tags are the build tags of the shipped binaries (see the Makefile).
 const tags = "urfave_cli_no_docs"
 
-// suite is one test binary run under Wine.
+// suite is one test binary run under Wine. Of internal/e2e only the
+// testscripts run: its Go tests clean up with t.TempDir, whose RemoveAll
+// fails under Wine 8 ("unlinkat …: Invalid function"), and most of them
+// check Unix modes or symlinks.
 type suite struct {
 	name string // for messages
 	pkg  string // the package, relative to the module root
