@@ -35,6 +35,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"net"
 	"os"
 	"os/exec"
@@ -47,11 +48,9 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/sdd-go/sdd-go/internal/ship"
 	"github.com/sdd-go/sdd-go/internal/wintest/relay"
 )
-
-// tags are the build tags of the shipped binaries (see the Makefile).
-const tags = "urfave_cli_no_docs"
 
 // suite is one test binary run under Wine. Of internal/e2e only the
 // testscripts run: its Go tests clean up with t.TempDir, whose RemoveAll
@@ -84,6 +83,10 @@ func mainErr(verbose, keep bool, run string) int {
 		return 0
 	}
 	root, err := moduleRoot(tools.goCmd)
+	if err != nil {
+		return fail(err)
+	}
+	tmpMode, err := modeOf(os.TempDir())
 	if err != nil {
 		return fail(err)
 	}
@@ -153,6 +156,12 @@ func mainErr(verbose, keep bool, run string) int {
 	}
 	fmt.Printf("test-windows: %d cases passed, %d failed, %d skipped under Wine in %.1fs\n",
 		total.pass, total.fail, total.skip, time.Since(start).Seconds())
+	// A test may change only what it made: the temporary directory all of
+	// it lives in must keep its mode (1777 for /tmp).
+	if m, err := modeOf(os.TempDir()); err != nil || m != tmpMode {
+		fmt.Fprintf(os.Stderr, "test-windows: %s changed from mode %v to %v\n", os.TempDir(), tmpMode, m)
+		failed = true
+	}
 	if failed || total.fail > 0 {
 		return 1
 	}
@@ -224,19 +233,22 @@ func (h *harness) wineEnv(extra ...string) []string {
 	var env []string
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")
-		if strings.HasPrefix(k, "WINE") || k == "DISPLAY" || k == "WAYLAND_DISPLAY" {
+		if strings.HasPrefix(k, "WINE") || k == "DISPLAY" || k == "WAYLAND_DISPLAY" || k == "HOME" {
 			continue
 		}
 		env = append(env, kv)
 	}
-	env = append(env, "WINEPREFIX="+h.prefix, "WINEDEBUG=-all", "WINEDLLOVERRIDES=mscoree,mshtml=")
+	// HOME too: Wine links the prefix's Desktop, Documents and other user
+	// folders to $HOME, and nothing of the run may reach the real one.
+	env = append(env, "WINEPREFIX="+h.prefix, "WINEDEBUG=-all", "WINEDLLOVERRIDES=mscoree,mshtml=",
+		"HOME="+filepath.Join(h.tmp, "home"))
 	return append(env, extra...)
 }
 
 // prepare builds everything and makes the Wine prefix, the slow parts side
 // by side.
 func (h *harness) prepare() error {
-	for _, d := range []string{h.bin, h.toolbin} {
+	for _, d := range []string{h.bin, h.toolbin, filepath.Join(h.tmp, "home")} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			return err
 		}
@@ -272,7 +284,12 @@ func (h *harness) prepare() error {
 			filepath.Join(h.root, "internal", "wintest", "prng", "bcryptprimitives.c"), "-ladvapi32"); err != nil {
 			return err
 		}
-		if err := h.goBuild("-o", h.bin+"/", "./cmd/...", "./scripts/install-skill"); err != nil {
+		// The commands exactly as they ship, and the installer beside them.
+		b := ship.Build{Go: h.goCmd, Root: h.root, Out: h.bin, GOOS: "windows", GOARCH: "amd64"}
+		if err := b.Run(context.Background()); err != nil {
+			return err
+		}
+		if err := h.goBuild("-o", filepath.Join(h.bin, "install-skill.exe"), "./scripts/install-skill"); err != nil {
 			return err
 		}
 		if err := h.goBuild("-o", filepath.Join(h.toolbin, "git.exe"), "./internal/wintest/gitstub"); err != nil {
@@ -316,11 +333,11 @@ func (h *harness) cmd(name string, args ...string) error {
 }
 
 func (h *harness) goBuild(args ...string) error {
-	return h.cmd(h.goCmd, append([]string{"build", "-trimpath", "-tags", tags}, args...)...)
+	return h.cmd(h.goCmd, append([]string{"build", "-trimpath", "-tags", ship.Tags}, args...)...)
 }
 
 func (h *harness) goTest(s suite) error {
-	return h.cmd(h.goCmd, "test", "-c", "-tags", tags, "-o", h.testExe(s), "./"+s.pkg)
+	return h.cmd(h.goCmd, "test", "-c", "-tags", ship.Tags, "-o", h.testExe(s), "./"+s.pkg)
 }
 
 func (h *harness) testExe(s suite) string {
@@ -341,6 +358,14 @@ func (h *harness) stopWine() {
 	c.Env = h.wineEnv()
 	_ = c.Run()
 	_ = h.waitWine()
+}
+
+func modeOf(dir string) (fs.FileMode, error) {
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return 0, err
+	}
+	return fi.Mode(), nil
 }
 
 // warmUp runs the stand-in git once under Wine.
@@ -377,9 +402,12 @@ func (h *harness) runSuite(s suite, run string) (counts, error) {
 		"WINEPATH="+winPath(h.toolbin),
 		"SDD_TEST_BIN_DIR="+winPath(h.bin),
 	)
-	// A Windows process a test leaves behind (a git.exe its command did not
-	// wait for) inherits the output pipe; do not wait for it to close it.
-	c.WaitDelay = 10 * time.Second
+	// A Windows process a test leaves behind inherits the output pipe; do
+	// not wait for it to close it. (Wine 8 sometimes leaves a git.exe
+	// that was killed while starting up stuck for good, where Windows would
+	// end it; the commands kill their cancelled git calls, so this happens.
+	// stopWine ends it with the prefix.)
+	c.WaitDelay = 2 * time.Second
 	pr, pw := io.Pipe()
 	c.Stdout, c.Stderr = pw, pw
 	if err := c.Start(); err != nil {
@@ -414,6 +442,9 @@ func (h *harness) runSuite(s suite, run string) (counts, error) {
 		_, _ = io.Copy(io.Discard, pr)
 	}()
 	err := c.Wait()
+	if errors.Is(err, exec.ErrWaitDelay) {
+		err = nil // the test program exited 0; only a leftover held the pipe
+	}
 	pw.Close()
 	<-done
 	var cnt counts
