@@ -1,0 +1,28 @@
+package main
+
+import (
+	"regexp"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+func TestRunPattern(t *testing.T) {
+	pat := runPattern([]string{"TestScripts/rule_tb4_task_10_not_1", "TestScripts/win_a.b"})
+	assert.Equal(t, `^(TestScripts)$/^(rule_tb4_task_10_not_1|win_a\.b)$`, pat)
+	assert.Equal(t, `^(TestA|TestB)$`, runPattern([]string{"TestA", "TestB"}))
+	// go test splits -run at slashes and matches each level.
+	top := regexp.MustCompile(`^(TestScripts)$`)
+	assert.True(t, top.MatchString("TestScripts"))
+	assert.False(t, top.MatchString("TestScriptsX"))
+}
+
+func TestWineStartFailure(t *testing.T) {
+	assert.True(t, wineStartFailure([]string{
+		"> status 3 task-brief plan.md 9",
+		`FAIL: testdata\script\x.txtar:3: status: fork/exec Z:\tmp\bin\task-brief.exe: Internal error.`,
+	}))
+	assert.True(t, wineStartFailure([]string{`[fork/exec Z:\tmp\toolbin\git.exe: Internal error.]`}))
+	assert.False(t, wineStartFailure([]string{"> cmp stdout want", "FAIL: x.txtar:5: stdout and want differ"}))
+	assert.False(t, wineStartFailure([]string{`[fork/exec Z:\tmp\bin\x.exe: Path not found.]`}))
+}
