@@ -233,23 +233,30 @@ func (h *harness) wineEnv(extra ...string) []string {
 	var env []string
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")
-		if strings.HasPrefix(k, "WINE") || k == "DISPLAY" || k == "WAYLAND_DISPLAY" || k == "HOME" {
+		switch k {
+		case "DISPLAY", "WAYLAND_DISPLAY", "HOME", "TMPDIR", "XDG_RUNTIME_DIR":
+			continue
+		}
+		if strings.HasPrefix(k, "WINE") {
 			continue
 		}
 		env = append(env, kv)
 	}
 	// HOME too: Wine links the prefix's Desktop, Documents and other user
-	// folders to $HOME, and nothing of the run may reach the real one.
+	// folders to $HOME, and nothing of the run may reach the real one. And
+	// the temporary directories: the wineserver makes its socket directory
+	// (wine-XXXXXX) there and never removes it.
+	run := filepath.Join(h.tmp, "wine-run")
 	env = append(env, "WINEPREFIX="+h.prefix, "WINEDEBUG=-all", "WINEDLLOVERRIDES=mscoree,mshtml=",
-		"HOME="+filepath.Join(h.tmp, "home"))
+		"HOME="+filepath.Join(h.tmp, "home"), "TMPDIR="+run, "XDG_RUNTIME_DIR="+run)
 	return append(env, extra...)
 }
 
 // prepare builds everything and makes the Wine prefix, the slow parts side
 // by side.
 func (h *harness) prepare() error {
-	for _, d := range []string{h.bin, h.toolbin, filepath.Join(h.tmp, "home")} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
+	for _, d := range []string{h.bin, h.toolbin, filepath.Join(h.tmp, "home"), filepath.Join(h.tmp, "wine-run")} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
 			return err
 		}
 	}
