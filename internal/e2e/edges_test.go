@@ -262,20 +262,29 @@ func TestVersionOfAPlainBuild(t *testing.T) {
 	require.NoError(t, err, string(b))
 	m, err := exec.Command("go", "version", "-m", filepath.Join(out, "sdd-workspace")).Output()
 	require.NoError(t, err)
-	var modVersion string
+	var modVersion, revision string
 	for _, line := range strings.Split(string(m), "\n") {
-		if f := strings.Fields(line); len(f) >= 3 && f[0] == "mod" {
+		f := strings.Fields(line)
+		switch {
+		case len(f) >= 3 && f[0] == "mod":
 			modVersion = f[2]
+		case len(f) >= 2 && f[0] == "build" && strings.HasPrefix(f[1], "vcs.revision="):
+			revision = strings.TrimPrefix(f[1], "vcs.revision=")
 		}
 	}
 	require.NotEmpty(t, modVersion)
+	if modVersion == "(devel)" && revision == "" {
+		// A linked worktree (.git is a file), for one: go build records
+		// no version there, and "dev" is then the right answer.
+		t.Skip("go build recorded neither a module version nor a commit in this checkout")
+	}
 	res := testutil.RunIn(root, os.Environ(), filepath.Join(out, "sdd-workspace"), "--version")
 	require.Equal(t, 0, res.Code, res.Stderr)
 	assert.NotEqual(t, "sdd-workspace dev\n", res.Stdout)
 	if modVersion != "(devel)" {
 		assert.Equal(t, "sdd-workspace "+modVersion+"\n", res.Stdout)
 	} else {
-		assert.Regexp(t, `^sdd-workspace devel-[0-9a-f]{12}(\+dirty)?\n$`, res.Stdout)
+		assert.Regexp(t, `^sdd-workspace devel-`+revision[:12]+`(\+dirty)?\n$`, res.Stdout)
 	}
 }
 

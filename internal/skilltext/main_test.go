@@ -16,7 +16,7 @@ import (
 )
 
 // commandNames are the binaries the skill text calls.
-var commandNames = []string{"sdd-workspace", "task-brief", "review-package"}
+var commandNames = testutil.Commands
 
 var (
 	moduleRoot string // the directory holding go.mod

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -17,6 +18,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/sdd-go/sdd-go/internal/ship"
 )
 
 // skillName is the directory name hosts look the skill up by.
@@ -32,7 +35,7 @@ const manifestName = ".sdd-go-manifest"
 const origSuffix = ".bash-orig"
 
 // commands are the binaries, and the superpowers scripts they replace.
-var commands = []string{"sdd-workspace", "task-brief", "review-package"}
+var commands = ship.Commands
 
 // Env is everything the installer takes from the process, so tests can
 // run it in a temporary HOME without touching the real one.
@@ -74,7 +77,7 @@ const usageText = `usage: go run ./scripts/install-skill [--dir DIR] [--force] [
        go run ./scripts/install-skill --replace-scripts DIR [--bin DIR] [--no-binaries]
        go run ./scripts/install-skill --restore DIR
 
-Installs the sdd-go binaries (go install ./cmd/...) and copies skill/ to
+Installs the sdd-go binaries (go install ./cmd/..., as they ship) and copies skill/ to
 ~/.claude/skills/subagent-driven-development/, or swaps the bash scripts of
 an installed superpowers skill for the binaries and back.
 
@@ -212,11 +215,10 @@ func goCmd(env Env, dir string, args ...string) *exec.Cmd {
 }
 
 func goInstall(env Env, root string) error {
-	logf(env, "building and installing the commands: go install ./cmd/...")
-	c := goCmd(env, root, "install", "./cmd/...")
-	c.Stdout, c.Stderr = env.Stderr, env.Stderr
-	if err := c.Run(); err != nil {
-		return fmt.Errorf("go install ./cmd/...: %w", err)
+	logf(env, "building and installing the commands as they ship (go install ./cmd/...)")
+	b := ship.Build{Go: env.GoCmd, Root: root, Install: true, Version: ship.DefaultVersion(ship.GitIn(root)), Env: env.Environ}
+	if err := b.Run(context.Background()); err != nil {
+		return err
 	}
 	bin, err := goBinDir(env, root)
 	if err == nil {
