@@ -36,12 +36,113 @@ const maxLinks = 40
 // child process), then Commit to publish it, or Abort to leave the target
 // as it was.
 type File struct {
-	name    string     // the path as the user gave it
-	target  string     // the path finally written: name with symlinks followed
-	temp    string     // the temporary file, "" when writing the target itself
-	f       *os.File   // nil until opened (in place, the first write opens it)
-	scratch []*os.File // more temporary files beside it, removed when it is finished
+	name    string   // the path as the user gave it
+	target  string   // the path finally written: name with symlinks followed
+	temp    *temp    // the file being written before it is published; nil when writing the target itself
+	f       *os.File // nil until opened (in place, the first write opens it)
+	scratch []*temp  // more temporary files beside it, removed when it is finished
 	done    bool
+}
+
+// temp is a file written before it is published: unnamed where the system
+// allows (Linux's O_TMPFILE: nothing to leave behind, whatever kills the
+// process), else named .sdd-<random>.tmp beside its target and tracked so
+// that a signal handler can remove it.
+type temp struct {
+	f    *os.File
+	name string // "" when unnamed
+}
+
+// BeforeNamed is called before the first named temporary file is made, so
+// that whoever must remove it on a signal can get ready (cliapp installs
+// its signal handling then, where it did not need it before).
+var BeforeNamed = func() {}
+
+// newTemp makes a temporary file in dir (a directory part as dirOf returns
+// it) with permission bits perm when keep is set, else 0666 minus the
+// umask.
+func newTemp(dir string, perm fs.FileMode, keep bool) (*temp, error) {
+	f, ok, err := openUnnamed(dir)
+	if err != nil {
+		return nil, err
+	}
+	t := &temp{f: f}
+	if !ok {
+		if t, err = newNamed(dir); err != nil {
+			return nil, err
+		}
+	}
+	if keep {
+		if err := t.f.Chmod(perm); err != nil {
+			t.discard()
+			return nil, err
+		}
+	}
+	return t, nil
+}
+
+// newNamed creates an exclusive, tracked temporary file in dir.
+func newNamed(dir string) (*temp, error) {
+	BeforeNamed()
+	for range 100 {
+		// Short on purpose: a 255-byte target name must still leave room.
+		name := dir + ".sdd-" + randomSuffix() + ".tmp"
+		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		Track(name)
+		return &temp{f: f, name: name}, nil
+	}
+	return nil, &fs.PathError{Op: "open", Path: dir, Err: fs.ErrExist}
+}
+
+// discard closes t and removes it (an unnamed file vanishes on close).
+func (t *temp) discard() {
+	_ = t.f.Close()
+	if t.name != "" {
+		_ = os.Remove(t.name)
+		Untrack(t.name)
+	}
+}
+
+// publish gives t's complete contents the name target, replacing what is
+// there at once, and closes t. An unnamed file is linked in directly when
+// target is new, or linked beside it and renamed over it.
+func (t *temp) publish(target string) error {
+	if t.name == "" {
+		err := linkUnnamed(t.f, target)
+		if errors.Is(err, fs.ErrExist) {
+			var named string
+			for range 100 {
+				named = dirOf(target) + ".sdd-" + randomSuffix() + ".tmp"
+				if err = linkUnnamed(t.f, named); !errors.Is(err, fs.ErrExist) {
+					break
+				}
+			}
+			if err == nil {
+				t.name = named
+				Track(named)
+			}
+		}
+		if err != nil || t.name == "" {
+			t.discard()
+			return err
+		}
+	}
+	if err := t.f.Close(); err != nil {
+		t.discard()
+		return err
+	}
+	if err := replace(t.name, target); err != nil {
+		t.discard()
+		return err
+	}
+	Untrack(t.name)
+	return nil
 }
 
 // Create prepares name for writing. It fails where a shell's `>` would
@@ -107,7 +208,7 @@ func (f *File) OSFile() (*os.File, error) {
 // it); it is removed when the output is committed or aborted. It fails when
 // the output is written in place (no temporary file can be made there).
 func (f *File) Scratch() (*os.File, error) {
-	if f.temp == "" {
+	if f.temp == nil {
 		return nil, errors.New("atomicfile: no temporary files beside " + f.name)
 	}
 	s, err := newTemp(dirOf(f.target), 0, false)
@@ -115,7 +216,7 @@ func (f *File) Scratch() (*os.File, error) {
 		return nil, err
 	}
 	f.scratch = append(f.scratch, s)
-	return s, nil
+	return s.f, nil
 }
 
 // open opens the target itself, the way the shell's `>` does.
@@ -128,12 +229,13 @@ func (f *File) open() error {
 	return nil
 }
 
-// Commit closes the file and, for a regular target, renames the temporary
-// file over it.
+// Commit publishes the file: a temporary file is given the target's name
+// (replacing it at once); a target written directly is closed.
 func (f *File) Commit() error {
 	if f.done {
 		return errors.New("atomicfile: already finished")
 	}
+	defer f.removeScratch()
 	if f.f == nil {
 		// Written in place, and nothing was written: still an (empty) file.
 		if err := f.open(); err != nil {
@@ -142,20 +244,10 @@ func (f *File) Commit() error {
 		}
 	}
 	f.done = true
-	if err := f.f.Close(); err != nil {
-		f.removeTemp()
-		return err
+	if f.temp == nil {
+		return f.f.Close()
 	}
-	if f.temp == "" {
-		return nil
-	}
-	if err := replace(f.temp, f.target); err != nil {
-		f.removeTemp()
-		return err
-	}
-	Untrack(f.temp)
-	f.removeScratch()
-	return nil
+	return f.temp.publish(f.target)
 }
 
 // Abort closes the file and removes the temporary file, if any. It is safe
@@ -165,71 +257,67 @@ func (f *File) Abort() {
 		return
 	}
 	f.done = true
-	if f.f != nil {
+	switch {
+	case f.temp != nil:
+		f.temp.discard()
+	case f.f != nil:
 		_ = f.f.Close()
-	}
-	f.removeTemp()
-}
-
-func (f *File) removeTemp() {
-	if f.temp != "" {
-		_ = os.Remove(f.temp)
-		Untrack(f.temp)
 	}
 	f.removeScratch()
 }
 
 func (f *File) removeScratch() {
 	for _, s := range f.scratch {
-		_ = s.Close()
-		_ = os.Remove(s.Name())
-		Untrack(s.Name())
+		s.discard()
 	}
 	f.scratch = nil
 }
 
-// createTemp makes an exclusive temporary file beside target, in the
-// directory the kernel finds target in. A new file gets 0666 minus the
-// umask, as the shell's `>` would create it; a replaced file keeps the
-// permission bits it had (old is its FileInfo).
+// createTemp makes the temporary file for target, in the directory the
+// kernel finds target in. A new file gets 0666 minus the umask, as the
+// shell's `>` would create it; a replaced file keeps the permission bits it
+// had (old is its FileInfo).
 func createTemp(name, target string, old fs.FileInfo) (*File, error) {
 	var perm fs.FileMode
 	if old != nil {
 		perm = old.Mode().Perm()
 	}
-	f, err := newTemp(dirOf(target), perm, old != nil)
+	t, err := newTemp(dirOf(target), perm, old != nil)
 	if err != nil {
 		return nil, err
 	}
-	return &File{name: name, target: target, temp: f.Name(), f: f}, nil
+	return &File{name: name, target: target, temp: t, f: t.f}, nil
 }
 
-// newTemp creates an exclusive, tracked temporary file in dir (a directory
-// part as dirOf returns it) with permission bits perm when keep is set, else
-// 0666 minus the umask.
-func newTemp(dir string, perm fs.FileMode, keep bool) (*os.File, error) {
-	for range 100 {
-		// Short on purpose: a 255-byte target name must still leave room.
-		temp := dir + ".sdd-" + randomSuffix() + ".tmp"
-		f, err := os.OpenFile(temp, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
-		if errors.Is(err, fs.ErrExist) {
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		Track(temp)
-		if keep {
-			if err := f.Chmod(perm); err != nil {
-				_ = f.Close()
-				_ = os.Remove(temp)
-				Untrack(temp)
-				return nil, err
-			}
-		}
-		return f, nil
+// WriteNew creates path holding data, whole or not at all, and fails with
+// an error matching fs.ErrExist when path exists: whoever creates it first
+// wins, and no reader ever sees part of it. (Workspace markers.)
+func WriteNew(path string, data []byte) error {
+	t, err := newTemp(dirOf(path), 0, false)
+	if err != nil {
+		return err
 	}
-	return nil, &fs.PathError{Op: "open", Path: dir, Err: fs.ErrExist}
+	defer t.discard()
+	if _, err := t.f.Write(data); err != nil {
+		return err
+	}
+	if t.name == "" {
+		return linkUnnamed(t.f, path)
+	}
+	err = os.Link(t.name, path)
+	if err == nil || errors.Is(err, fs.ErrExist) {
+		return err
+	}
+	// No hard links here: an exclusive create still decides the race.
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
+	if err != nil {
+		return err
+	}
+	_, werr := f.Write(data)
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	return werr
 }
 
 // followLinks returns the file a write to name lands in: name itself, or the

@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"sync"
 	"syscall"
 	"time"
 
@@ -97,37 +98,65 @@ var stopSignals = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP}
 func Main(cmd Command) int {
 	ctx, stop := context.WithCancelCause(context.Background())
 	defer stop(nil)
-	sigs := make(chan os.Signal, 1)
-	for _, s := range stopSignals {
-		// A signal ignored by whoever started us (nohup, trap '' INT)
-		// stays ignored, as it would for the script.
-		if !signal.Ignored(s) {
-			signal.Notify(sigs, s)
-		}
+	h := &handler{stop: stop, caught: make(chan os.Signal, 1)}
+	if kernelCleansUp {
+		// Nothing to do on a signal unless a named temporary file
+		// appears: then (and only then) catch the signals.
+		atomicfile.BeforeNamed = h.arm
+	} else {
+		h.arm()
 	}
-	caught := make(chan os.Signal, 1)
-	go func() {
-		sig := <-sigs
-		caught <- sig
-		stop(&exit.Signaled{Signal: sig})
-		// Give the command time to unwind; a blocked open (a FIFO with no
-		// reader) cannot be interrupted, so then leave anyway, tidily. A
-		// second signal means now.
-		select {
-		case <-sigs:
-		case <-time.After(gracePeriod):
-		}
-		atomicfile.RemoveTracked()
-		die(sig)
-	}()
 	status := Run(ctx, cmd, os.Args, os.Stdout, os.Stderr)
 	select {
-	case sig := <-caught:
+	case sig := <-h.caught:
 		atomicfile.RemoveTracked()
 		die(sig)
 	default:
 	}
 	return status
+}
+
+// handler catches the stop signals for a command that must clean up
+// itself before it dies of one.
+//
+// Where the kernel does the cleaning (kernelCleansUp: git children carry
+// a parent-death signal, outputs are unnamed files until published), the
+// Go runtime's own handling is already the contract: it ends the process
+// by the same signal, and leaves SIGINT and SIGHUP ignored when they were
+// ignored at start. Catching them costs two threads at start-up, a tenth of
+// a short command's time, so there it is done only once a named temporary
+// file (a file system without O_TMPFILE) needs removing.
+type handler struct {
+	once   sync.Once
+	stop   context.CancelCauseFunc
+	caught chan os.Signal
+}
+
+func (h *handler) arm() {
+	h.once.Do(func() {
+		sigs := make(chan os.Signal, 1)
+		for _, s := range stopSignals {
+			// A signal ignored by whoever started us (nohup, trap '' INT)
+			// stays ignored, as it would for the script.
+			if !signal.Ignored(s) {
+				signal.Notify(sigs, s)
+			}
+		}
+		go func() {
+			sig := <-sigs
+			h.caught <- sig
+			h.stop(&exit.Signaled{Signal: sig})
+			// Give the command time to unwind; a blocked open (a FIFO with
+			// no reader) cannot be interrupted, so then leave anyway,
+			// tidily. A second signal means now.
+			select {
+			case <-sigs:
+			case <-time.After(gracePeriod):
+			}
+			atomicfile.RemoveTracked()
+			die(sig)
+		}()
+	})
 }
 
 // Run runs cmd with args (args[0] being the program name) and returns the

@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -160,6 +161,37 @@ func TestSignalsStopALongPackage(t *testing.T) {
 			// git (here the wrapper, now `sleep`) was stopped.
 			waitFor(t, func() bool { return syscall.Kill(pid, 0) != nil })
 		})
+	}
+}
+
+// Even SIGKILL, which nothing can catch, leaves no temporary file and no
+// git behind on Linux: outputs are unnamed until published, and git gets
+// SIGTERM when its parent dies.
+func TestSIGKILLLeavesNothing(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("unnamed temporary files and parent-death signals are Linux's")
+	}
+	r, base := bigRepo(t, 200_000)
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	fake := faultyGit(t, `"$REAL" "$@" | head -c 50000; echo $$ > `+pidFile+`; exec sleep 60`)
+	r.Write("old.diff", "old package\n")
+	for _, out := range [][]string{{"old.diff"}, nil} { // an explicit OUTFILE, the default one
+		require.NoError(t, os.RemoveAll(pidFile))
+		cmd := exec.Command(testutil.Bin(t, "review-package"), append([]string{"plan.md", base, "HEAD"}, out...)...)
+		cmd.Dir, cmd.Env = r.Root, withPath(r.Env, fake)
+		require.NoError(t, cmd.Start())
+		var pid int
+		waitFor(t, func() bool {
+			b, _ := os.ReadFile(pidFile)
+			pid, _ = strconv.Atoi(strings.TrimSpace(string(b)))
+			return pid > 0
+		})
+		require.NoError(t, cmd.Process.Kill())
+		_ = cmd.Wait()
+		waitFor(t, func() bool { return syscall.Kill(pid, 0) != nil })
+		assert.Equal(t, "old package\n", readFile(t, filepath.Join(r.Root, "old.diff")))
+		assertNoTemps(t, r.Root)
+		assertNoPackages(t, ws(r, "plan"))
 	}
 }
 

@@ -39,7 +39,11 @@ func spawn(path string, args []string, files [3]*os.File) (*proc, error) {
 			fds[i] = f.Fd()
 		}
 	}
-	pid, err := syscall.ForkExec(path, args, &syscall.ProcAttr{Env: os.Environ(), Files: fds[:]})
+	// Pdeathsig: if the command dies (of a signal it does not catch, or
+	// SIGKILL), git gets SIGTERM and stops with it. (Go never ends the
+	// thread that forked, which is what the kernel watches.)
+	pid, err := syscall.ForkExec(path, args, &syscall.ProcAttr{Env: os.Environ(), Files: fds[:],
+		Sys: &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM}})
 	if err != nil {
 		return nil, &os.PathError{Op: "fork/exec", Path: path, Err: err}
 	}

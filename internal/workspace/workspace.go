@@ -20,7 +20,6 @@ package workspace
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -201,31 +200,9 @@ func readMarker(dir string) (string, error) {
 }
 
 // writeMarker creates dir's marker naming id, failing with fs.ErrExist if
-// another process marked it first. The content is written to a private
-// file and linked into place so no reader ever sees a partial marker.
+// another process marked it first; no reader ever sees a partial marker.
 func writeMarker(dir, id string) error {
-	path := dir + string(filepath.Separator) + MarkerName
-	tmp := dir + string(filepath.Separator) + fmt.Sprintf(".%s.%d.%d.tmp", MarkerName, os.Getpid(), time.Now().UnixNano())
-	atomicfile.Track(tmp) // a signal now must not leave it behind
-	defer atomicfile.Untrack(tmp)
-	defer os.Remove(tmp)
-	if err := os.WriteFile(tmp, []byte(id+"\n"), 0o666); err != nil {
-		return err
-	}
-	err := os.Link(tmp, path)
-	if err == nil || errors.Is(err, fs.ErrExist) {
-		return err
-	}
-	// No hard links here: an exclusive create still decides the race.
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
-	if err != nil {
-		return err
-	}
-	_, werr := f.WriteString(id + "\n")
-	if cerr := f.Close(); werr == nil {
-		werr = cerr
-	}
-	return werr
+	return atomicfile.WriteNew(dir+string(filepath.Separator)+MarkerName, []byte(id+"\n"))
 }
 
 // writeInPlace truncates and rewrites path (creating it 0666 minus umask),

@@ -1,0 +1,106 @@
+package atomicfile
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// names lists what dir holds.
+func names(t *testing.T, dir string) []string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	var out []string
+	for _, e := range entries {
+		out = append(out, e.Name())
+	}
+	return out
+}
+
+func TestCommitPublishesWholeAndLeavesNothingElse(t *testing.T) {
+	dir := t.TempDir()
+	for _, existing := range []bool{false, true} {
+		target := filepath.Join(dir, "out.md")
+		if existing {
+			require.NoError(t, os.WriteFile(target, []byte("old\n"), 0o600))
+		}
+		f, err := Create(target)
+		require.NoError(t, err)
+		_, err = f.Write([]byte("new\n"))
+		require.NoError(t, err)
+		assert.Equal(t, existing, fileExists(target), "nothing published before Commit")
+		require.NoError(t, f.Commit())
+		b, err := os.ReadFile(target)
+		require.NoError(t, err)
+		assert.Equal(t, "new\n", string(b))
+		assert.Equal(t, []string{"out.md"}, names(t, dir))
+		if existing {
+			fi, err := os.Stat(target)
+			require.NoError(t, err)
+			if runtime.GOOS != "windows" {
+				assert.Equal(t, fs.FileMode(0o600), fi.Mode().Perm(), "a replaced file keeps its mode")
+			}
+		}
+		require.NoError(t, os.Remove(target))
+	}
+}
+
+func TestAbortLeavesNothing(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "out.md")
+	f, err := Create(target)
+	require.NoError(t, err)
+	s, err := f.Scratch()
+	require.NoError(t, err)
+	_, err = s.Write([]byte("part"))
+	require.NoError(t, err)
+	f.Abort()
+	assert.Empty(t, names(t, dir))
+}
+
+// Where no unnamed file can be made, a named one is used: it is announced
+// (BeforeNamed) so a signal handler can be ready, tracked, and removed by
+// RemoveTracked as a dying process would.
+func TestNamedTemporaryFiles(t *testing.T) {
+	dir := t.TempDir()
+	announced := 0
+	defer func(f func()) { BeforeNamed = f }(BeforeNamed)
+	BeforeNamed = func() { announced++ }
+	tmp, err := newNamed(dir + string(filepath.Separator))
+	require.NoError(t, err)
+	assert.Equal(t, 1, announced)
+	require.Len(t, names(t, dir), 1)
+	assert.True(t, strings.HasPrefix(names(t, dir)[0], ".sdd-"))
+	RemoveTracked()
+	assert.Empty(t, names(t, dir))
+	_ = tmp.f.Close()
+
+	// Published, it replaces the target and leaves no temporary name.
+	tmp, err = newNamed(dir + string(filepath.Separator))
+	require.NoError(t, err)
+	_, err = tmp.f.Write([]byte("x\n"))
+	require.NoError(t, err)
+	require.NoError(t, tmp.publish(filepath.Join(dir, "out.md")))
+	assert.Equal(t, []string{"out.md"}, names(t, dir))
+}
+
+func TestWriteNewIsExclusive(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "plan-path")
+	require.NoError(t, WriteNew(p, []byte("docs/a.md\n")))
+	err := WriteNew(p, []byte("docs/b.md\n"))
+	assert.ErrorIs(t, err, fs.ErrExist)
+	b, err := os.ReadFile(p)
+	require.NoError(t, err)
+	assert.Equal(t, "docs/a.md\n", string(b))
+	assert.Equal(t, []string{"plan-path"}, names(t, dir))
+}
+
+func fileExists(p string) bool { _, err := os.Stat(p); return err == nil }
