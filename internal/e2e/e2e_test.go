@@ -4,13 +4,10 @@
 package e2e
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strconv"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -65,36 +62,9 @@ func TestScripts(t *testing.T) {
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"status": cmdStatus,
+			"status": testutil.StatusCmd,
 		},
 	})
-}
-
-// cmdStatus runs a program and checks its exact exit status:
-//
-//	status 3 task-brief plan.md 9
-//
-// `! exec` only says "non-zero", and the statuses are the interface.
-func cmdStatus(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) < 2 {
-		ts.Fatalf("usage: status N program [args...]")
-	}
-	want, err := strconv.Atoi(args[0])
-	if err != nil {
-		ts.Fatalf("status: %v", err)
-	}
-	err = ts.Exec(args[1], args[2:]...)
-	got := 0
-	if err != nil {
-		var ee *exec.ExitError
-		if !errors.As(err, &ee) {
-			ts.Fatalf("status: %v", err)
-		}
-		got = ee.ExitCode()
-	}
-	if got != want {
-		ts.Fatalf("%s exited %d, want %d", args[1], got, want)
-	}
 }
 
 func cut(kv string) (string, string, bool) {

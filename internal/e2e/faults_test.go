@@ -140,12 +140,7 @@ func TestSignalsStopALongPackage(t *testing.T) {
 			cmd := exec.Command(testutil.Bin(t, "review-package"), "plan.md", base, "HEAD", "old.diff")
 			cmd.Dir, cmd.Env = r.Root, withPath(r.Env, fake)
 			require.NoError(t, cmd.Start())
-			var pid int
-			waitFor(t, func() bool {
-				b, _ := os.ReadFile(pidFile)
-				pid, _ = strconv.Atoi(strings.TrimSpace(string(b)))
-				return pid > 0
-			})
+			pid := waitForPID(t, pidFile)
 			start := time.Now()
 			require.NoError(t, cmd.Process.Signal(sig))
 			err := cmd.Wait()
@@ -180,12 +175,7 @@ func TestSIGKILLLeavesNothing(t *testing.T) {
 		cmd := exec.Command(testutil.Bin(t, "review-package"), append([]string{"plan.md", base, "HEAD"}, out...)...)
 		cmd.Dir, cmd.Env = r.Root, withPath(r.Env, fake)
 		require.NoError(t, cmd.Start())
-		var pid int
-		waitFor(t, func() bool {
-			b, _ := os.ReadFile(pidFile)
-			pid, _ = strconv.Atoi(strings.TrimSpace(string(b)))
-			return pid > 0
-		})
+		pid := waitForPID(t, pidFile)
 		require.NoError(t, cmd.Process.Kill())
 		_ = cmd.Wait()
 		waitFor(t, func() bool { return syscall.Kill(pid, 0) != nil })
@@ -249,6 +239,19 @@ func TestIgnoredSignalStaysIgnored(t *testing.T) {
 			assert.Equal(t, readFile(t, filepath.Join(r.Root, "want.diff")), readFile(t, filepath.Join(r.Root, "got.diff")))
 		})
 	}
+}
+
+// waitForPID waits until a git stand-in has written its pid to pidFile and
+// returns it.
+func waitForPID(t *testing.T, pidFile string) int {
+	t.Helper()
+	var pid int
+	waitFor(t, func() bool {
+		b, _ := os.ReadFile(pidFile)
+		pid, _ = strconv.Atoi(strings.TrimSpace(string(b)))
+		return pid > 0
+	})
+	return pid
 }
 
 func waitFor(t *testing.T, cond func() bool) {

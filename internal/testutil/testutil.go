@@ -11,9 +11,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/sdd-go/sdd-go/internal/gitenv"
 	"github.com/sdd-go/sdd-go/internal/ship"
@@ -208,4 +211,29 @@ func RunIn(dir string, env []string, prog string, args ...string) Result {
 		}
 	}
 	return Result{Stdout: out.String(), Stderr: errb.String(), Code: code}
+}
+
+// StatusCmd is the testscript command `status N program [args...]`: it
+// runs the program and checks its exact exit status. `! exec` only says
+// "non-zero", and the statuses are the interface.
+func StatusCmd(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: status N program [args...]")
+	}
+	want, err := strconv.Atoi(args[0])
+	if err != nil {
+		ts.Fatalf("status: %v", err)
+	}
+	err = ts.Exec(args[1], args[2:]...)
+	got := 0
+	if err != nil {
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) {
+			ts.Fatalf("status: %v", err)
+		}
+		got = ee.ExitCode()
+	}
+	if got != want {
+		ts.Fatalf("%s exited %d, want %d", args[1], got, want)
+	}
 }

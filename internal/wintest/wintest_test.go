@@ -10,7 +10,6 @@ package wintest
 // and the cases that need the stand-in's other git spellings skip ([relay]).
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -105,7 +104,7 @@ func TestScripts(t *testing.T) {
 			return false, fmt.Errorf("unknown condition %q", cond)
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"status":   cmdStatus,
+			"status":   testutil.StatusCmd,
 			"unescape": cmdUnescape,
 			"entries":  cmdEntries,
 			"hold":     cmdHold,
@@ -124,31 +123,6 @@ func underRelay() bool {
 	}
 	_, err = os.Stat(filepath.Join(filepath.Dir(git), relay.AddrFile))
 	return err == nil
-}
-
-// cmdStatus runs a program and checks its exact exit status:
-//
-//	status 3 task-brief plan.md 9
-func cmdStatus(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) < 2 {
-		ts.Fatalf("usage: status N program [args...]")
-	}
-	want, err := strconv.Atoi(args[0])
-	if err != nil {
-		ts.Fatalf("status: %v", err)
-	}
-	err = ts.Exec(args[1], args[2:]...)
-	got := 0
-	if err != nil {
-		var ee *exec.ExitError
-		if !errors.As(err, &ee) {
-			ts.Fatalf("status: %v", err)
-		}
-		got = ee.ExitCode()
-	}
-	if got != want {
-		ts.Fatalf("%s exited %d, want %d", args[1], got, want)
-	}
 }
 
 // cmdUnescape writes DST from SRC with the escapes \r, \n, \t, \\ and \xHH

@@ -444,6 +444,12 @@ func installSkill(srcDir, target string, force bool, env Env) error {
 // writeFileAtomic writes a new file beside path and renames it over path,
 // so a reader never sees half a file.
 func writeFileAtomic(path string, data []byte, mode fs.FileMode) error {
+	return writeBeside(path, data, mode, os.Rename)
+}
+
+// writeBeside writes data with mode to a new file beside path, then puts it
+// in place with place(tmp, path); the new file is removed if that fails.
+func writeBeside(path string, data []byte, mode fs.FileMode, place func(tmp, path string) error) error {
 	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
 		return err
@@ -460,7 +466,7 @@ func writeFileAtomic(path string, data []byte, mode fs.FileMode) error {
 	if err := os.Chmod(tmp, mode); err != nil {
 		return err
 	}
-	return os.Rename(tmp, path)
+	return place(tmp, path)
 }
 
 // ---- swapping the superpowers scripts ----
@@ -698,23 +704,7 @@ func replaceScripts(o options, env Env) error {
 // writeBinary writes an executable beside path and puts it in place with
 // replaceFile.
 func writeBinary(path string, data []byte, env Env) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	defer os.Remove(tmp) // a no-op once renamed
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	if err := os.Chmod(tmp, 0o755); err != nil {
-		return err
-	}
-	return replaceFile(tmp, path, env)
+	return writeBeside(path, data, 0o755, func(tmp, path string) error { return replaceFile(tmp, path, env) })
 }
 
 func restoreScripts(target string, env Env) error {
