@@ -15,6 +15,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/sdd-go/sdd-go/internal/ship"
 )
 
 // The checker is tested against itself: the "reference" is our own
@@ -84,7 +86,7 @@ func TestMain(m *testing.M) {
 func wrappers(t *testing.T, oursBin string, mutate map[string]string) string {
 	t.Helper()
 	dir := t.TempDir()
-	for _, c := range Commands {
+	for _, c := range ship.Commands {
 		body, ok := mutate[c]
 		if !ok {
 			body = `exec "$OURS" "$@"`

@@ -23,9 +23,6 @@ import (
 	"github.com/sdd-go/sdd-go/internal/ship"
 )
 
-// Commands are the three tools, by the names both sides use.
-var Commands = ship.Commands
-
 // Config is one checker run.
 type Config struct {
 	Seed    int64
@@ -197,7 +194,7 @@ func checkToolDir(dir string) error {
 	if dir == "" {
 		return &ErrUsage{Msg: "compat: a tool directory is not set"}
 	}
-	for _, c := range Commands {
+	for _, c := range ship.Commands {
 		fi, err := os.Stat(filepath.Join(dir, c))
 		if err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm()&0o111 == 0 {
 			return &ErrUsage{Msg: fmt.Sprintf("compat: %s has no executable %s", dir, c)}

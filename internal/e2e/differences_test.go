@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/sdd-go/sdd-go/internal/ship"
 	"github.com/sdd-go/sdd-go/internal/testutil"
 )
 
@@ -47,7 +48,7 @@ func readFile(t *testing.T, p string) string {
 // Difference 1: help and version as the only argument.
 func TestHelpAndVersion(t *testing.T) {
 	r := testutil.NewRepo(t)
-	for _, name := range testutil.Commands {
+	for _, name := range ship.Commands {
 		for _, arg := range []string{"-h", "--help"} {
 			res := r.Run("", name, arg)
 			assert.Equal(t, 0, res.Code, "%s %s", name, arg)

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sdd-go/sdd-go/internal/ship"
 	"github.com/sdd-go/sdd-go/internal/testutil"
 )
 
@@ -46,7 +47,7 @@ func FuzzArguments(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Fuzz(func(t *testing.T, which uint8, a0, a1, a2, a3 string, n uint8) {
-		name := testutil.Commands[int(which)%3]
+		name := ship.Commands[int(which)%3]
 		args := []string{a0, a1, a2, a3}[:int(n)%5]
 		for _, a := range args {
 			if strings.Contains(a, "..") || filepath.IsAbs(a) || strings.ContainsRune(a, 0) || strings.HasPrefix(a, "~") {

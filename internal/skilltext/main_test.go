@@ -12,11 +12,12 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/sdd-go/sdd-go/internal/gitenv"
+	"github.com/sdd-go/sdd-go/internal/ship"
 	"github.com/sdd-go/sdd-go/internal/testutil"
 )
 
 // commandNames are the binaries the skill text calls.
-var commandNames = testutil.Commands
+var commandNames = ship.Commands
 
 var (
 	moduleRoot string // the directory holding go.mod

@@ -22,9 +22,6 @@ import (
 	"github.com/sdd-go/sdd-go/internal/ship"
 )
 
-// Commands are the three binaries under test.
-var Commands = ship.Commands
-
 var build struct {
 	once  sync.Once
 	dir   string

@@ -26,6 +26,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/sdd-go/sdd-go/internal/gitenv"
+	"github.com/sdd-go/sdd-go/internal/ship"
 	"github.com/sdd-go/sdd-go/internal/testutil"
 	"github.com/sdd-go/sdd-go/internal/wintest/relay"
 )
@@ -39,7 +40,7 @@ const sleeperEnv = "SDD_WINTEST_SLEEPER"
 var binDir string
 
 func TestMain(m *testing.M) {
-	if name := strings.TrimSuffix(filepath.Base(os.Args[0]), ".exe"); slices.Contains(testutil.Commands, name) && os.Getenv(sleeperEnv) != "" {
+	if name := strings.TrimSuffix(filepath.Base(os.Args[0]), ".exe"); slices.Contains(ship.Commands, name) && os.Getenv(sleeperEnv) != "" {
 		// A stand-in for an old binary that is still running.
 		fmt.Println("sleeping", name)
 		time.Sleep(time.Minute)
@@ -261,7 +262,7 @@ func cmdSleepers(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(err)
 	dir := ts.MkAbs(args[0])
 	ts.Check(os.MkdirAll(dir, 0o777))
-	for _, name := range testutil.Commands {
+	for _, name := range ship.Commands {
 		ts.Check(os.WriteFile(filepath.Join(dir, name+".exe"), b, 0o777))
 	}
 }
