@@ -227,10 +227,14 @@ func (r *Runner) run(ctx context.Context, c call) error {
 		return &Error{Args: c.args, Status: exit.IO, Err: werr}
 	}
 	if ctx.Err() != nil {
+		// Stopped on purpose: by a signal (the status a shell reports for
+		// it), or because its result is no longer wanted.
+		status := exit.IO
 		var s *exit.Signaled
 		if errors.As(context.Cause(ctx), &s) {
-			return &Error{Args: c.args, Status: s.ExitStatus(), Err: context.Cause(ctx)}
+			status = s.ExitStatus()
 		}
+		return &Error{Args: c.args, Status: status, Err: context.Cause(ctx)}
 	}
 	if copyErr != nil {
 		return &WriteError{Err: copyErr}
