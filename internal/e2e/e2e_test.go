@@ -7,12 +7,10 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
-	"github.com/sdd-go/sdd-go/internal/gitenv"
 	"github.com/sdd-go/sdd-go/internal/testutil"
 )
 
@@ -38,40 +36,9 @@ func TestScripts(t *testing.T) {
 		Dir:                 "testdata/script",
 		RequireExplicitExec: true,
 		UpdateScripts:       *update,
-		Setup: func(env *testscript.Env) error {
-			home := filepath.Join(env.WorkDir, ".home")
-			if err := os.MkdirAll(home, 0o755); err != nil {
-				return err
-			}
-			env.Setenv("PATH", binDir+string(os.PathListSeparator)+os.Getenv("PATH"))
-			env.Setenv("BIN", binDir)
-			if v := os.Getenv("GORACE"); v != "" {
-				env.Setenv("GORACE", v)
-			}
-			for _, kv := range gitenv.Hermetic(home) {
-				k, v, _ := cut(kv)
-				switch k {
-				case "HOME", "XDG_CONFIG_HOME":
-					env.Setenv(k, v)
-				default:
-					if len(k) > 4 && k[:4] == "GIT_" {
-						env.Setenv(k, v)
-					}
-				}
-			}
-			return nil
-		},
+		Setup:               func(env *testscript.Env) error { return testutil.ScriptEnv(env, binDir) },
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"status": testutil.StatusCmd,
 		},
 	})
-}
-
-func cut(kv string) (string, string, bool) {
-	for i := 0; i < len(kv); i++ {
-		if kv[i] == '=' {
-			return kv[:i], kv[i+1:], true
-		}
-	}
-	return kv, "", false
 }

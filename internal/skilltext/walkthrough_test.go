@@ -166,25 +166,10 @@ func commitsSection(pkg string) string {
 	return before
 }
 
-const threeTaskPlan = "# Demo plan\n" +
-	"\n" +
-	"## Global Constraints\n" +
-	"- Plain text files only.\n" +
-	"\n" +
-	"### Task 1: Greeting\n" +
-	"Create greet.txt containing `hello`.\n" +
-	"```sh\n" +
-	"### Task 2: this line is inside a fence, not a heading\n" +
-	"```\n" +
-	"\n" +
-	"### Task 2: Farewell\n" +
-	"Create bye.txt containing `bye`.\n" +
-	"\n" +
-	"### Task 3: Index\n" +
-	"List both files in index.txt.\n" +
-	"\n" +
-	"## Final Review\n" +
-	"Check all files.\n"
+// threeTaskPlan is demoPlan with a third task before its final review.
+var threeTaskPlan = strings.Replace(demoPlan,
+	"## Final Review\nCheck both files.\n",
+	"### Task 3: Index\nList both files in index.txt.\n\n## Final Review\nCheck all files.\n", 1)
 
 // TestWalkThrough follows SKILL.md through a three-task plan with the real
 // commands: workspace, ledger identity, BASE, brief, the implementer's id,

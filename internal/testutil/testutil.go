@@ -234,3 +234,29 @@ func StatusCmd(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("%s exited %d, want %d", args[1], got, want)
 	}
 }
+
+// ScriptEnv prepares a testscript's environment for the binaries in
+// binDir: they come first on PATH (and are $BIN), git is hermetic (its
+// HOME inside the script's work directory, GIT_* from gitenv.Hermetic),
+// GORACE is passed on for race-enabled binaries, and on Windows the
+// variables cmd and the loader need are kept (testscript passes only PATH).
+func ScriptEnv(env *testscript.Env, binDir string) error {
+	home := filepath.Join(env.WorkDir, ".home")
+	if err := os.MkdirAll(home, 0o755); err != nil {
+		return err
+	}
+	env.Setenv("PATH", binDir+string(os.PathListSeparator)+os.Getenv("PATH"))
+	env.Setenv("BIN", binDir)
+	for _, kv := range gitenv.Hermetic(home) {
+		k, v, _ := strings.Cut(kv, "=")
+		if k == "HOME" || k == "XDG_CONFIG_HOME" || strings.HasPrefix(k, "GIT_") {
+			env.Setenv(k, v)
+		}
+	}
+	for _, k := range []string{"GORACE", "SYSTEMROOT", "WINDIR", "COMSPEC", "PATHEXT"} {
+		if v := os.Getenv(k); v != "" {
+			env.Setenv(k, v)
+		}
+	}
+	return nil
+}

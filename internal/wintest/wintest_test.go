@@ -10,6 +10,7 @@ package wintest
 // and the cases that need the stand-in's other git spellings skip ([relay]).
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"os"
@@ -25,7 +26,6 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
-	"github.com/sdd-go/sdd-go/internal/gitenv"
 	"github.com/sdd-go/sdd-go/internal/ship"
 	"github.com/sdd-go/sdd-go/internal/testutil"
 	"github.com/sdd-go/sdd-go/internal/wintest/relay"
@@ -64,12 +64,9 @@ func TestMain(m *testing.M) {
 // buildInstaller adds install-skill.exe to the binaries BuildBinaries made
 // (under Wine the harness built it with the rest).
 func buildInstaller(dir string) error {
-	cmd := exec.Command("go", "build", "-o", dir+string(filepath.Separator), "./scripts/install-skill")
-	cmd.Dir = testutil.ModuleRoot()
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("go build ./scripts/install-skill: %v\n%s", err, out)
-	}
-	return nil
+	b := ship.Build{Root: testutil.ModuleRoot(), Out: dir, Race: testutil.RaceEnabled,
+		Only: []string{}, Extra: []string{"./scripts/install-skill"}}
+	return b.Run(context.Background())
 }
 
 func TestScripts(t *testing.T) {
@@ -77,27 +74,7 @@ func TestScripts(t *testing.T) {
 		Dir:                 "testdata/script",
 		RequireExplicitExec: true,
 		UpdateScripts:       *update,
-		Setup: func(env *testscript.Env) error {
-			home := filepath.Join(env.WorkDir, ".home")
-			if err := os.MkdirAll(home, 0o755); err != nil {
-				return err
-			}
-			env.Setenv("PATH", binDir+string(os.PathListSeparator)+os.Getenv("PATH"))
-			env.Setenv("BIN", binDir)
-			for _, kv := range gitenv.Hermetic(home) {
-				k, v, _ := strings.Cut(kv, "=")
-				if k == "HOME" || k == "XDG_CONFIG_HOME" || strings.HasPrefix(k, "GIT_") {
-					env.Setenv(k, v)
-				}
-			}
-			// Cmd and the loader need these; testscript passes only PATH.
-			for _, k := range []string{"SYSTEMROOT", "WINDIR", "COMSPEC", "PATHEXT"} {
-				if v := os.Getenv(k); v != "" {
-					env.Setenv(k, v)
-				}
-			}
-			return nil
-		},
+		Setup:               func(env *testscript.Env) error { return testutil.ScriptEnv(env, binDir) },
 		Condition: func(cond string) (bool, error) {
 			if cond == "relay" {
 				return underRelay(), nil
