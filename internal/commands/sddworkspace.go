@@ -16,11 +16,12 @@ var SDDWorkspace = cliapp.Command{
 	MaxArgs: 1,
 	Description: `Print the absolute path of PLAN_FILE's workspace, <repo>/.superpowers/sdd/<plan-basename>/,
 creating it and the self-ignoring .superpowers/sdd/.gitignore. A plan that shares its
-basename with another plan's workspace gets <plan-basename>-<parent-dir>[-N].
+basename with another plan's workspace (its plan-path marker, or the first line of
+its progress.md, names another plan) gets <plan-basename>-<parent-dir>[-N].
 
 Exit status: 0 success; 2 usage, missing plan or unusable name; 1 the workspace
 cannot be created; git's own status when git fails (128 outside a repository);
-127 when git is not on PATH.`,
+127 when git is not on PATH, 126 when it cannot be executed.`,
 	Run: func(ctx context.Context, env *cliapp.Env, args []string) error {
 		plan := args[0]
 		if err := checkPlan(plan); err != nil {
