@@ -5,7 +5,7 @@
 GO      ?= go
 BIN     ?= bin
 # The version stamped into the binaries; empty means the tag on HEAD, else
-# git describe, else "dev" (internal/ship.DefaultVersion).
+# git describe, else "dev" (internal/dev/ship.DefaultVersion).
 VERSION ?=
 
 .PHONY: all help build test lint fmt-check vet install demo clean
@@ -17,7 +17,7 @@ all: build
 help:
 	@grep -h '^## [a-z-]*:' $(MAKEFILE_LIST) | sed 's/^## //' | awk '{ i = index($$0, ": "); printf "  %-14s %s\n", substr($$0, 1, i - 1), substr($$0, i + 2) }'
 
-## build: bin/sdd-workspace, bin/task-brief, bin/review-package, built as they ship (internal/ship).
+## build: bin/sdd-workspace, bin/task-brief, bin/review-package, built as they ship (internal/dev/ship).
 build:
 	$(GO) run ./scripts/build -o $(BIN) -version '$(VERSION)'
 

@@ -1,4 +1,4 @@
-# Benchmarks: our commands against their floor (internal/bench/floor: the
+# Benchmarks: our commands against their floor (internal/dev/bench/floor: the
 # least a Go program can do with the same git calls) and the reference bash
 # scripts, interleaved in one run.
 #
@@ -23,4 +23,4 @@ bench-large:
 
 ## bench-go: run the Go benchmarks (SDD_BENCH_LARGE=1 adds the large inputs).
 bench-go:
-	$(GO) test -run '^$$' -bench . -benchtime 20x ./internal/bench/
+	$(GO) test -run '^$$' -bench . -benchtime 20x ./internal/dev/bench/

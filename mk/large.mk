@@ -7,5 +7,5 @@
 ## test-large: 2 GB plan, 1 GB lines, ~300 MB diff; byte-exact, peak RSS under 32 MiB.
 test-large:
 	@mkdir -p $(BIN)
-	@$(GO) test -tags large -run 'TestLarge' -timeout 30m -count=1 -v ./internal/e2e/ > $(BIN)/test-large.log 2>&1; \
+	@$(GO) test -tags large -run 'TestLarge' -timeout 30m -count=1 -v ./internal/dev/e2e/ > $(BIN)/test-large.log 2>&1; \
 	status=$$?; grep -E '^(=== RUN|--- |\s+large_test|ok|FAIL|PASS)' $(BIN)/test-large.log; exit $$status

@@ -16,6 +16,6 @@ WINTEST_FLAGS ?=
 
 .PHONY: test-windows
 
-## test-windows: the Windows end-to-end suite under Wine (the e2e testscripts and internal/wintest).
+## test-windows: the Windows end-to-end suite under Wine (the e2e testscripts and internal/dev/wintest).
 test-windows:
 	GO=$(GO) $(GO) run ./scripts/wintest $(WINTEST_FLAGS)

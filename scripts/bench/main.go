@@ -1,5 +1,5 @@
 // Command bench times sdd-go's three commands against their floor (the
-// least a Go program can do with the same git calls, internal/bench/floor)
+// least a Go program can do with the same git calls, internal/dev/bench/floor)
 // and the reference bash scripts, side by side in one run, and prints the
 // results as markdown.
 //
@@ -9,7 +9,7 @@
 // The reference is the directory named by $SDD_REFERENCE, else the newest
 // superpowers plugin under ~/.claude/plugins/; without one only our numbers
 // and the floor are reported. Run from the module root: our binaries and the
-// floor are built as they ship (internal/ship) with $GO (default "go").
+// floor are built as they ship (internal/dev/ship) with $GO (default "go").
 package main
 
 import (
@@ -25,9 +25,9 @@ import (
 	"runtime"
 	"strings"
 
-	"github.com/sdd-go/sdd-go/internal/bench"
-	"github.com/sdd-go/sdd-go/internal/reference"
-	"github.com/sdd-go/sdd-go/internal/ship"
+	"github.com/sdd-go/sdd-go/internal/dev/bench"
+	"github.com/sdd-go/sdd-go/internal/dev/reference"
+	"github.com/sdd-go/sdd-go/internal/dev/ship"
 )
 
 func main() {
@@ -87,7 +87,7 @@ func run() error {
 		return err
 	}
 	bin := filepath.Join(work, "bin")
-	build := ship.Build{Go: goTool, Root: root, Out: bin, Extra: []string{"./internal/bench/floor"}}
+	build := ship.Build{Go: goTool, Root: root, Out: bin, Extra: []string{"./internal/dev/bench/floor"}}
 	if err := build.Run(ctx); err != nil {
 		return fmt.Errorf("%w (run from the module root)", err)
 	}

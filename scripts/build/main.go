@@ -1,5 +1,5 @@
 // Command build builds (or installs) the three commands exactly as they
-// ship (internal/ship): the Makefile's build and install targets run it,
+// ship (internal/dev/ship): the Makefile's build and install targets run it,
 // so the build line is written once.
 //
 //	go run ./scripts/build [-o DIR] [-version V]    build into DIR (default bin)
@@ -14,7 +14,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/sdd-go/sdd-go/internal/ship"
+	"github.com/sdd-go/sdd-go/internal/dev/ship"
 )
 
 func main() {

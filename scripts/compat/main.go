@@ -20,9 +20,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/sdd-go/sdd-go/internal/compat"
-	"github.com/sdd-go/sdd-go/internal/reference"
-	"github.com/sdd-go/sdd-go/internal/ship"
+	"github.com/sdd-go/sdd-go/internal/dev/compat"
+	"github.com/sdd-go/sdd-go/internal/dev/reference"
+	"github.com/sdd-go/sdd-go/internal/dev/ship"
 )
 
 func main() {

@@ -20,7 +20,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/sdd-go/sdd-go/internal/ship"
+	"github.com/sdd-go/sdd-go/internal/dev/ship"
 )
 
 // Target is one GOOS/GOARCH pair.

@@ -36,7 +36,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/sdd-go/sdd-go/internal/ship"
+	"github.com/sdd-go/sdd-go/internal/dev/ship"
 	"io"
 	"os"
 	"os/signal"

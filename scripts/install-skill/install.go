@@ -19,7 +19,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/sdd-go/sdd-go/internal/ship"
+	"github.com/sdd-go/sdd-go/internal/dev/ship"
 )
 
 // skillName is the directory name hosts look the skill up by.

@@ -10,18 +10,18 @@
 //   - a fresh Wine prefix (never ~/.wine), whose wineserver is shut down at
 //     the end;
 //   - bcryptprimitives.dll in that prefix, built from
-//     internal/wintest/prng with x86_64-w64-mingw32-gcc: Wine 8.0 lacks it and
+//     internal/dev/wintest/prng with x86_64-w64-mingw32-gcc: Wine 8.0 lacks it and
 //     no Go program since 1.22 starts without its ProcessPrng;
-//   - a stand-in git.exe (internal/wintest/gitstub) on the Windows PATH, and
+//   - a stand-in git.exe (internal/dev/wintest/gitstub) on the Windows PATH, and
 //     the relay server it talks to over loopback TCP, running the real git
 //     on this side: Wine cannot wait for a Linux child, so a Windows program
 //     cannot run /usr/bin/git itself;
-//   - a printf.exe (internal/wintest/printf) beside it, for the scripts that
+//   - a printf.exe (internal/dev/wintest/printf) beside it, for the scripts that
 //     make byte-exact inputs with `exec printf`.
 //
-// Then it runs, under Wine, the testscript suite of internal/e2e (the same
+// Then it runs, under Wine, the testscript suite of internal/dev/e2e (the same
 // scripts as on Linux; [unix] and [windows] conditions mark what differs)
-// and the Windows-only suite of internal/wintest, and prints the number of
+// and the Windows-only suite of internal/dev/wintest, and prints the number of
 // cases and the time taken.
 //
 // Without wine64 or the MinGW compiler it prints one line saying so and
@@ -48,11 +48,11 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/sdd-go/sdd-go/internal/ship"
-	"github.com/sdd-go/sdd-go/internal/wintest/relay"
+	"github.com/sdd-go/sdd-go/internal/dev/ship"
+	"github.com/sdd-go/sdd-go/internal/dev/wintest/relay"
 )
 
-// suite is one test binary run under Wine. Of internal/e2e only the
+// suite is one test binary run under Wine. Of internal/dev/e2e only the
 // testscripts run: its Go tests clean up with t.TempDir, whose RemoveAll
 // fails under Wine 8 ("unlinkat …: Invalid function"), and most of them
 // check Unix modes or symlinks.
@@ -63,8 +63,8 @@ type suite struct {
 }
 
 var suites = []suite{
-	{name: "e2e testscripts", pkg: "internal/e2e", run: "^TestScripts$"},
-	{name: "windows", pkg: "internal/wintest", run: "."},
+	{name: "e2e testscripts", pkg: "internal/dev/e2e", run: "^TestScripts$"},
+	{name: "windows", pkg: "internal/dev/wintest", run: "."},
 }
 
 func main() {
@@ -299,10 +299,10 @@ func (h *harness) prepare() error {
 		if err := h.goBuild("-o", filepath.Join(h.bin, "install-skill.exe"), "./scripts/install-skill"); err != nil {
 			return err
 		}
-		if err := h.goBuild("-o", filepath.Join(h.toolbin, "git.exe"), "./internal/wintest/gitstub"); err != nil {
+		if err := h.goBuild("-o", filepath.Join(h.toolbin, "git.exe"), "./internal/dev/wintest/gitstub"); err != nil {
 			return err
 		}
-		if err := h.goBuild("-o", filepath.Join(h.toolbin, "printf.exe"), "./internal/wintest/printf"); err != nil {
+		if err := h.goBuild("-o", filepath.Join(h.toolbin, "printf.exe"), "./internal/dev/wintest/printf"); err != nil {
 			return err
 		}
 		for _, s := range suites {

@@ -1,0 +1,44 @@
+// Package e2e runs the real, built binaries end to end: testscript files
+// under testdata/script, one rule of docs/spec.md each, named after it (rule_ws3_…, rule_diff2_…), and Go tests for
+// what a script cannot say well (concurrency, large inputs).
+package e2e
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/sdd-go/sdd-go/internal/dev/testutil"
+)
+
+var update = flag.Bool("update", false, "rewrite testscript golden files")
+
+var binDir string
+
+func TestMain(m *testing.M) {
+	flag.Parse()
+	dir, err := testutil.BuildBinaries()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	binDir = dir
+	code := m.Run()
+	testutil.CleanupBinaries()
+	os.Exit(code)
+}
+
+func TestScripts(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir:                 "testdata/script",
+		RequireExplicitExec: true,
+		UpdateScripts:       *update,
+		Setup:               func(env *testscript.Env) error { return testutil.ScriptEnv(env, binDir) },
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"status": testutil.StatusCmd,
+		},
+	})
+}

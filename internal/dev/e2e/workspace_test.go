@@ -1,0 +1,253 @@
+//go:build !windows
+
+package e2e
+
+// Difference 2 (docs/spec.md): which directory a plan gets. A plan is the
+// file the kernel reaches through its spelling (symlinks and ".." in the
+// kernel's order, never cleaned first), and a workspace the bash scripts
+// left behind is adopted only when its ledger does not name another plan.
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/sdd-go/sdd-go/internal/dev/testutil"
+)
+
+// symlinkedPlans is a repository holding plan.md at its root and a second
+// plan.md in other/, reached from the root as link/../plan.md, where link
+// points at other/sub: the kernel reads that spelling as other/plan.md,
+// a lexical clean as the root's plan.md.
+func symlinkedPlans(t *testing.T, withRootPlan bool) *testutil.Repo {
+	t.Helper()
+	r := testutil.NewRepo(t)
+	if withRootPlan {
+		r.Write("plan.md", "## Task 1\nroot plan\n")
+	}
+	r.Write("other/plan.md", "## Task 1\nother plan\n")
+	r.Write("other/sub/.keep", "")
+	require.NoError(t, os.Symlink("other/sub", filepath.Join(r.Root, "link")))
+	return r
+}
+
+func TestDotDotAfterASymlinkIsTheKernels(t *testing.T) {
+	r := symlinkedPlans(t, true)
+	res := r.Run("", "sdd-workspace", "plan.md")
+	require.Equal(t, 0, res.Code, res.Stderr)
+	assert.Equal(t, ws(r, "plan")+"\n", res.Stdout)
+
+	// Another file: it must not share the root plan's workspace.
+	res = r.Run("", "sdd-workspace", "link/../plan.md")
+	require.Equal(t, 0, res.Code, res.Stderr)
+	assert.Equal(t, ws(r, "plan-other")+"\n", res.Stdout)
+	assert.Equal(t, "other/plan.md\n", readFile(t, filepath.Join(ws(r, "plan-other"), "plan-path")))
+	assert.Equal(t, "plan.md\n", readFile(t, filepath.Join(ws(r, "plan"), "plan-path")))
+
+	// Its brief is the other plan's text, in its own workspace.
+	res = r.Run("", "task-brief", "link/../plan.md", "1")
+	require.Equal(t, 0, res.Code, res.Stderr)
+	assert.Equal(t, "## Task 1\nother plan\n", readFile(t, filepath.Join(ws(r, "plan-other"), "task-1-brief.md")))
+}
+
+func TestDotDotAfterASymlinkWithoutARootPlan(t *testing.T) {
+	// The script succeeds here (it only takes the basename); so must we,
+	// where a lexical clean looks for a plan.md at the root and fails.
+	r := symlinkedPlans(t, false)
+	res := r.Run("", "sdd-workspace", "link/../plan.md")
+	require.Equal(t, 0, res.Code, res.Stderr)
+	assert.Equal(t, ws(r, "plan")+"\n", res.Stdout)
+	assert.Equal(t, "other/plan.md\n", readFile(t, filepath.Join(ws(r, "plan"), "plan-path")))
+}
+
+func TestEverySpellingOfTheKernelsPlanIsOnePlan(t *testing.T) {
+	r := symlinkedPlans(t, true)
+	r.Write("x/.keep", "")
+	require.NoError(t, os.Symlink(filepath.Join(r.Root, "other"), filepath.Join(r.Root, "abslink")))
+	for _, s := range []struct{ dir, plan string }{
+		{"", "./x/../plan.md"},
+		{"", filepath.Join(r.Root, "plan.md")},
+		{"link", "../../plan.md"}, // from inside other/sub, via the link
+	} {
+		res := r.Run(s.dir, "sdd-workspace", s.plan)
+		require.Equal(t, 0, res.Code, res.Stderr)
+		assert.Equal(t, ws(r, "plan")+"\n", res.Stdout, "%s in %q", s.plan, s.dir)
+	}
+	for _, s := range []struct{ dir, plan string }{
+		{"", "link/../plan.md"},
+		{"", "other/plan.md"},
+		{"", "abslink/plan.md"},
+		{"", r.Root + "/link/../plan.md"}, // not filepath.Join: it would clean the ".." away
+		{"", r.Root + "/abslink/sub/../plan.md"},
+		{"link", "../plan.md"},
+	} {
+		res := r.Run(s.dir, "sdd-workspace", s.plan)
+		require.Equal(t, 0, res.Code, res.Stderr)
+		assert.Equal(t, ws(r, "plan-other")+"\n", res.Stdout, "%s in %q", s.plan, s.dir)
+	}
+}
+
+func TestLogicalWorkingDirectoryDoesNotMislead(t *testing.T) {
+	// A shell that cd'ed through a symlink keeps the logical path in $PWD;
+	// "../plan.md" from there is still the kernel's: the parent of the
+	// link's target.
+	r := symlinkedPlans(t, true)
+	env := append(append([]string{}, r.Env...), "PWD="+filepath.Join(r.Root, "link"))
+	res := testutil.RunIn(filepath.Join(r.Root, "link"), env, testutil.Bin(t, "sdd-workspace"), "../plan.md")
+	require.Equal(t, 0, res.Code, res.Stderr)
+	assert.Equal(t, ws(r, "plan")+"\n", res.Stdout) // the slug is free: the root plan never asked
+	assert.Equal(t, "other/plan.md\n", readFile(t, filepath.Join(ws(r, "plan"), "plan-path")))
+}
+
+// ledger is a reference-made workspace's ledger naming plan.
+func ledger(plan string, lines ...string) string {
+	return "# SDD ledger — plan: " + plan + "\n" + strings.Join(append(lines, ""), "\n")
+}
+
+func TestForeignLedgerIsSkippedUntouched(t *testing.T) {
+	r := testutil.NewRepo(t)
+	r.Write("docs/a/plan.md", twoTasks)
+	r.Write("docs/b/plan.md", twoTasks)
+	// Plan A's run by the bash scripts: a workspace without a marker.
+	foreign := ledger("docs/a/plan.md", "Task 1: base=abc", "Task 1: complete (commits abc..def, review clean)")
+	r.Write(".superpowers/sdd/plan/progress.md", foreign)
+	r.Write(".superpowers/sdd/plan/task-1-brief.md", "A's brief\n")
+
+	res := r.Run("", "sdd-workspace", "docs/b/plan.md")
+	require.Equal(t, 0, res.Code, res.Stderr)
+	assert.Equal(t, ws(r, "plan-b")+"\n", res.Stdout)
+	assert.Equal(t, "docs/b/plan.md\n", readFile(t, filepath.Join(ws(r, "plan-b"), "plan-path")))
+	// Plan A's directory is exactly as it was: no marker, same files.
+	assert.NoFileExists(t, filepath.Join(ws(r, "plan"), "plan-path"))
+	assert.Equal(t, foreign, readFile(t, filepath.Join(ws(r, "plan"), "progress.md")))
+	assert.Equal(t, "A's brief\n", readFile(t, filepath.Join(ws(r, "plan"), "task-1-brief.md")))
+	entries, err := os.ReadDir(ws(r, "plan"))
+	require.NoError(t, err)
+	assert.Len(t, entries, 2)
+
+	// Briefs and packages of B go to B's directory.
+	res = r.Run("", "task-brief", "docs/b/plan.md", "1")
+	require.Equal(t, 0, res.Code, res.Stderr)
+	assert.Equal(t, "wrote "+filepath.Join(ws(r, "plan-b"), "task-1-brief.md")+": 4 lines\n", res.Stdout)
+	assert.Equal(t, "A's brief\n", readFile(t, filepath.Join(ws(r, "plan"), "task-1-brief.md")))
+
+	// Plan A itself still adopts its own directory.
+	res = r.Run("", "sdd-workspace", "docs/a/plan.md")
+	require.Equal(t, 0, res.Code, res.Stderr)
+	assert.Equal(t, ws(r, "plan")+"\n", res.Stdout)
+	assert.Equal(t, "docs/a/plan.md\n", readFile(t, filepath.Join(ws(r, "plan"), "plan-path")))
+	assert.Equal(t, foreign, readFile(t, filepath.Join(ws(r, "plan"), "progress.md")))
+}
+
+func TestOwnLedgerIsAdoptedHoweverItSpellsThePlan(t *testing.T) {
+	r := testutil.NewRepo(t)
+	r.Write("docs/plan.md", twoTasks)
+	r.Write("sub/.keep", "")
+	abs := filepath.Join(r.Root, "docs", "plan.md")
+	for _, spelling := range []string{
+		"docs/plan.md", "./docs/plan.md", abs, "docs//plan.md", "sub/../docs/plan.md",
+		"docs/plan.md\r", "docs/plan.md \t", // trailing CR and blanks
+	} {
+		t.Run(strings.NewReplacer("/", "_", "\r", "CR", "\t", "TAB").Replace(spelling), func(t *testing.T) {
+			require.NoError(t, os.RemoveAll(filepath.Join(r.Root, ".superpowers")))
+			own := "# SDD ledger — plan: " + spelling + "\nTask 1: base=abc\n"
+			r.Write(".superpowers/sdd/plan/progress.md", own)
+			res := r.Run("docs", "sdd-workspace", "plan.md")
+			require.Equal(t, 0, res.Code, res.Stderr)
+			assert.Equal(t, ws(r, "plan")+"\n", res.Stdout)
+			assert.Equal(t, "docs/plan.md\n", readFile(t, filepath.Join(ws(r, "plan"), "plan-path")))
+			assert.Equal(t, own, readFile(t, filepath.Join(ws(r, "plan"), "progress.md")))
+		})
+	}
+}
+
+func TestLedgerIdentityLineIsParsedExactly(t *testing.T) {
+	r := testutil.NewRepo(t)
+	r.Write("docs/b/plan.md", twoTasks)
+	for _, c := range []struct {
+		name, progress string
+		adopted        bool
+	}{
+		{"no identity line", "Task 1: base=abc\n", true},
+		{"empty ledger", "", true},
+		{"hyphen instead of em dash", "# SDD ledger - plan: docs/a/plan.md\n", true},
+		{"identity on the second line", "\n# SDD ledger — plan: docs/a/plan.md\n", true},
+		{"foreign, CRLF", "# SDD ledger — plan: docs/a/plan.md\r\nTask 1: base=abc\r\n", false},
+		{"foreign, no newline", "# SDD ledger — plan: docs/a/plan.md", false},
+		{"foreign plan that no longer exists", ledger("docs/gone/plan.md"), false},
+		{"foreign absolute", ledger("/nowhere/plan.md"), false},
+		{"own, spelled with ..", ledger("docs/b/../b/plan.md"), true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			require.NoError(t, os.RemoveAll(filepath.Join(r.Root, ".superpowers")))
+			r.Write(".superpowers/sdd/plan/progress.md", c.progress)
+			res := r.Run("", "sdd-workspace", "docs/b/plan.md")
+			require.Equal(t, 0, res.Code, res.Stderr)
+			if c.adopted {
+				assert.Equal(t, ws(r, "plan")+"\n", res.Stdout)
+				return
+			}
+			assert.Equal(t, ws(r, "plan-b")+"\n", res.Stdout)
+			assert.NoFileExists(t, filepath.Join(ws(r, "plan"), "plan-path"))
+			assert.Equal(t, c.progress, readFile(t, filepath.Join(ws(r, "plan"), "progress.md")))
+		})
+	}
+}
+
+func TestLedgerOfAPlanThatNoLongerExistsIsComparedByPath(t *testing.T) {
+	// The ledger names docs/plan.md, which was moved away and then brought
+	// back under the same name: the same repository-relative path is the
+	// same plan, so the run resumes in its directory.
+	r := testutil.NewRepo(t)
+	r.Write(".superpowers/sdd/plan/progress.md", ledger("./docs/plan.md", "Task 1: base=abc"))
+	r.Write("docs/plan.md", twoTasks)
+	res := r.Run("", "sdd-workspace", "docs/plan.md")
+	require.Equal(t, 0, res.Code, res.Stderr)
+	assert.Equal(t, ws(r, "plan")+"\n", res.Stdout)
+
+	// A marker naming a plan that is gone is not this plan's.
+	r.Write(".superpowers/sdd/gone/plan-path", "old/gone.md\n")
+	r.Write("new/gone.md", twoTasks)
+	res = r.Run("", "sdd-workspace", "new/gone.md")
+	require.Equal(t, 0, res.Code, res.Stderr)
+	assert.Equal(t, ws(r, "gone-new")+"\n", res.Stdout)
+}
+
+func TestConcurrentCallsBesideAForeignLedger(t *testing.T) {
+	r := testutil.NewRepo(t)
+	r.Write("a/plan.md", twoTasks)
+	r.Write("b/plan.md", twoTasks)
+	r.Write("c/plan.md", twoTasks)
+	for round := 0; round < 3; round++ {
+		require.NoError(t, os.RemoveAll(filepath.Join(r.Root, ".superpowers")))
+		r.Write(".superpowers/sdd/plan/progress.md", ledger("c/plan.md"))
+		dirs := workspacesAtOnce(t, r, append(repeat("a/plan.md", 8), repeat("b/plan.md", 8)...))
+		dirA, dirB := assertOneEach(t, dirs, "a/plan.md", "b/plan.md")
+		assert.NotEqual(t, ws(r, "plan"), dirA, "the foreign ledger's directory is never handed out")
+		assert.NotEqual(t, ws(r, "plan"), dirB, "the foreign ledger's directory is never handed out")
+		assert.NoFileExists(t, filepath.Join(ws(r, "plan"), "plan-path"))
+	}
+}
+
+func TestMarkerWithoutNewlineIsReadAtOnce(t *testing.T) {
+	// Markers are published whole; one without its newline (written by
+	// hand) is complete, not "being written": no waiting for it.
+	r := testutil.NewRepo(t)
+	r.Write("docs/plan.md", twoTasks)
+	r.Write(".superpowers/sdd/plan/plan-path", "docs/plan.md")
+	fastest := time.Hour
+	for i := 0; i < 3; i++ {
+		start := time.Now()
+		res := r.Run("", "sdd-workspace", "docs/plan.md")
+		fastest = min(fastest, time.Since(start))
+		require.Equal(t, 0, res.Code, res.Stderr)
+		assert.Equal(t, ws(r, "plan")+"\n", res.Stdout)
+	}
+	assert.Less(t, fastest, 300*time.Millisecond, "a complete marker costs no wait")
+	assert.Equal(t, "docs/plan.md", readFile(t, filepath.Join(ws(r, "plan"), "plan-path")))
+}

@@ -1,0 +1,273 @@
+// Package testutil builds the real binaries once per test process and makes
+// hermetic git repositories in temporary directories: no test depends on
+// the machine's git configuration or HOME, and none mocks git.
+package testutil
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/sdd-go/sdd-go/internal/dev/gitenv"
+	"github.com/sdd-go/sdd-go/internal/dev/ship"
+)
+
+var build struct {
+	once  sync.Once
+	dir   string
+	err   error
+	given bool // the binaries came from BinDirEnv: not ours to remove
+}
+
+// BinDirEnv names a directory of already built binaries to test instead of
+// building them: the Windows suite runs under Wine, where there is no Go
+// toolchain, with binaries cross-built on the Linux side.
+const BinDirEnv = "SDD_TEST_BIN_DIR"
+
+// ModuleRoot is the directory holding go.mod: the nearest one above this
+// source file, so the answer does not depend on where the package sits.
+func ModuleRoot() string {
+	_, file, _, _ := runtime.Caller(0)
+	dir := filepath.Dir(file)
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			panic("testutil: no go.mod above " + file)
+		}
+		dir = parent
+	}
+}
+
+// BuildBinaries compiles the three commands into a fresh directory once per
+// process, exactly as they ship, and returns it. Under `go test -race` they
+// are built with the race detector too, so the suite's runs of the real
+// binaries check the product, not only the test code. The directory is
+// readable by everyone, so tests can run the binaries as another user. With
+// $SDD_TEST_BIN_DIR set it returns that directory instead (see BinDirEnv).
+// The caller (TestMain) removes what it built with CleanupBinaries.
+func BuildBinaries() (string, error) {
+	build.once.Do(func() {
+		if dir := os.Getenv(BinDirEnv); dir != "" {
+			build.dir, build.given = dir, true
+			return
+		}
+		build.dir, build.err = os.MkdirTemp("", "sdd-bin-")
+		if build.err != nil {
+			return
+		}
+		if build.err = os.Chmod(build.dir, 0o755); build.err != nil {
+			return
+		}
+		b := ship.Build{Root: ModuleRoot(), Out: build.dir, Race: RaceEnabled}
+		build.err = b.Run(context.Background())
+		if RaceEnabled {
+			// A race-enabled program sleeps a second at exit by default;
+			// every environment the tests derive from this process's
+			// (gitenv.Hermetic) inherits the override.
+			build.err = errors.Join(build.err, os.Setenv("GORACE", RaceOptions))
+		}
+	})
+	return build.dir, build.err
+}
+
+// RaceOptions is GORACE for the race-enabled binaries under test.
+const RaceOptions = "atexit_sleep_ms=0 halt_on_error=1"
+
+// CleanupBinaries removes what BuildBinaries made.
+func CleanupBinaries() {
+	if build.dir != "" && !build.given {
+		os.RemoveAll(build.dir)
+	}
+}
+
+// Bin is the path of one built command; BuildBinaries must have run.
+func Bin(t testing.TB, name string) string {
+	t.Helper()
+	dir, err := BuildBinaries()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return filepath.Join(dir, name)
+}
+
+// Repo is a throwaway git repository.
+type Repo struct {
+	t    testing.TB
+	Root string   // the top-level directory, as git prints it
+	Env  []string // the hermetic environment for git and the binaries
+}
+
+// NewRepo makes an empty repository (branch main) in a temp dir.
+func NewRepo(t testing.TB) *Repo {
+	t.Helper()
+	return newRepoIn(t, RealTempDir(t))
+}
+
+// NewSharedRepo is NewRepo in a SharedDir, for tests that run the binaries
+// as another user.
+func NewSharedRepo(t testing.TB) *Repo {
+	t.Helper()
+	return newRepoIn(t, SharedDir(t))
+}
+
+func newRepoIn(t testing.TB, tmp string) *Repo {
+	t.Helper()
+	home := filepath.Join(tmp, "home")
+	if err := os.MkdirAll(home, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r := &Repo{t: t, Root: filepath.Join(tmp, "repo"), Env: gitenv.Hermetic(home)}
+	if res := RunIn(tmp, r.Env, "git", "init", "-q", "-b", "main", r.Root); res.Code != 0 {
+		t.Fatalf("git init: %s", res.Stderr)
+	}
+	return r
+}
+
+// RealTempDir is t.TempDir with symlinks resolved, so paths compare equal
+// to what git prints (macOS's /var is /private/var).
+func RealTempDir(t testing.TB) string {
+	t.Helper()
+	d, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	own(t, d)
+	return d
+}
+
+// T is the test the repository belongs to.
+func (r *Repo) T() testing.TB { return r.t }
+
+// Git runs git in the repository and returns its trimmed stdout; it fails
+// the test on error.
+func (r *Repo) Git(args ...string) string {
+	r.t.Helper()
+	res := RunIn(r.Root, r.Env, "git", args...)
+	if res.Code != 0 {
+		r.t.Fatalf("git %s: exit %d\n%s", strings.Join(args, " "), res.Code, res.Stderr)
+	}
+	return strings.TrimRight(res.Stdout, "\n")
+}
+
+// Write creates a file (and its directories) relative to the root.
+func (r *Repo) Write(rel, content string) string {
+	r.t.Helper()
+	p := filepath.Join(r.Root, rel)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		r.t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		r.t.Fatal(err)
+	}
+	return p
+}
+
+// Commit writes files (name, content pairs), stages everything and commits;
+// it returns the new HEAD.
+func (r *Repo) Commit(msg string, files ...string) string {
+	r.t.Helper()
+	for i := 0; i+1 < len(files); i += 2 {
+		r.Write(files[i], files[i+1])
+	}
+	r.Git("add", "-A")
+	r.Git("commit", "-q", "--allow-empty", "-m", msg)
+	return r.Git("rev-parse", "HEAD")
+}
+
+// Run runs one of the built commands in dir (relative to the root, "" for
+// the root itself) with the repository's environment.
+func (r *Repo) Run(dir, name string, args ...string) Result {
+	r.t.Helper()
+	return RunIn(filepath.Join(r.Root, dir), r.Env, Bin(r.t, name), args...)
+}
+
+// Result is what a process did.
+type Result struct {
+	Stdout, Stderr string
+	Code           int
+}
+
+// RunIn runs prog in dir with env and no stdin.
+func RunIn(dir string, env []string, prog string, args ...string) Result {
+	cmd := exec.Command(prog, args...)
+	cmd.Dir = dir
+	cmd.Env = env
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	if err != nil {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			code = ee.ExitCode()
+		} else {
+			code = -1
+			errb.WriteString(err.Error())
+		}
+	}
+	return Result{Stdout: out.String(), Stderr: errb.String(), Code: code}
+}
+
+// StatusCmd is the testscript command `status N program [args...]`: it
+// runs the program and checks its exact exit status. `! exec` only says
+// "non-zero", and the statuses are the interface.
+func StatusCmd(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: status N program [args...]")
+	}
+	want, err := strconv.Atoi(args[0])
+	if err != nil {
+		ts.Fatalf("status: %v", err)
+	}
+	err = ts.Exec(args[1], args[2:]...)
+	got := 0
+	if err != nil {
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) {
+			ts.Fatalf("status: %v", err)
+		}
+		got = ee.ExitCode()
+	}
+	if got != want {
+		ts.Fatalf("%s exited %d, want %d", args[1], got, want)
+	}
+}
+
+// ScriptEnv prepares a testscript's environment for the binaries in
+// binDir: they come first on PATH (and are $BIN), git is hermetic (its
+// HOME inside the script's work directory, GIT_* from gitenv.Hermetic),
+// GORACE is passed on for race-enabled binaries, and on Windows the
+// variables cmd and the loader need are kept (testscript passes only PATH).
+func ScriptEnv(env *testscript.Env, binDir string) error {
+	home := filepath.Join(env.WorkDir, ".home")
+	if err := os.MkdirAll(home, 0o755); err != nil {
+		return err
+	}
+	env.Setenv("PATH", binDir+string(os.PathListSeparator)+os.Getenv("PATH"))
+	env.Setenv("BIN", binDir)
+	for _, kv := range gitenv.Hermetic(home) {
+		k, v, _ := strings.Cut(kv, "=")
+		if k == "HOME" || k == "XDG_CONFIG_HOME" || strings.HasPrefix(k, "GIT_") {
+			env.Setenv(k, v)
+		}
+	}
+	for _, k := range []string{"GORACE", "SYSTEMROOT", "WINDIR", "COMSPEC", "PATHEXT"} {
+		if v := os.Getenv(k); v != "" {
+			env.Setenv(k, v)
+		}
+	}
+	return nil
+}
