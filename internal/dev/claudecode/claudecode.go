@@ -1,0 +1,63 @@
+// Package claudecode is the Claude Code CLI the host tests run the skill
+// in: the one pinned version, how a test finds the installed binary, and
+// the isolated, offline environment a session runs in.
+//
+// A newer CLI is a deliberate bump of Version that the host suite must
+// pass, like a Go version bump.
+package claudecode
+
+import (
+	"os"
+	"strings"
+	"testing"
+)
+
+// Version is the pinned @anthropic-ai/claude-code release.
+const Version = "2.1.328"
+
+// BinaryEnv names the variable holding the path of the installed claude
+// binary; make test-host sets it after installing Version.
+const BinaryEnv = "SDD_CLAUDE_CODE"
+
+// RequiredEnv, set to 1, turns a missing binary from a skip into a
+// failure, so make test-host cannot pass by skipping.
+const RequiredEnv = "SDD_HOST_REQUIRED"
+
+// Binary returns the claude binary named by $SDD_CLAUDE_CODE. Without it
+// the test is skipped (plain go test ./... needs only Go and git), or fails
+// when $SDD_HOST_REQUIRED=1.
+func Binary(t testing.TB) string {
+	t.Helper()
+	p := os.Getenv(BinaryEnv)
+	if p == "" {
+		if os.Getenv(RequiredEnv) == "1" {
+			t.Fatalf("$%s is not set: run make test-host", BinaryEnv)
+		}
+		t.Skipf("no Claude Code CLI ($%s unset): make test-host installs and runs it", BinaryEnv)
+	}
+	return p
+}
+
+// Env is the whole environment of a claude process: nothing of the
+// caller's leaks in. home is its HOME (its ~/.claude), tmp its TMPDIR
+// (where it keeps task output), baseURL the scripted model's loopback
+// address, and path the PATH its tools see.
+func Env(home, tmp, baseURL string, path []string) []string {
+	return []string{
+		"HOME=" + home,
+		"TMPDIR=" + tmp,
+		"XDG_CONFIG_HOME=" + home + "/.config",
+		"XDG_CACHE_HOME=" + home + "/.cache",
+		"XDG_DATA_HOME=" + home + "/.local/share",
+		"XDG_STATE_HOME=" + home + "/.local/state",
+		"PATH=" + strings.Join(path, string(os.PathListSeparator)),
+		"LANG=C.UTF-8",
+		"ANTHROPIC_BASE_URL=" + baseURL,
+		"ANTHROPIC_API_KEY=sk-ant-test-offline",
+		"DISABLE_TELEMETRY=1",
+		"DISABLE_AUTOUPDATER=1",
+		"DISABLE_ERROR_REPORTING=1",
+		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
+		"GIT_CONFIG_NOSYSTEM=1",
+	}
+}
