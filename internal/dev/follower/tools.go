@@ -1,0 +1,68 @@
+// Package follower is the scripted agent that follows the skill text
+// literally: the controller, and the implementer and reviewers it
+// dispatches, written as deterministic straight-line Go over the host's
+// tools. Two executors run the same scripts: internal/dev/skilltext runs
+// them directly (shell blocks under sh, subagents as function calls), and
+// internal/dev/host runs them inside the real Claude Code CLI, as a
+// scripted model replayed from the conversation on every request.
+//
+// Following literally means: the controller reads the text the Skill tool
+// returns, takes each step's block by its bold name, replaces only the
+// placeholders, and runs it exactly as written, one tool call per block.
+// Where the text is wrong, the run fails; the scripts never repair it.
+package follower
+
+// Tools are the host's tools as a scripted agent calls them: one method
+// call is one tool call (Say is a text turn, not a tool call). Every
+// method must be deterministic for a given history, so that a replaying
+// executor can answer a call from a transcript.
+type Tools interface {
+	// Bash runs one command as the host's Bash tool does (a new shell,
+	// the session's working directory); Text is what the tool shows
+	// (stdout and stderr), IsError a failing command.
+	Bash(command string) Result
+	// Read reads a file as the host's Read tool does: offset and limit
+	// are lines (0 means unset); a refusal (too large, missing) is an
+	// error Result whose Text is the host's message.
+	Read(path string, offset, limit int) Result
+	// Write creates or overwrites a file.
+	Write(path, content string) Result
+	// Skill invokes a skill by name; Text holds what the host returns
+	// with it: "Base directory for this skill: <dir>\n\n<body>".
+	Skill(name string) Result
+	// Agent dispatches a subagent and returns its final reply once it
+	// has answered (an asynchronous launch is waited for).
+	Agent(call AgentCall) AgentResult
+	// ToolSearch loads a deferred tool's schema (SendMessage in Claude
+	// Code).
+	ToolSearch(query string) Result
+	// SendMessage continues a finished subagent with its context and
+	// returns its next final reply.
+	SendMessage(to, message string) AgentResult
+	// Say ends the turn with text: a question to the human, a report.
+	Say(text string)
+}
+
+// Result is what a tool call gave back.
+type Result struct {
+	Text    string
+	IsError bool
+}
+
+// AgentCall is one Agent tool call.
+type AgentCall struct {
+	Description string
+	Prompt      string
+	Model       string // sonnet, opus, haiku: every dispatch names one
+	Type        string // the subagent type, e.g. general-purpose
+}
+
+// AgentResult is a subagent's id and final reply.
+type AgentResult struct {
+	ID    string
+	Reply string
+}
+
+// Script is a scripted agent: it works through t and returns its final
+// reply (a subagent's answer, or the controller's last words).
+type Script func(t Tools) string
