@@ -263,7 +263,9 @@ var agentIDRe = regexp.MustCompile(`agentId: ([A-Za-z0-9_-]+)`)
 // Agent dispatches a subagent whose conversation script runs (its first
 // prompt is d.Prompt). In the background (the default) it returns once the
 // host has launched it; Wait for its notification. In the foreground it
-// returns the agent's report.
+// returns the agent's report. The prompt names the conversation, so two
+// dispatches of one session need distinct prompts (a real dispatch names
+// its task, round or package anyway).
 func (a *Turns) Agent(d Dispatch, script Script) Agent {
 	if script != nil {
 		a.srv.Handle(d.Prompt, script)

@@ -202,3 +202,40 @@ func readFile(t *testing.T, p string) string {
 	require.NoError(t, err)
 	return string(b)
 }
+
+// TestNewSessionResumes runs two `claude -p` sessions on one host, as a
+// resume does: the first creates the workspace and the ledger with the
+// text's blocks, the second, a new session in the same HOME and
+// repository, finds that ledger with the text's ledger check.
+func TestNewSessionResumes(t *testing.T) {
+	repo, _ := newRepo(t)
+	h := New(t, repo)
+	const identity = "# SDD ledger — plan: docs/plan.md"
+	start := func(a *Turns) (SkillText, Values) {
+		sk := a.Skill(SkillName)
+		v := Values{"plan file": "docs/plan.md"}
+		v["workspace"] = strings.TrimSpace(a.Step(sk, StepWorkspace, v))
+		return sk, v
+	}
+	first := h.Run("Start the plan docs/plan.md with the sdd-go skill.", func(a *Turns) {
+		sk, v := start(a)
+		if got := a.Step(sk, StepLedgerCheck, v); strings.TrimSpace(got) != "no ledger" {
+			a.Failf("a new workspace has a ledger: %q", got)
+		}
+		a.Step(sk, StepLedgerCreate, v)
+		a.Say("Ledger created; stopping here.")
+	})
+	second := h.Run("Resume the plan docs/plan.md with the sdd-go skill.", func(a *Turns) {
+		sk, v := start(a)
+		if got := a.Step(sk, StepLedgerCheck, v); strings.TrimSpace(got) != identity {
+			a.Failf("the ledger check printed %q", got)
+		}
+		a.Say("Resumed.")
+	})
+	ws := filepath.Join(repo, ".superpowers", "sdd", "plan")
+	assert.Equal(t, identity+"\n", readFile(t, filepath.Join(ws, "progress.md")))
+	require.NotNil(t, first.Final)
+	require.NotNil(t, second.Final)
+	assert.Equal(t, "Resumed.", second.Final.Result)
+	assert.Equal(t, first.Commands()[0], second.Commands()[0], "the same workspace block")
+}
