@@ -98,6 +98,9 @@ func Install(ctx context.Context, npm, dir, platform string, log io.Writer) (str
 		return "", err
 	}
 	defer os.RemoveAll(tmp)
+	if err := os.Chmod(tmp, 0o755); err != nil { // MkdirTemp's 0700 would become the cache's
+		return "", err
+	}
 	spec := Package + "-" + platform + "@" + Version
 	fmt.Fprintf(log, "claudecode: npm install %s into %s\n", spec, dir)
 	cmd := exec.CommandContext(ctx, npm, "install", "--ignore-scripts", "--no-audit", "--no-fund", "--prefix", tmp, spec)

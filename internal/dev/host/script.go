@@ -12,15 +12,14 @@ import (
 	"strings"
 )
 
-// A Script is a scripted agent: a deterministic function that makes its
-// calls one after another, in straight-line Go, as a model following a
-// text would. The server runs it again from the start for every request
-// of its conversation (see Turns). It must depend on nothing but what its
-// calls return and what it closed over, must never block, and reports a
-// failure with Turns.Failf, never through a testing.T (it runs on the
-// server's goroutine). It must not write to variables it closed over
-// either: it runs once per request, on the server's goroutines; a test
-// reads what happened from the Session and the Server instead.
+// A Script is a scripted agent: a function that makes its calls one
+// after another, in straight-line Go, as a model following a text would.
+// The server runs it again from the start for every request of its
+// conversation (see Turns), on the server's goroutines. So it must be
+// deterministic (depend only on what its calls return and on values it
+// closed over), never block, never write to variables it closed over (a
+// test reads what happened from the Session and the Server), and report a
+// failure with Turns.Failf, never through a testing.T.
 type Script func(a *Turns)
 
 // Turns is a script's view of its conversation during one request. Each
@@ -34,7 +33,6 @@ type Script func(a *Turns)
 // that would make a different call than the transcript holds fails.
 type Turns struct {
 	srv    *Server
-	prompt string
 	prefix string    // of this conversation's tool-use ids
 	msgs   []Message // the request's transcript
 	asst   []int     // indexes of its assistant messages
@@ -60,7 +58,7 @@ const doneText = "Done."
 
 func replay(s *Server, prompt string, msgs []Message, script Script) (blocks []Block, err error) {
 	sum := sha256.Sum256([]byte(prompt))
-	t := &Turns{srv: s, prompt: prompt, prefix: hex.EncodeToString(sum[:6]), msgs: msgs, seen: len(msgs), taken: map[string]bool{}}
+	t := &Turns{srv: s, prefix: hex.EncodeToString(sum[:6]), msgs: msgs, seen: len(msgs), taken: map[string]bool{}}
 	for i, m := range msgs {
 		if m.Role == "assistant" {
 			if len(t.asst) == 0 {
