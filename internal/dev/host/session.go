@@ -1,0 +1,391 @@
+package host
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/sdd-go/sdd-go/internal/dev/claudecode"
+	"github.com/sdd-go/sdd-go/internal/dev/ship"
+	"github.com/sdd-go/sdd-go/internal/dev/testutil"
+)
+
+// DefaultTools are the tools a session may use without asking
+// (--allowedTools): those the scripts call.
+var DefaultTools = []string{"Bash", "Skill", "Read", "Write", "Edit", "Agent", "ToolSearch", "SendMessage"}
+
+// Host is one machine for sessions of the real CLI: an isolated HOME with
+// the plugin installed and a git identity, an isolated TMPDIR, a PATH of
+// system directories only, the scripted model, and the repository the
+// sessions run in. Sessions run one after another in the same HOME and
+// repository, so a later one resumes where an earlier one stopped.
+type Host struct {
+	t      testing.TB
+	Claude string   // the claude binary
+	Home   string   // HOME, with ~/.claude in it
+	Tmp    string   // TMPDIR
+	Repo   string   // the sessions' working directory
+	Plugin string   // the installed plugin's directory
+	Path   []string // the sessions' PATH, before the host appends the plugin's bin/
+	Server *Server
+
+	Tools      []string                           // --allowedTools; DefaultTools unless changed
+	Timeout    time.Duration                      // of one session; 3 minutes unless changed
+	AllowError func(u ToolUse, r ToolResult) bool // error results a test expects; nil: none
+}
+
+// New makes a host for sessions in repo. Without the CLI (no
+// $SDD_CLAUDE_CODE) the test is skipped, or fails under make test-host.
+func New(t testing.TB, repo string) *Host {
+	t.Helper()
+	claude := claudecode.Binary(t)
+	base := testutil.RealTempDir(t)
+	h := &Host{
+		t: t, Claude: claude, Repo: repo,
+		Home: filepath.Join(base, "home"), Tmp: filepath.Join(base, "tmp"),
+		Path: SystemPath(t), Server: NewServer(t),
+		Tools: DefaultTools, Timeout: 3 * time.Minute,
+	}
+	for _, d := range []string{h.Home, h.Tmp} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	gitconfig := "[user]\n\tname = SDD Host Test\n\temail = host@example.com\n[init]\n\tdefaultBranch = main\n"
+	if err := os.WriteFile(filepath.Join(h.Home, ".gitconfig"), []byte(gitconfig), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h.Plugin = InstallPlugin(t, h.Home)
+	return h
+}
+
+// Env is the environment of a claude process on this host.
+func (h *Host) Env() []string {
+	return claudecode.Env(h.Home, h.Tmp, h.Server.URL, h.Path)
+}
+
+// SystemPath is the PATH a session gets: the directories of git, sh and
+// bash (the Bash tool's shell) and nothing else, so a command can only be
+// found in the plugin's bin/, never in GOPATH/bin or ~/go/bin. It fails
+// the test if one of them holds a command of ours.
+func SystemPath(t testing.TB) []string {
+	t.Helper()
+	var dirs []string
+	for _, prog := range []string{"git", "sh", "bash"} {
+		p, err := exec.LookPath(prog)
+		if err != nil {
+			t.Fatalf("a session needs %s: %v", prog, err)
+		}
+		d := filepath.Dir(p)
+		if !contains(dirs, d) {
+			dirs = append(dirs, d)
+		}
+	}
+	for _, d := range dirs {
+		for _, c := range ship.Commands {
+			if _, err := os.Stat(filepath.Join(d, c)); err == nil {
+				t.Fatalf("%s holds %s: a session could not tell it from the plugin's", d, c)
+			}
+		}
+	}
+	return dirs
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+var pluginBuild struct {
+	once sync.Once
+	dir  string
+	err  error
+}
+
+// InstallPlugin installs the sdd-go plugin into home, as
+// ~/.claude/skills/sdd-go/: .claude-plugin/plugin.json, the skill text as
+// skills/subagent-driven-development/ and the commands, built as they
+// ship, in bin/. It returns the plugin's directory.
+//
+// TODO(install-skill): this stands in for the project's installer until
+// `go run ./scripts/install-skill` installs the plugin. Then its body
+// becomes: build the installer once per process (go build -o DIR
+// ./scripts/install-skill, in testutil.ModuleRoot()) and run it in the
+// module root with HOME (and USERPROFILE) set to home, keeping the
+// caller's GOCACHE, GOMODCACHE and GOPATH so it does not rebuild from
+// nothing; then return home/.claude/skills/sdd-go.
+func InstallPlugin(t testing.TB, home string) string {
+	t.Helper()
+	pluginBuild.once.Do(func() { pluginBuild.dir, pluginBuild.err = testutil.BuildBinaries() })
+	if pluginBuild.err != nil {
+		t.Fatal(pluginBuild.err)
+	}
+	dir := filepath.Join(home, ".claude", "skills", "sdd-go")
+	if err := os.CopyFS(filepath.Join(dir, "skills", "subagent-driven-development"), os.DirFS(filepath.Join(testutil.ModuleRoot(), "skill"))); err != nil {
+		t.Fatal(err)
+	}
+	manifest := `{"name": "sdd-go", "description": "Subagent-driven development with the sdd-go commands", "author": {"name": "sdd-go"}}` + "\n"
+	if err := os.MkdirAll(filepath.Join(dir, ".claude-plugin"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, ".claude-plugin", "plugin.json"), []byte(manifest), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "bin"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range ship.Commands {
+		name := ship.BinaryName(c, runtime.GOOS)
+		b, err := os.ReadFile(filepath.Join(pluginBuild.dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "bin", name), b, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// Session is what one `claude -p` run did, from its stream-json output.
+type Session struct {
+	Prompt  string
+	Events  []Event      // every line of the stream, in order
+	Uses    []ToolUse    // every tool call, the subagents' included
+	Results []ToolResult // every tool result, the subagents' included
+	Final   *Event       // the last result event; nil if none came
+	Stderr  string
+	Elapsed time.Duration
+	Err     error // how the process ended, if not with status 0
+}
+
+// Event is one line of the stream-json output.
+type Event struct {
+	Type            string   `json:"type"`
+	Subtype         string   `json:"subtype"`
+	ParentToolUseID string   `json:"parent_tool_use_id"`
+	Message         *Message `json:"message"`
+	Result          string   `json:"result"` // a result event's final text
+	IsError         bool     `json:"is_error"`
+	NumTurns        int      `json:"num_turns"`
+	Raw             json.RawMessage
+}
+
+// ToolUse is one tool call; Agent is "" for the main session's, else the
+// id of the Agent call that started the subagent making it.
+type ToolUse struct {
+	ID, Name string
+	Input    json.RawMessage
+	Agent    string
+}
+
+// Command is a Bash call's command.
+func (u ToolUse) Command() string {
+	var in struct{ Command string }
+	json.Unmarshal(u.Input, &in)
+	return in.Command
+}
+
+// ToolResult is what came back for one tool call.
+type ToolResult struct {
+	ToolUseID string
+	Text      string
+	IsError   bool
+	Agent     string
+}
+
+// Use returns the call a result answers.
+func (s *Session) Use(r ToolResult) (ToolUse, bool) {
+	for _, u := range s.Uses {
+		if u.ID == r.ToolUseID {
+			return u, true
+		}
+	}
+	return ToolUse{}, false
+}
+
+// ResultOf returns the result of the call with id.
+func (s *Session) ResultOf(id string) (ToolResult, bool) {
+	for _, r := range s.Results {
+		if r.ToolUseID == id {
+			return r, true
+		}
+	}
+	return ToolResult{}, false
+}
+
+// Commands are the main session's Bash commands, in order.
+func (s *Session) Commands() []string {
+	var out []string
+	for _, u := range s.Uses {
+		if u.Agent == "" && u.Name == "Bash" {
+			out = append(out, u.Command())
+		}
+	}
+	return out
+}
+
+// Run runs `claude -p prompt` in the repository, the scripted controller
+// answering for the main session, and checks what every run must hold:
+// the process ended well, no script failed, the last result is no error,
+// no tool result was an error (but those AllowError accepts), and every
+// Bash command of the controller passes CheckCommand. Failures are the
+// test's (t.Errorf), with the transcript logged; the session is returned
+// for the test's own assertions either way.
+func (h *Host) Run(prompt string, controller Script) *Session {
+	t := h.t
+	t.Helper()
+	h.Server.Handle(prompt, controller)
+	failuresBefore := len(h.Server.Failures())
+
+	ctx, cancel := context.WithTimeout(context.Background(), h.Timeout)
+	defer cancel()
+	go func() {
+		select {
+		case <-h.Server.Failed():
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	args := []string{"-p", prompt, "--allowedTools", strings.Join(h.Tools, ","), "--output-format", "stream-json", "--verbose"}
+	cmd := exec.CommandContext(ctx, h.Claude, args...)
+	cmd.Dir = h.Repo
+	cmd.Env = h.Env()
+	cmd.WaitDelay = 5 * time.Second
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &Session{Prompt: prompt}
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	readStream(stdout, s)
+	s.Err = cmd.Wait()
+	s.Elapsed = time.Since(start)
+	s.Stderr = stderr.String()
+	if ctx.Err() == context.DeadlineExceeded {
+		s.Err = fmt.Errorf("no end after %v: %w", h.Timeout, s.Err)
+	}
+
+	var problems []string
+	if s.Err != nil {
+		problems = append(problems, fmt.Sprintf("claude: %v\nstderr: %s", s.Err, s.Stderr))
+	}
+	for _, f := range h.Server.Failures()[failuresBefore:] {
+		problems = append(problems, "script failed: "+f)
+	}
+	switch {
+	case s.Final == nil:
+		problems = append(problems, "the stream has no result event")
+	case s.Final.IsError:
+		problems = append(problems, fmt.Sprintf("the session ended in error (%s): %s", s.Final.Subtype, s.Final.Result))
+	}
+	for _, r := range s.Results {
+		if !r.IsError {
+			continue
+		}
+		u, _ := s.Use(r)
+		if h.AllowError == nil || !h.AllowError(u, r) {
+			problems = append(problems, fmt.Sprintf("%s %s came back an error: %s", u.Name, clip(string(u.Input), 300), clip(r.Text, 1000)))
+		}
+	}
+	for _, err := range CheckBash(s.Uses) {
+		problems = append(problems, err.Error())
+	}
+	if len(problems) > 0 {
+		t.Logf("transcript of the session (%v):\n%s", s.Elapsed.Round(time.Millisecond), s.Transcript())
+		for _, p := range problems {
+			t.Errorf("%s", p)
+		}
+	}
+	return s
+}
+
+func readStream(r io.Reader, s *Session) {
+	br := bufio.NewReaderSize(r, 1<<16)
+	for {
+		line, err := br.ReadBytes('\n')
+		if len(bytes.TrimSpace(line)) > 0 {
+			var e Event
+			if json.Unmarshal(line, &e) == nil {
+				e.Raw = append(json.RawMessage(nil), bytes.TrimSpace(line)...)
+				s.Events = append(s.Events, e)
+				s.take(e)
+			}
+		}
+		if err != nil {
+			if !errors.Is(err, io.EOF) {
+				s.Err = err
+			}
+			return
+		}
+	}
+}
+
+func (s *Session) take(e Event) {
+	if e.Type == "result" {
+		ev := e
+		s.Final = &ev
+	}
+	if e.Message == nil {
+		return
+	}
+	for _, b := range e.Message.Content {
+		switch b.Type {
+		case "tool_use":
+			s.Uses = append(s.Uses, ToolUse{ID: b.ID, Name: b.Name, Input: b.Input, Agent: e.ParentToolUseID})
+		case "tool_result":
+			s.Results = append(s.Results, ToolResult{ToolUseID: b.ToolUseID, Text: b.ResultText(), IsError: b.IsError, Agent: e.ParentToolUseID})
+		}
+	}
+}
+
+// Transcript is the session's calls and results, one or two lines each,
+// for a failure's log.
+func (s *Session) Transcript() string {
+	var b strings.Builder
+	for _, e := range s.Events {
+		if e.Message == nil {
+			continue
+		}
+		who := "main"
+		if e.ParentToolUseID != "" {
+			who = "agent " + e.ParentToolUseID
+		}
+		for _, c := range e.Message.Content {
+			switch c.Type {
+			case "text":
+				fmt.Fprintf(&b, "[%s] %s: %q\n", who, e.Type, clip(c.Text, 300))
+			case "tool_use":
+				fmt.Fprintf(&b, "[%s] %s %s\n", who, c.Name, clip(string(c.Input), 400))
+			case "tool_result":
+				mark := "->"
+				if c.IsError {
+					mark = "-> ERROR"
+				}
+				fmt.Fprintf(&b, "[%s]   %s %q\n", who, mark, clip(c.ResultText(), 400))
+			}
+		}
+	}
+	return b.String()
+}

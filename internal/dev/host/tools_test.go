@@ -1,0 +1,48 @@
+package host
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestTools runs every call a script can make against the real CLI, the
+// ones phase 2's scenarios need beyond the smoke run: a partial Read, an
+// Edit, a foreground Agent and its report, and a finished subagent
+// continued through ToolSearch and SendMessage.
+func TestTools(t *testing.T) {
+	repo, _ := newRepo(t)
+	h := New(t, repo)
+	notes := filepath.Join(repo, "notes.txt")
+	const prompt = "Exercise the tools."
+	helper := func(a *Turns) {
+		more := a.Say("REPORT 1")
+		if !strings.Contains(strings.Join(more, "\n"), "Send the second report.") {
+			a.Failf("the continued helper got %q", more)
+		}
+		a.Say("REPORT 2")
+	}
+	controller := func(a *Turns) {
+		a.Write(notes, "one\ntwo\nthree\n")
+		if part := a.ReadPart(notes, 2, 1); !strings.Contains(part, "two") || strings.Contains(part, "one") || strings.Contains(part, "three") {
+			a.Failf("Read of line 2 alone gave %q", part)
+		}
+		a.Edit(notes, "two", "TWO")
+		ag := a.Agent(Dispatch{Description: "Helper", Prompt: "You are the helper. Report.", SubagentType: "general-purpose", Model: "haiku", Run: RunForeground}, helper)
+		if ag.Report != "REPORT 1" || ag.ID == "" {
+			a.Failf("foreground agent: id %q, report %q from %q", ag.ID, ag.Report, ag.Result.Text)
+		}
+		a.ToolSearch("select:SendMessage")
+		a.SendMessage(ag.ID, "ask for the second report", "Send the second report.")
+		if n := a.Wait(ag); n.Result != "REPORT 2" {
+			a.Failf("the continued helper's notification: %+v", n)
+		}
+		a.Say("All tools answered.")
+	}
+	s := h.Run(prompt, controller)
+	require.NotNil(t, s.Final)
+	assert.Equal(t, "one\nTWO\nthree\n", readFile(t, notes))
+}
