@@ -1,17 +1,11 @@
 package main
 
 import (
-	"archive/tar"
-	"archive/zip"
-	"bufio"
 	"bytes"
-	"compress/gzip"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
-	"io"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -33,106 +27,6 @@ var testTime = time.Date(2026, 2, 3, 4, 5, 6, 0, time.UTC)
 
 // repoRoot is the clone the test runs in: go test runs in scripts/dist.
 const repoRoot = "../.."
-
-// member is what the tests check of one archive entry.
-type member struct {
-	mode    fs.FileMode
-	mtime   time.Time
-	content []byte
-}
-
-func readTarGz(t *testing.T, r io.Reader) (names []string, members map[string]member) {
-	t.Helper()
-	gz, err := gzip.NewReader(r)
-	require.NoError(t, err)
-	tr := tar.NewReader(gz)
-	members = map[string]member{}
-	for {
-		hdr, err := tr.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		require.NoError(t, err)
-		b, err := io.ReadAll(tr)
-		require.NoError(t, err)
-		mode := fs.FileMode(hdr.Mode).Perm()
-		if hdr.Typeflag == tar.TypeDir {
-			mode |= fs.ModeDir
-		} else {
-			require.Equal(t, byte(tar.TypeReg), hdr.Typeflag, hdr.Name)
-		}
-		assert.Zero(t, hdr.Uid, hdr.Name)
-		assert.Zero(t, hdr.Gid, hdr.Name)
-		names = append(names, hdr.Name)
-		members[hdr.Name] = member{mode: mode, mtime: hdr.ModTime.UTC(), content: b}
-	}
-	return names, members
-}
-
-func readZip(t *testing.T, b []byte) (names []string, members map[string]member) {
-	t.Helper()
-	zr, err := zip.NewReader(bytes.NewReader(b), int64(len(b)))
-	require.NoError(t, err)
-	members = map[string]member{}
-	for _, f := range zr.File {
-		rc, err := f.Open()
-		require.NoError(t, err)
-		content, err := io.ReadAll(rc)
-		require.NoError(t, err)
-		require.NoError(t, rc.Close())
-		mode := f.Mode()
-		names = append(names, f.Name)
-		members[f.Name] = member{mode: mode & (fs.ModeDir | fs.ModePerm), mtime: f.Modified.UTC(), content: content}
-	}
-	return names, members
-}
-
-// wantNames is every entry an archive for t must hold, sorted.
-func wantNames(t *testing.T, target Target) []string {
-	t.Helper()
-	top := ArchiveBase(testVersion, target) + "/"
-	names := []string{top, top + "bin/", top + "README.md", top + "LICENSE"}
-	for _, c := range ship.Commands {
-		names = append(names, top+"bin/"+ship.BinaryName(c, target.OS))
-	}
-	err := filepath.WalkDir(filepath.Join(repoRoot, "skill"), func(p string, d fs.DirEntry, err error) error {
-		require.NoError(t, err)
-		rel, err := filepath.Rel(repoRoot, p)
-		require.NoError(t, err)
-		name := top + filepath.ToSlash(rel)
-		if d.IsDir() {
-			name += "/"
-		}
-		names = append(names, name)
-		return nil
-	})
-	require.NoError(t, err)
-	slices.Sort(names)
-	return names
-}
-
-// checkLayout asserts the archive holds exactly the release layout with the
-// release modes, one modification time, and the repository's text files.
-func checkLayout(t *testing.T, target Target, names []string, members map[string]member) {
-	t.Helper()
-	assert.Equal(t, wantNames(t, target), names, "entries, in sorted order")
-	top := ArchiveBase(testVersion, target) + "/"
-	for name, m := range members {
-		assert.True(t, m.mtime.Equal(testTime), "%s: mtime %v", name, m.mtime)
-		switch {
-		case strings.HasSuffix(name, "/"):
-			assert.Equal(t, fs.ModeDir|0o755, m.mode, name)
-		case strings.HasPrefix(name, top+"bin/"):
-			assert.Equal(t, fs.FileMode(0o755), m.mode, name)
-			assert.NotEmpty(t, m.content, name)
-		default:
-			assert.Equal(t, fs.FileMode(0o644), m.mode, name)
-			src, err := os.ReadFile(filepath.Join(repoRoot, filepath.FromSlash(strings.TrimPrefix(name, top))))
-			require.NoError(t, err)
-			assert.Equal(t, src, m.content, name)
-		}
-	}
-}
 
 // hostTarget is the target whose binaries this machine can run, or
 // linux/amd64 when the host is not one a release ships.
@@ -163,6 +57,7 @@ func TestDistBuildsARunnableArchive(t *testing.T) {
 	require.NoError(t, err, log.String())
 
 	archive := ArchiveName(testVersion, target)
+	plugin := PluginArchiveName(testVersion, target)
 	sums := ChecksumsName(testVersion)
 	entries, err := os.ReadDir(out)
 	require.NoError(t, err)
@@ -170,7 +65,7 @@ func TestDistBuildsARunnableArchive(t *testing.T) {
 	for _, e := range entries {
 		files = append(files, e.Name())
 	}
-	assert.ElementsMatch(t, []string{archive, sums}, files, "nothing else, no temporary files")
+	assert.ElementsMatch(t, []string{archive, plugin, sums}, files, "nothing else, no temporary files")
 
 	b, err := os.ReadFile(filepath.Join(out, archive))
 	require.NoError(t, err)
@@ -181,13 +76,25 @@ func TestDistBuildsARunnableArchive(t *testing.T) {
 	} else {
 		names, members = readTarGz(t, bytes.NewReader(b))
 	}
-	checkLayout(t, target, names, members)
+	checkLayout(t, releaseShape(target), target, names, members)
+	pb, err := os.ReadFile(filepath.Join(out, plugin))
+	require.NoError(t, err)
+	pnames, pmembers := readZip(t, pb)
+	checkLayout(t, pluginShape, target, pnames, pmembers)
 
 	// The checksums file is what sha256sum writes, so sha256sum -c checks it.
-	sum := sha256.Sum256(b)
+	var want []string
+	for _, f := range []struct {
+		name string
+		b    []byte
+	}{{archive, b}, {plugin, pb}} {
+		sum := sha256.Sum256(f.b)
+		want = append(want, hex.EncodeToString(sum[:])+"  "+f.name+"\n")
+	}
+	slices.Sort(want)
 	got, err := os.ReadFile(filepath.Join(out, sums))
 	require.NoError(t, err)
-	assert.Equal(t, hex.EncodeToString(sum[:])+"  "+archive+"\n", string(got))
+	assert.Equal(t, strings.Join(want, ""), string(got))
 	if sha256sum, err := exec.LookPath("sha256sum"); err == nil && runtime.GOOS != "windows" {
 		cmd := exec.Command(sha256sum, "-c", sums)
 		cmd.Dir = out
@@ -206,67 +113,7 @@ func TestDistBuildsARunnableArchive(t *testing.T) {
 	res, err := exec.Command(exe, "--version").Output()
 	require.NoError(t, err)
 	assert.Equal(t, "sdd-workspace "+testVersion+"\n", string(res))
-}
-
-// fakeBinaries stands in for built binaries where only the archive matters.
-func fakeBinaries(t *testing.T, goos string) string {
-	t.Helper()
-	dir := t.TempDir()
-	for _, c := range ship.Commands {
-		require.NoError(t, os.WriteFile(filepath.Join(dir, ship.BinaryName(c, goos)), []byte("binary "+c), 0o700))
-	}
-	return dir
-}
-
-func TestWindowsArchiveIsAZipOfExeFiles(t *testing.T) {
-	target := Target{"windows", "arm64"}
-	assert.Equal(t, "sdd-go_v9.9.9-test_windows_arm64.zip", ArchiveName(testVersion, target))
-	entries, err := Layout(repoRoot, fakeBinaries(t, "windows"), testVersion, target)
-	require.NoError(t, err)
-	var buf bytes.Buffer
-	require.NoError(t, WriteZip(&buf, entries, testTime))
-
-	names, members := readZip(t, buf.Bytes())
-	checkLayout(t, target, names, members)
-	var bins []string
-	for _, n := range names {
-		if dir, file := filepath.Split(filepath.FromSlash(n)); filepath.Base(dir) == "bin" && file != "" {
-			bins = append(bins, file)
-		}
-	}
-	assert.Equal(t, []string{"review-package.exe", "sdd-workspace.exe", "task-brief.exe"}, bins)
-	assert.Equal(t, []byte("binary task-brief"), members["sdd-go_v9.9.9-test_windows_arm64/bin/task-brief.exe"].content)
-}
-
-func TestUnixArchiveIsATarGz(t *testing.T) {
-	target := Target{"darwin", "arm64"}
-	assert.Equal(t, "sdd-go_v9.9.9-test_darwin_arm64.tar.gz", ArchiveName(testVersion, target))
-	entries, err := Layout(repoRoot, fakeBinaries(t, "darwin"), testVersion, target)
-	require.NoError(t, err)
-	var buf bytes.Buffer
-	require.NoError(t, WriteTarGz(&buf, entries, testTime))
-	names, members := readTarGz(t, &buf)
-	checkLayout(t, target, names, members)
-}
-
-func TestArchivesAreDeterministic(t *testing.T) {
-	for _, target := range []Target{{"linux", "amd64"}, {"windows", "amd64"}} {
-		t.Run(target.String(), func(t *testing.T) {
-			write := WriteTarGz
-			if target.OS == "windows" {
-				write = WriteZip
-			}
-			var a, b bytes.Buffer
-			entries, err := Layout(repoRoot, fakeBinaries(t, target.OS), testVersion, target)
-			require.NoError(t, err)
-			require.NoError(t, write(&a, entries, testTime))
-			// Same contents from another directory, written later.
-			entries, err = Layout(repoRoot, fakeBinaries(t, target.OS), testVersion, target)
-			require.NoError(t, err)
-			require.NoError(t, write(&b, entries, testTime))
-			assert.Equal(t, a.Bytes(), b.Bytes())
-		})
-	}
+	assert.Equal(t, m.content, pmembers["bin/"+bin].content, "the plugin holds the same binary")
 }
 
 func TestSourceDate(t *testing.T) {
@@ -311,22 +158,4 @@ func TestParseTargets(t *testing.T) {
 	ts, err := parseTargets("linux/amd64, windows/arm64")
 	require.NoError(t, err)
 	assert.Equal(t, []Target{{"linux", "amd64"}, {"windows", "arm64"}}, ts)
-}
-
-func TestChecksumsAreSortedSha256sumLines(t *testing.T) {
-	dir := t.TempDir()
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "b.zip"), []byte("b"), 0o644))
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "a.tar.gz"), []byte("a"), 0o644))
-	var buf bytes.Buffer
-	require.NoError(t, WriteChecksums(&buf, dir, []string{"b.zip", "a.tar.gz"}))
-	sc := bufio.NewScanner(&buf)
-	var lines []string
-	for sc.Scan() {
-		lines = append(lines, sc.Text())
-	}
-	a, b := sha256.Sum256([]byte("a")), sha256.Sum256([]byte("b"))
-	assert.Equal(t, []string{
-		hex.EncodeToString(a[:]) + "  a.tar.gz",
-		hex.EncodeToString(b[:]) + "  b.zip",
-	}, lines)
 }

@@ -1,6 +1,6 @@
 // Command dist builds the release archives: the three binaries for every
 // target a release ships, each packed with the skill text, README and
-// LICENSE, and one checksums file.
+// LICENSE, the same as a Claude Code plugin, and one checksums file.
 //
 // Run it from the root of a clone (make dist does):
 //
@@ -11,7 +11,13 @@
 //	dist/sdd-go_<version>_<os>_<arch>.tar.gz   (.zip for windows)
 //
 // holding one folder sdd-go_<version>_<os>_<arch>/ with bin/ (the binaries,
-// .exe on windows), skill/, README.md and LICENSE, and
+// .exe on windows), skill/, README.md and LICENSE;
+//
+//	dist/sdd-go-plugin_<version>_<os>_<arch>.zip
+//
+// holding the plugin sdd-go at its root (.claude-plugin/plugin.json,
+// skills/subagent-driven-development/, bin/, README.md, LICENSE: the layout
+// install-skill installs), which `claude --plugin-dir` loads as it is; and
 //
 //	dist/sdd-go_<version>_checksums.txt
 //

@@ -1,0 +1,264 @@
+package main
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+)
+
+// manifestName is the file, in a directory the installer fills, that
+// records the SHA-256 of every file it wrote there, in sha256sum's format
+// (so `sha256sum -c .sdd-go-manifest` works there too). It is how a later
+// run tells an untouched install from one somebody edited. Claude Code's
+// plugin validator passes over it.
+const manifestName = ".sdd-go-manifest"
+
+// newFile is what the installer puts at one path.
+type newFile struct {
+	data []byte
+	mode fs.FileMode
+}
+
+// placed counts what place did.
+type placed struct{ written, removed, unchanged int }
+
+// place makes dir hold files (by slash-separated path) as the installer's
+// own: a file whose bytes or mode differ is written beside and renamed
+// over the old one, a file the last run wrote and files no longer lists is
+// removed, and the manifest then lists exactly files. Nothing is changed
+// when a file the last run wrote was edited or deleted, or when one in the
+// way was not written by the installer, unless force.
+//
+// Until the run ends the manifest lists both the old and the new sum of
+// each file, so a run that is cut short leaves an install the next run
+// still recognises as untouched.
+func place(dir string, files map[string]newFile, force bool, env Env) (placed, error) {
+	var did placed
+	manifest, err := readManifest(filepath.Join(dir, manifestName))
+	if err != nil {
+		return did, err
+	}
+	changed, err := changes(dir, files, manifest)
+	if err != nil {
+		return did, err
+	}
+	if len(changed) > 0 {
+		if !force {
+			return did, fmt.Errorf("%s was modified since it was installed:\n  %s\nnothing was changed; keep your edits elsewhere and run again with --force to overwrite them",
+				dir, strings.Join(changed, "\n  "))
+		}
+		logf(env, "--force: overwriting local changes in %s: %s", dir, strings.Join(changed, ", "))
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return did, err
+	}
+	final := map[string][]string{}
+	interim := map[string][]string{}
+	for rel, sums := range manifest {
+		interim[rel] = sums
+	}
+	for rel, f := range files {
+		s := sum(f.data)
+		final[rel] = []string{s}
+		if !slices.Contains(interim[rel], s) {
+			interim[rel] = append(interim[rel], s)
+		}
+	}
+	if err := writeManifest(dir, interim); err != nil {
+		return did, err
+	}
+	swept := map[string]bool{}
+	for _, rel := range sortedKeys(files) {
+		f, p := files[rel], filepath.Join(dir, filepath.FromSlash(rel))
+		if sub := filepath.Dir(p); !swept[sub] {
+			removeAsides(sub)
+			swept[sub] = true
+		}
+		if same, err := holds(p, f, env); err != nil {
+			return did, err
+		} else if same {
+			did.unchanged++
+			continue
+		}
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return did, err
+		}
+		if err := writeBeside(p, f.data, f.mode, func(tmp, path string) error { return replaceFile(tmp, path, env) }); err != nil {
+			return did, err
+		}
+		did.written++
+	}
+	for _, rel := range sortedKeys(manifest) {
+		if _, still := files[rel]; still {
+			continue
+		}
+		// Written last time, not shipped now; unmodified (or --force),
+		// since changes() let us get here.
+		p := filepath.Join(dir, filepath.FromSlash(rel))
+		if ok, err := exists(p); err != nil {
+			return did, err
+		} else if !ok {
+			continue // gone already: deleted, or never placed by a run cut short
+		}
+		if err := removeFile(p, env); err != nil {
+			return did, err
+		}
+		removeEmptyDirs(dir, filepath.Dir(p))
+		did.removed++
+	}
+	return did, writeManifest(dir, final)
+}
+
+// changes lists the files of dir that differ from what the installer wrote
+// last time (edited, or deleted while still shipped), or that it would
+// overwrite with other bytes without having written them: the files a
+// plain install must not touch.
+func changes(dir string, files map[string]newFile, manifest map[string][]string) ([]string, error) {
+	var out []string
+	for rel, sums := range manifest {
+		b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(rel)))
+		_, shipped := files[rel]
+		switch {
+		case errors.Is(err, fs.ErrNotExist) && shipped:
+			out = append(out, rel+" (deleted)")
+		case errors.Is(err, fs.ErrNotExist):
+			// Not shipped any more: it would be removed anyway.
+		case err != nil:
+			return nil, err
+		case !slices.Contains(sums, sum(b)):
+			out = append(out, rel+" (edited)")
+		}
+	}
+	for rel, f := range files {
+		if _, ours := manifest[rel]; ours {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(rel)))
+		if err == nil && !bytes.Equal(b, f.data) {
+			out = append(out, rel+" (not installed by this tool)")
+		}
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// holds reports whether p already is f, mode included where the OS keeps
+// one.
+func holds(p string, f newFile, env Env) (bool, error) {
+	b, err := os.ReadFile(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil || !bytes.Equal(b, f.data) {
+		return false, err
+	}
+	if env.GOOS == "windows" {
+		return true, nil
+	}
+	fi, err := os.Stat(p)
+	return err == nil && fi.Mode().Perm() == f.mode, err
+}
+
+func sum(b []byte) string {
+	h := sha256.Sum256(b)
+	return hex.EncodeToString(h[:])
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// readManifest returns the sums the manifest at path lists for each file;
+// none when there is no manifest.
+func readManifest(path string) (map[string][]string, error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	m := map[string][]string{}
+	for i, line := range strings.Split(strings.TrimRight(string(b), "\n"), "\n") {
+		if line == "" {
+			continue
+		}
+		s, rel, ok := strings.Cut(line, "  ")
+		if !ok || len(s) != 64 || rel == "" {
+			return nil, fmt.Errorf("%s:%d: not a manifest line", path, i+1)
+		}
+		m[rel] = append(m[rel], s)
+	}
+	return m, nil
+}
+
+// formatManifest is one "<sha256>  <path>" line per sum, sorted by path.
+func formatManifest(m map[string][]string) []byte {
+	var b bytes.Buffer
+	for _, rel := range sortedKeys(m) {
+		for _, s := range m[rel] {
+			fmt.Fprintf(&b, "%s  %s\n", s, rel)
+		}
+	}
+	return b.Bytes()
+}
+
+func writeManifest(dir string, m map[string][]string) error {
+	p, b := filepath.Join(dir, manifestName), formatManifest(m)
+	if old, err := os.ReadFile(p); err == nil && bytes.Equal(old, b) {
+		return nil
+	}
+	return writeBeside(p, b, 0o644, os.Rename)
+}
+
+// writeBeside writes data with mode to a new file beside path, then puts it
+// in place with place(tmp, path), so a reader never sees half a file; the
+// new file is removed if that fails.
+func writeBeside(path string, data []byte, mode fs.FileMode, place func(tmp, path string) error) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	defer os.Remove(tmp) // a no-op once renamed
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	if err := os.Chmod(tmp, mode); err != nil {
+		return err
+	}
+	return place(tmp, path)
+}
+
+// removeEmptyDirs removes sub and its parents up to, not including, top,
+// while they are empty.
+func removeEmptyDirs(top, sub string) {
+	for sub != top && strings.HasPrefix(sub, top) && os.Remove(sub) == nil {
+		sub = filepath.Dir(sub)
+	}
+}
+
+func exists(path string) (bool, error) {
+	_, err := os.Lstat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	return err == nil, err
+}

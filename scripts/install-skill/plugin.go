@@ -1,0 +1,104 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/sdd-go/sdd-go/internal/dev/ship"
+)
+
+// pluginID is how Claude Code names the plugin when it sits in
+// ~/.claude/skills/: `claude plugin disable sdd-go@skills-dir` turns it off.
+const pluginID = ship.PluginName + "@skills-dir"
+
+// qualifiedSkill is the name the model sees the skill by.
+const qualifiedSkill = ship.PluginName + ":" + ship.SkillName
+
+// defaultPluginDir is where the plugin goes without --dir: a folder of
+// ~/.claude/skills/ holding .claude-plugin/plugin.json is one Claude Code
+// loads as a plugin, with no marketplace and no PATH edit.
+func defaultPluginDir(env Env) (string, error) {
+	home, err := homeDir(env)
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(home, ".claude", "skills", ship.PluginName), nil
+}
+
+// install puts the plugin (ship.PluginFiles) in place, then deals with the
+// other copies of the skill the model would see beside it.
+func install(o options, env Env) error {
+	root, err := moduleRoot(env, env.Dir)
+	if err != nil {
+		return err
+	}
+	target := o.dir
+	if target == "" {
+		if target, err = defaultPluginDir(env); err != nil {
+			return err
+		}
+	}
+	version := ship.DefaultVersion(ship.GitIn(root))
+	binDir := o.bin
+	if binDir == "" && !o.noBinaries {
+		tmp, err := os.MkdirTemp("", "sdd-go-install-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(tmp)
+		logf(env, "building %s %s as they ship", strings.Join(ship.Commands, ", "), version)
+		b := ship.Build{Go: env.GoCmd, Root: root, Out: tmp, GOOS: env.GOOS, Version: version, Env: env.Environ}
+		if err := b.Run(context.Background()); err != nil {
+			return err
+		}
+		binDir = tmp
+	}
+	files, err := pluginFiles(root, binDir, version, env)
+	if err != nil {
+		return err
+	}
+	did, err := place(target, files, o.force, env)
+	if err != nil {
+		return err
+	}
+	if did.written == 0 && did.removed == 0 {
+		logf(env, "plugin %s %s at %s is up to date", ship.PluginName, version, target)
+	} else {
+		logf(env, "installed plugin %s %s in %s (%d file(s) written, %d removed, %d unchanged)",
+			ship.PluginName, version, target, did.written, did.removed, did.unchanged)
+	}
+	if binDir == "" {
+		logf(env, "--no-binaries: the plugin has no bin/; the skill runs %s from PATH where they are there, and otherwise does their work by hand",
+			strings.Join(ship.Commands, ", "))
+	} else {
+		logf(env, "Claude Code puts %s on the PATH of its tools", filepath.Join(target, "bin"))
+	}
+	logf(env, "the model sees the skill as %s (new sessions, or /reload-plugins in a running one)", qualifiedSkill)
+	if home, err := homeDir(env); err == nil {
+		others(home, target, binDir != "", env)
+	}
+	return nil
+}
+
+// pluginFiles reads the plugin's files. The binaries are a few MB each;
+// the manifest needs their sums and a reinstall compares their bytes.
+func pluginFiles(root, binDir, version string, env Env) (map[string]newFile, error) {
+	list, err := ship.PluginFiles(root, binDir, env.GOOS, version)
+	if err != nil {
+		return nil, err
+	}
+	files := map[string]newFile{}
+	for _, f := range list {
+		data := f.Data
+		if f.Src != "" {
+			if data, err = os.ReadFile(f.Src); err != nil {
+				return nil, fmt.Errorf("reading what the plugin holds: %w", err)
+			}
+		}
+		files[f.Path] = newFile{data: data, mode: f.Mode}
+	}
+	return files, nil
+}
