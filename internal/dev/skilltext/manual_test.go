@@ -43,10 +43,28 @@ func runRecipe(r *testutil.Repo, shell, script string) testutil.Result {
 // wsCase is a state of .superpowers/sdd/ in which the recipe must pick
 // the directory sdd-workspace picks.
 type wsCase struct {
-	name  string
-	plan  string
-	setup func(r *testutil.Repo)
-	want  string // the directory's name, so the case means what it says
+	name    string
+	plan    string
+	planFor func(r *testutil.Repo) string // the plan, when it depends on where the repository is
+	setup   func(r *testutil.Repo)
+	want    string // the directory's name, so the case means what it says
+}
+
+func (c wsCase) planIn(r *testutil.Repo) string {
+	if c.planFor != nil {
+		return c.planFor(r)
+	}
+	return c.plan
+}
+
+// outsidePlan is a plan beside the repository, not in it.
+func outsidePlan(r *testutil.Repo) string {
+	p := filepath.Join(filepath.Dir(r.Root), "outside", "plan.md")
+	if _, err := os.Stat(p); err != nil {
+		require.NoError(r.T(), os.MkdirAll(filepath.Dir(p), 0o755))
+		require.NoError(r.T(), os.WriteFile(p, []byte("# Outside\n\n### Task 1: One\nDo it.\n"), 0o644))
+	}
+	return p
 }
 
 var wsPlans = []string{"docs/a/plan.md", "docs/b/plan.md", "docs/x/a/plan.md", "plan.md"}
@@ -83,10 +101,17 @@ func wsCases() []wsCase {
 			setup: func(r *testutil.Repo) { ledger(r, "plan", IdentityPrefix+abs(r, "docs/a/plan.md")+"\n") }},
 		{name: "no marker, a ledger of a plan that is gone: skipped", plan: "docs/a/plan.md", want: "plan-a",
 			setup: func(r *testutil.Repo) { ledger(r, "plan", IdentityPrefix+"docs/old/plan.md\n") }},
-		{name: "no marker, this plan's gone path by absolute path: adopted", plan: "docs/a/plan.md", want: "plan",
+		{name: "no marker, a ledger of a plan that is gone, by absolute path: skipped", plan: "docs/a/plan.md", want: "plan-a",
+			setup: func(r *testutil.Repo) { ledger(r, "plan", IdentityPrefix+abs(r, "docs/old/plan.md")+"\n") }},
+		{name: "a plan outside the repository", want: "plan",
+			planFor: func(r *testutil.Repo) string { return outsidePlan(r) }},
+		{name: "a plan outside the repository, its name taken", want: "plan-outside",
+			planFor: func(r *testutil.Repo) string { return outsidePlan(r) },
+			setup:   func(r *testutil.Repo) { marker(r, "plan", "docs/b/plan.md") }},
+		{name: "through a symlinked directory, its name taken", plan: "docs/link/plan.md", want: "plan-a",
 			setup: func(r *testutil.Repo) {
-				ledger(r, "plan", IdentityPrefix+abs(r, "docs/a/plan.md")+"\n")
-				marker(r, "other", "docs/b/plan.md")
+				marker(r, "plan", "docs/b/plan.md")
+				require.NoError(r.T(), os.Symlink("a", filepath.Join(r.Root, "docs", "link")))
 			}},
 	}
 }
@@ -94,11 +119,9 @@ func wsCases() []wsCase {
 func (c wsCase) prepare(t *testing.T) *testutil.Repo {
 	t.Helper()
 	r := testutil.NewRepo(t)
-	var files []string
 	for _, p := range wsPlans {
-		files = append(files, p, "# "+p+"\n\n### Task 1: One\nDo it.\n")
+		r.Write(p, "# "+p+"\n\n### Task 1: One\nDo it.\n") // sdd-workspace needs no commit
 	}
-	r.Commit("plans", files...)
 	if c.setup != nil {
 		c.setup(r)
 	}
@@ -106,7 +129,8 @@ func (c wsCase) prepare(t *testing.T) *testutil.Repo {
 }
 
 // snapshot is every file and directory under dir, by slash path, files
-// with their bytes (root written as ROOT), directories as "<dir>".
+// with their bytes (the directory holding the repository written as
+// TMP), directories as "<dir>".
 func snapshot(t *testing.T, dir, root string) map[string]string {
 	t.Helper()
 	out := map[string]string{}
@@ -120,7 +144,7 @@ func snapshot(t *testing.T, dir, root string) map[string]string {
 			return nil
 		}
 		b, err := os.ReadFile(p)
-		out[filepath.ToSlash(rel)] = strings.ReplaceAll(string(b), filepath.ToSlash(root), "ROOT")
+		out[filepath.ToSlash(rel)] = strings.ReplaceAll(string(b), filepath.ToSlash(filepath.Dir(root)), "TMP")
 		return err
 	}))
 	return out
@@ -162,7 +186,7 @@ func manualWorkspaceProblems(t *testing.T, x skillText, shell string, cases []ws
 	for _, c := range cases {
 		at := fmt.Sprintf("%s, %s", filepath.Base(shell), c.name)
 		manual, binary := c.prepare(t), c.prepare(t)
-		mr := runRecipe(manual, shell, strings.ReplaceAll(recipe, "<plan file>", c.plan))
+		mr := runRecipe(manual, shell, strings.ReplaceAll(recipe, "<plan file>", c.planIn(manual)))
 		if mr.Code != 0 {
 			p = append(p, fmt.Sprintf("%s: the recipe exits %d: %s", at, mr.Code, mr.Stderr))
 			continue
@@ -170,7 +194,7 @@ func manualWorkspaceProblems(t *testing.T, x skillText, shell string, cases []ws
 		lines := strings.Split(strings.TrimSuffix(mr.Stdout, "\n"), "\n")
 		got := lines[len(lines)-1]
 
-		br := binary.Run("", "sdd-workspace", c.plan)
+		br := binary.Run("", "sdd-workspace", c.planIn(binary))
 		require.Equal(t, 0, br.Code, br.Stderr)
 		want := strings.TrimSuffix(br.Stdout, "\n")
 		require.Equal(t, filepath.Join(binary.Root, ".superpowers", "sdd", c.want), want, "%s: sdd-workspace's choice", at)
@@ -182,7 +206,7 @@ func manualWorkspaceProblems(t *testing.T, x skillText, shell string, cases []ws
 			snapshot(t, filepath.Join(manual.Root, ".superpowers"), manual.Root)); d != "" {
 			p = append(p, fmt.Sprintf("%s: the recipe leaves other files than sdd-workspace:\n%s", at, d))
 		}
-		if again := manual.Run("", "sdd-workspace", c.plan); again.Code != 0 || again.Stdout != got+"\n" {
+		if again := manual.Run("", "sdd-workspace", c.planIn(manual)); again.Code != 0 || again.Stdout != got+"\n" {
 			p = append(p, fmt.Sprintf("%s: after the recipe, sdd-workspace finds %q (exit %d), not %s", at, again.Stdout, again.Code, got))
 		}
 	}
