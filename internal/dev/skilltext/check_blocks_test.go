@@ -6,7 +6,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"sort"
 	"strings"
 	"testing"
@@ -257,29 +256,12 @@ func checkParses(x skillText, shells []string) []string {
 	return p
 }
 
-// parseShells are sh and bash, where the host has them.
-func parseShells(t *testing.T) []string {
-	t.Helper()
-	if runtime.GOOS == "windows" {
-		t.Skip("no POSIX shell to parse the blocks with")
-	}
-	var out []string
-	for _, sh := range []string{"sh", "bash"} {
-		p, err := exec.LookPath(sh)
-		if err != nil {
-			t.Skipf("no %s on PATH", sh)
-		}
-		out = append(out, p)
-	}
-	return out
-}
-
 func TestBlocksParse(t *testing.T) {
-	requireClean(t, checkParses(loadText(t), parseShells(t)))
+	requireClean(t, checkParses(loadText(t), posixShells(t)))
 }
 
 func TestBlocksParseCatches(t *testing.T) {
-	shells := parseShells(t)
+	shells := posixShells(t)
 	x := loadText(t)
 	for name, c := range map[string]struct {
 		broken skillText

@@ -22,7 +22,7 @@ func checkLedgerBlock(x skillText) []string {
 	case proto == nil:
 		return []string{"docs/protocol.md has no ledger formats block"}
 	case skill.Body != proto.Body:
-		p = append(p, fmt.Sprintf("SKILL.md:%d: the ledger formats block differs from docs/protocol.md:%d's:\n%s", skill.Line, proto.Line, lineDiff(proto.Body, skill.Body)))
+		p = append(p, fmt.Sprintf("SKILL.md:%d: the ledger formats block differs from docs/protocol.md:%d's:\n%s", skill.Line, proto.Line, lineDiff("protocol.md", proto.Body, "SKILL.md", skill.Body)))
 	}
 	for _, s := range LedgerFormats(x[skillMD]) {
 		if _, err := CompileFormat(s); err != nil {

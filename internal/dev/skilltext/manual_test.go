@@ -214,6 +214,7 @@ func manualWorkspaceProblems(t *testing.T, x skillText, shell string, cases []ws
 }
 
 func TestManualWorkspace(t *testing.T) {
+	requireBinaries(t)
 	x := loadText(t)
 	for _, sh := range posixShells(t) {
 		requireClean(t, manualWorkspaceProblems(t, x, sh, wsCases()))
@@ -272,6 +273,7 @@ func manualBriefProblems(t *testing.T, x skillText, shell string) []string {
 }
 
 func TestManualBrief(t *testing.T) {
+	requireBinaries(t)
 	x := loadText(t)
 	for _, sh := range posixShells(t) {
 		requireClean(t, manualBriefProblems(t, x, sh))
@@ -338,6 +340,7 @@ func takePackages(t *testing.T, workspace, root string) map[string]string {
 }
 
 func TestManualPackage(t *testing.T) {
+	requireBinaries(t)
 	x := loadText(t)
 	for _, sh := range posixShells(t) {
 		requireClean(t, manualPackageProblems(t, x, sh))
@@ -345,6 +348,7 @@ func TestManualPackage(t *testing.T) {
 }
 
 func TestManualCatches(t *testing.T) {
+	requireBinaries(t)
 	sh := posixShells(t)[0]
 	x := loadText(t)
 	cases := wsCases()

@@ -46,7 +46,7 @@ func checkProtocolFormats(x skillText) []string {
 	var p []string
 	proto := x["docs/protocol.md"]
 	if got := LedgerFormats(proto); strings.Join(got, "\n") != strings.Join(protocolFormats, "\n") {
-		p = append(p, "docs/protocol.md: the formats block is not the protocol's formats:\n"+lineDiff(strings.Join(protocolFormats, "\n"), strings.Join(got, "\n")))
+		p = append(p, "docs/protocol.md: the formats block is not the protocol's formats:\n"+lineDiff("protocolFormats", strings.Join(protocolFormats, "\n"), "protocol.md", strings.Join(got, "\n")))
 	}
 	n := 0
 	for _, s := range regexp.MustCompile("`([^`]+)`").FindAllStringSubmatch(strings.ReplaceAll(Prose(proto), "\n", " "), -1) {

@@ -280,10 +280,11 @@ func placeholderTable(skill string) map[string]bool {
 func declared(text string) map[string]int {
 	out := map[string]int{}
 	for _, s := range InlineCode(text) {
-		if m := placeholderSpanRe.FindStringSubmatch("`" + s.Text + "`"); m != nil && m[0] == "`"+s.Text+"`" {
-			if _, ok := out[m[1]]; !ok {
-				out[m[1]] = s.Line
-			}
+		if placeholderRe.FindString(s.Text) != s.Text {
+			continue
+		}
+		if _, ok := out[s.Text]; !ok {
+			out[s.Text] = s.Line
 		}
 	}
 	return out
@@ -318,12 +319,12 @@ func requireCatches(t *testing.T, problems []string, want string) {
 	assert.Fail(t, "the check misses the break", "no problem holds %q; it found:\n%s", want, strings.Join(problems, "\n"))
 }
 
-// posixShells are the shells the recipes run under: sh first.
+// posixShells are the shells the blocks and recipes are read and run
+// with: sh first, then bash, the host's; the test skips without them.
 func posixShells(t *testing.T) []string {
 	t.Helper()
-	requireBinaries(t)
 	if runtime.GOOS == "windows" {
-		t.Skip("no POSIX shell to run the recipes with")
+		t.Skip("no POSIX shell here")
 	}
 	var out []string
 	for _, sh := range []string{"sh", "bash"} {
@@ -336,8 +337,8 @@ func posixShells(t *testing.T) []string {
 	return out
 }
 
-// lineDiff lists the lines of want and got that differ.
-func lineDiff(want, got string) string {
+// lineDiff lists the lines of two texts that differ, each text named.
+func lineDiff(wantName, want, gotName, got string) string {
 	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
 	var b strings.Builder
 	for i := 0; i < len(w) || i < len(g); i++ {
@@ -349,7 +350,7 @@ func lineDiff(want, got string) string {
 			c = g[i]
 		}
 		if a != c {
-			fmt.Fprintf(&b, "  line %d: protocol %q, SKILL.md %q\n", i+1, a, c)
+			fmt.Fprintf(&b, "  line %d: %s %q, %s %q\n", i+1, wantName, a, gotName, c)
 		}
 	}
 	return b.String()
