@@ -104,6 +104,8 @@ var (
 	hexLetterRe = regexp.MustCompile(`[a-f]`)
 )
 
+var rmWordRe = regexp.MustCompile(`(^|[^A-Za-z0-9_-])rm($|[^A-Za-z0-9_-])`)
+
 // typedShas are the 7- to 40-digit hex literals of a text that hold a
 // digit and a letter (a word like "defaced" is not a sha).
 func typedShas(s string) []string {
@@ -173,6 +175,9 @@ func checkShell(x skillText) []string {
 		}
 	}
 	rmCheck := func(at string, src string) {
+		if !rmWordRe.MatchString(src) {
+			return
+		}
 		s, err := parseSh(src)
 		if err != nil {
 			return // prose spans are not all shell; the blocks are checked above

@@ -105,7 +105,7 @@ func checkReplies(x skillText) []string {
 	for _, file := range sortedKeys(replyFormats) {
 		for _, w := range replyFormats[file] {
 			for _, c := range w.choices {
-				if !regexp.MustCompile(`(^|[^A-Z_])` + regexp.QuoteMeta(c) + `($|[^A-Z_])`).MatchString(skill) {
+				if !namesWord(skill, c) {
 					p = append(p, fmt.Sprintf("SKILL.md never names %s, which %s may answer", c, file))
 				}
 			}
@@ -117,6 +117,26 @@ func checkReplies(x skillText) []string {
 		}
 	}
 	return p
+}
+
+// namesWord reports whether text holds word with no capital or _ right
+// before or after it (NOT ADDRESSED holds ADDRESSED, DONE_WITH_CONCERNS
+// holds DONE: neither names the shorter one).
+func namesWord(text, word string) bool {
+	edge := func(r byte) bool { return !(r >= 'A' && r <= 'Z' || r == '_') }
+	for i := 0; ; {
+		j := strings.Index(text[i:], word)
+		if j < 0 {
+			return false
+		}
+		j += i
+		before := j == 0 || edge(text[j-1]) && !strings.HasSuffix(text[:j], "NOT ")
+		after := j+len(word) == len(text) || edge(text[j+len(word)])
+		if before && after {
+			return true
+		}
+		i = j + 1
+	}
 }
 
 func TestReplies(t *testing.T) {

@@ -118,6 +118,15 @@ var protocolFacts = []protocolFact{
 	{"go install", "The text says how to install them otherwise (`go install`)", skillMD, "`go install -tags urfave_cli_no_docs github.com/sdd-go/sdd-go/cmd/...@latest`"},
 }
 
+// factRes are the facts' statements, compiled.
+var factRes = func() []*regexp.Regexp {
+	var out []*regexp.Regexp
+	for _, f := range protocolFacts {
+		out = append(out, regexp.MustCompile(f.text))
+	}
+	return out
+}()
+
 // budgetRe reads the protocol's budgets: implementer, fix round,
 // reviewer, re-reviewer.
 var budgetRe = regexp.MustCompile(`an implementer gets at most ([0-9]+) tool calls, a fix round ([0-9]+), a reviewer ([0-9]+), a re-reviewer ([0-9]+)`)
@@ -128,11 +137,15 @@ var budgetRe = regexp.MustCompile(`an implementer gets at most ([0-9]+) tool cal
 func checkProtocolFacts(x skillText) []string {
 	var p []string
 	proto := normalizeSpace(x["docs/protocol.md"])
-	for _, f := range protocolFacts {
+	flat := map[string]string{}
+	for i, f := range protocolFacts {
 		if !strings.Contains(proto, normalizeSpace(f.protocol)) {
 			p = append(p, fmt.Sprintf("fact %q: docs/protocol.md no longer says %q (update the fact list)", f.name, f.protocol))
 		}
-		if !regexp.MustCompile(f.text).MatchString(normalizeSpace(x[f.file])) {
+		if _, ok := flat[f.file]; !ok {
+			flat[f.file] = normalizeSpace(x[f.file])
+		}
+		if !factRes[i].MatchString(flat[f.file]) {
 			p = append(p, fmt.Sprintf("fact %q: %s does not say /%s/", f.name, f.file, f.text))
 		}
 	}
@@ -185,9 +198,9 @@ func TestProtocolCatches(t *testing.T) {
 		t.Run(name, func(t *testing.T) { requireCatches(t, c.check(c.broken), c.want) })
 	}
 	// Every fact can fail: without its statement, its check says so.
-	for _, f := range protocolFacts {
+	for i, f := range protocolFacts {
 		t.Run("fact "+f.name, func(t *testing.T) {
-			loc := regexp.MustCompile(f.text).FindStringIndex(normalizeSpace(x[f.file]))
+			loc := factRes[i].FindStringIndex(normalizeSpace(x[f.file]))
 			require.NotNil(t, loc, "the real text states %q", f.name)
 			y := skillText{}
 			for k, v := range x {

@@ -151,6 +151,9 @@ func checkUsage(x skillText, usages map[string]Usage) []string {
 	files := append(x.files("skill"), "docs/skill.md", "docs/protocol.md")
 	for _, f := range files {
 		for _, sp := range InlineCode(x[f]) {
+			if !mentionsCommand(sp.Text) {
+				continue
+			}
 			s, err := parseSh(sp.Text)
 			if err != nil {
 				continue
@@ -172,6 +175,15 @@ func checkUsage(x skillText, usages map[string]Usage) []string {
 		}
 	}
 	return p
+}
+
+func mentionsCommand(s string) bool {
+	for _, name := range ship.Commands {
+		if strings.Contains(s, name) {
+			return true
+		}
+	}
+	return false
 }
 
 // checkSignatures: SKILL.md shows each command's usage exactly as the
