@@ -43,7 +43,7 @@ func fieldPattern(name string) string {
 	case "sha":
 		return `[0-9a-f]{40}(?:[0-9a-f]{24})?`
 	case "base7", "head7", "a7", "b7":
-		return `[0-9a-f]{7,64}`
+		return `[0-9a-f]{7,39}` // short: never a full sha
 	case "id":
 		return `\S+`
 	default: // free text: plan path, one-liners, rulings, reasons
@@ -133,24 +133,26 @@ type Entry struct {
 
 // TaskState is what the ledger says about one task.
 type TaskState struct {
-	Base         string
-	Implementer  string // the last implementer= id
-	ReviewedHead string
-	Round        int // last fix round recorded, 0 for none
-	LastHead     string
-	Open         int // findings the last fix round left open
-	LastKind     string
-	Minors       []string
-	Parked       []string
-	Blocked      string
-	Complete     bool
-	Entries      []Entry
+	Base          string
+	Implementer   string   // the last implementer= id
+	ReviewedHeads []string // every reviewed_head=, in order: the review's, then each re-review's
+	ReviewedHead  string   // the last of them: where the next re-review starts
+	Round         int      // last fix round recorded, 0 for none
+	LastHead      string   // the short head the last fix round's range ends at
+	Open          int      // findings the last fix round left open
+	LastKind      string   // the kind of the last line, implementer= and minor lines aside
+	Minors        []string
+	Parked        []string
+	Blocked       string
+	Complete      bool
+	Entries       []Entry
 }
 
 // FinalState is what the ledger says about the final review.
 type FinalState struct {
 	Base          string
 	ReviewedHeads []string // the final review's head, then the re-review's
+	Minors        []string
 	Parked        []string
 	Blocked       string
 	Complete      bool
@@ -178,28 +180,27 @@ func (l *Ledger) NextRound(n int) int {
 	return 1
 }
 
-// FixBase is the revision a scoped re-review of task n's next round
-// starts from: the head the previous review saw.
+// FixBase is the revision a scoped re-review of task n starts from: the
+// last reviewed_head, the head the previous review saw.
 func (l *Ledger) FixBase(n int) string {
-	t := l.Tasks[n]
-	if t == nil {
-		return ""
+	if t := l.Tasks[n]; t != nil {
+		return t.ReviewedHead
 	}
-	if t.Round > 0 {
-		return t.LastHead
-	}
-	return t.ReviewedHead
+	return ""
 }
 
-// ParseLedger reads a ledger written with the given formats and checks the
-// rules the skill states: the identity line first, nothing but known
-// lines, base before anything else of a task, rounds counted 1 to 5 in
-// order, each round starting where the previous review ended, parking and
-// blocking only after round 5, nothing after a task's completion line, a
-// completion line whose range and parked count agree with the rest, and
-// the final review's lines only once every task is complete, in order
-// (base, the review's head, at most one re-review's head, residuals,
-// completion), with nothing after them.
+// ParseLedger reads a ledger written with the given formats and checks
+// the order the skill's blocks write it in: the identity line first,
+// nothing but known lines; a task's base before anything else of it; one
+// reviewed_head= for its review, then for each fix round the re-review's
+// reviewed_head= followed by the round's line, rounds counted 1 to 5,
+// each round's range running from the previous reviewed head to the last
+// one; parking and blocking only after round 5; a completion line whose
+// range runs from the base to the last reviewed head and whose parked
+// count is the number of parked lines (and the last round's open count);
+// nothing after it. The final review's lines come once every task is
+// complete: base, the review's head, at most one re-review's head, then
+// rulings and completion, nothing after.
 func ParseLedger(text string, formats []string) (*Ledger, error) {
 	var compiled []Format
 	var identity Format
@@ -217,8 +218,7 @@ func ParseLedger(text string, formats []string) (*Ledger, error) {
 	if identity.re == nil {
 		return nil, fmt.Errorf("no identity format among %d formats", len(formats))
 	}
-	text = strings.TrimSuffix(text, "\n")
-	lines := strings.Split(text, "\n")
+	lines := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
 	fields, ok := identity.Match(lines[0])
 	if !ok {
 		return nil, fmt.Errorf("line 1: not the identity line: %q", lines[0])
@@ -249,6 +249,11 @@ func ParseLedger(text string, formats []string) (*Ledger, error) {
 	return l, nil
 }
 
+// shortOf reports whether short is an abbreviation of the full sha.
+func shortOf(short, full string) bool {
+	return len(short) >= 7 && strings.HasPrefix(full, short)
+}
+
 func (l *Ledger) apply(e Entry) error {
 	if l.Final != nil {
 		return fmt.Errorf("a task line after the final review began")
@@ -258,10 +263,13 @@ func (l *Ledger) apply(e Entry) error {
 		return err
 	}
 	t := l.Tasks[n]
+	if t != nil && t.Complete {
+		return fmt.Errorf("task %d is already complete", n)
+	}
+	if t != nil && t.Blocked != "" {
+		return fmt.Errorf("task %d is BLOCKED", n)
+	}
 	if e.Kind == "base" {
-		if t != nil && t.Complete {
-			return fmt.Errorf("task %d is already complete", n)
-		}
 		// A restarted task records a new base; its history starts over.
 		l.Tasks[n] = &TaskState{Base: e.Fields["sha"], LastKind: "base", Entries: []Entry{e}}
 		return nil
@@ -269,13 +277,8 @@ func (l *Ledger) apply(e Entry) error {
 	if t == nil {
 		return fmt.Errorf("task %d has no base line yet", n)
 	}
-	if t.Complete {
-		return fmt.Errorf("task %d is already complete", n)
-	}
-	if t.Blocked != "" {
-		return fmt.Errorf("task %d is BLOCKED", n)
-	}
 	t.Entries = append(t.Entries, e)
+	heads := len(t.ReviewedHeads)
 	switch e.Kind {
 	case "implementer":
 		t.Implementer = e.Fields["id"]
@@ -284,49 +287,52 @@ func (l *Ledger) apply(e Entry) error {
 		t.Minors = append(t.Minors, e.Fields["one-liner"])
 		return nil
 	case "reviewed_head":
-		if t.Round > 0 {
-			// A review dispatched again (its saved reply lost) may repeat
-			// the line; after a round the heads live in the round lines.
-			return fmt.Errorf("a task review after fix round %d", t.Round)
+		switch {
+		case len(t.Parked) > 0:
+			return fmt.Errorf("a review after the breaker's rulings")
+		case heads == 5+1:
+			return fmt.Errorf("a review after fix round 5")
+		case heads != 0 && heads != t.Round+1:
+			return fmt.Errorf("a third reviewed head with no fix round line for the second")
 		}
+		t.ReviewedHeads = append(t.ReviewedHeads, e.Fields["sha"])
 		t.ReviewedHead = e.Fields["sha"]
 	case "fix":
 		r, _ := strconv.Atoi(e.Fields["R"])
-		if r != t.Round+1 {
+		switch {
+		case r != t.Round+1:
 			return fmt.Errorf("fix round %d follows round %d", r, t.Round)
-		}
-		if t.ReviewedHead == "" {
-			return fmt.Errorf("fix round before any review")
-		}
-		if from := l.FixBase(n); !strings.HasPrefix(from, e.Fields["a7"]) {
-			return fmt.Errorf("round %d starts at %s, not at the head the previous review saw (%s)", r, e.Fields["a7"], from)
+		case heads != t.Round+2:
+			return fmt.Errorf("fix round %d without its re-review's reviewed_head= line", r)
+		case !shortOf(e.Fields["a7"], t.ReviewedHeads[heads-2]):
+			return fmt.Errorf("round %d starts at %s, not at the head the previous review saw (%s)", r, e.Fields["a7"], t.ReviewedHeads[heads-2])
+		case !shortOf(e.Fields["b7"], t.ReviewedHeads[heads-1]):
+			return fmt.Errorf("round %d ends at %s, not at the head its re-review saw (%s)", r, e.Fields["b7"], t.ReviewedHeads[heads-1])
 		}
 		t.Round = r
 		t.LastHead = e.Fields["b7"]
 		t.Open, _ = strconv.Atoi(e.Fields["Y"])
-	case "parked":
-		if t.Round != 5 {
-			return fmt.Errorf("parked after round %d: the breaker acts only after round 5", t.Round)
+	case "parked", "BLOCKED":
+		if t.Round != 5 || heads != 5+1 {
+			return fmt.Errorf("%s after round %d: the breaker acts only after round 5's re-review", e.Kind, t.Round)
 		}
-		t.Parked = append(t.Parked, e.Fields["finding"])
-	case "BLOCKED":
-		if t.Round != 5 {
-			return fmt.Errorf("BLOCKED after round %d: the breaker acts only after round 5", t.Round)
+		if e.Kind == "parked" {
+			t.Parked = append(t.Parked, e.Fields["finding"])
+		} else {
+			t.Blocked = e.Fields["reason"]
 		}
-		t.Blocked = e.Fields["reason"]
 	case "complete":
-		if t.ReviewedHead == "" {
+		switch {
+		case heads == 0:
 			return fmt.Errorf("complete without a review")
-		}
-		if !strings.HasPrefix(t.Base, e.Fields["base7"]) {
+		case heads != t.Round+1:
+			return fmt.Errorf("complete while a re-review has no fix round line")
+		case !shortOf(e.Fields["base7"], t.Base):
 			return fmt.Errorf("completion range starts at %s, base is %s", e.Fields["base7"], t.Base)
-		}
-		head := t.ReviewedHead
-		if t.Round > 0 {
-			head = t.LastHead
-		}
-		if !strings.HasPrefix(head, e.Fields["head7"]) && !strings.HasPrefix(e.Fields["head7"], head) {
-			return fmt.Errorf("completion range ends at %s, last reviewed head is %s", e.Fields["head7"], head)
+		case !shortOf(e.Fields["head7"], t.ReviewedHead):
+			return fmt.Errorf("completion range ends at %s, last reviewed head is %s", e.Fields["head7"], t.ReviewedHead)
+		case t.Round > 0 && t.Open != len(t.Parked):
+			return fmt.Errorf("round %d left %d open, %d parked", t.Round, t.Open, len(t.Parked))
 		}
 		if err := parkedCount(e, len(t.Parked)); err != nil {
 			return err
@@ -379,6 +385,9 @@ func (l *Ledger) applyFinal(e Entry) error {
 		return fmt.Errorf("the final review is already over")
 	}
 	switch e.Kind {
+	case "minor":
+		f.Minors = append(f.Minors, e.Fields["one-liner"])
+		return nil
 	case "reviewed_head":
 		if len(f.Parked) > 0 {
 			return fmt.Errorf("a review after the rulings")
@@ -397,10 +406,10 @@ func (l *Ledger) applyFinal(e Entry) error {
 		case "BLOCKED":
 			f.Blocked = e.Fields["reason"]
 		case "complete":
-			if !strings.HasPrefix(f.Base, e.Fields["base7"]) {
+			if !shortOf(e.Fields["base7"], f.Base) {
 				return fmt.Errorf("final range starts at %s, Final: base is %s", e.Fields["base7"], f.Base)
 			}
-			if head := f.ReviewedHeads[len(f.ReviewedHeads)-1]; !strings.HasPrefix(head, e.Fields["head7"]) {
+			if head := f.ReviewedHeads[len(f.ReviewedHeads)-1]; !shortOf(e.Fields["head7"], head) {
 				return fmt.Errorf("final range ends at %s, last reviewed head is %s", e.Fields["head7"], head)
 			}
 			if err := parkedCount(e, len(f.Parked)); err != nil {

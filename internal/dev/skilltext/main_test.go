@@ -15,9 +15,6 @@ import (
 	"github.com/sdd-go/sdd-go/internal/dev/testutil"
 )
 
-// commandNames are the binaries the skill text calls.
-var commandNames = ship.Commands
-
 var (
 	moduleRoot string // the directory holding go.mod
 	binDir     string // where TestMain built the commands
@@ -37,7 +34,7 @@ func run(m *testing.M) int {
 	binDir, buildErr = testutil.BuildBinaries()
 	defer testutil.CleanupBinaries()
 	if buildErr == nil {
-		for _, name := range commandNames {
+		for _, name := range ship.Commands {
 			if _, err := os.Stat(binPath(name)); err != nil {
 				buildErr = fmt.Errorf("go build ./cmd/... made no %s: %v", name, err)
 			}

@@ -1,12 +1,19 @@
-// Package skilltext reads the skill's markdown the way its tests need to:
-// front matter, fenced blocks, inline code, relative links, prompt
-// templates with their placeholder lists, command invocations, and the
-// progress ledger.
+// Package skilltext checks the skill text (skill/) against the binaries
+// and the protocol (docs/protocol.md): the front matter the host lists,
+// the links between the files, the blocks a controller runs (they parse,
+// never cd, read only their own variables, delete only the literal
+// workspace, hold no typed sha, use only defined placeholders, carry
+// unique bold names), every call of a command against its --help, the
+// ledger lines the blocks write against the formats, the subagents'
+// answer formats, the manual recipe against the commands, and the facts
+// the protocol fixes. Each check is a function from the text to its
+// problems, so a test runs it on a broken copy too and sees it fail.
 //
-// It exists so that the skill text and the binaries cannot drift apart
-// silently: every command line the text shows is checked against the
-// binaries' real usage, every ledger format the protocol fixes is checked
-// against the text, and a ledger written from the text parses back.
+// Beside the checks live the readers they share: markdown (front matter,
+// fences, inline code, links, anchors, bold phrases), a small POSIX shell
+// reader, and the ledger parser, which the walk-through and resume tests
+// use as well.
+//
 // The package is test-only: every file is a _test.go file, so nothing of
 // it can be imported or linked into the commands, and `go build` skips it.
 package skilltext

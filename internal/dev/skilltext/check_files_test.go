@@ -1,0 +1,173 @@
+package skilltext
+
+import (
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// Checks 1 and 2: the front matter the host lists the skill by, and the
+// links between the files.
+
+// skillName is the name the host lists the skill under, after the
+// plugin's prefix.
+const skillName = "subagent-driven-development"
+
+// listingBudget bounds "sdd-go:subagent-driven-development <description>",
+// the line the host keeps in every session's context. The host budgets
+// that line at 30 tokens and estimates about four characters per token;
+// the real count is measured by the host test (make test-host).
+const listingBudget = 120
+
+func checkFrontMatter(x skillText) []string {
+	var p []string
+	fm, body, err := FrontMatter(x[skillMD])
+	if err != nil {
+		return []string{"SKILL.md: " + err.Error()}
+	}
+	if fm["name"] != skillName {
+		p = append(p, fmt.Sprintf("SKILL.md: name is %q, not %q", fm["name"], skillName))
+	}
+	desc := fm["description"]
+	if strings.TrimSpace(desc) == "" {
+		p = append(p, "SKILL.md: no description")
+	}
+	for k := range fm {
+		if k != "name" && k != "description" {
+			p = append(p, fmt.Sprintf("SKILL.md: front matter key %q: only name and description, whatever else costs context in every session", k))
+		}
+	}
+	listing := "sdd-go:" + fm["name"] + " " + desc
+	if n := utf8.RuneCountInString(listing); n > listingBudget {
+		p = append(p, fmt.Sprintf("SKILL.md: the listing %q is %d characters, over %d: the description is too long", listing, n, listingBudget))
+	}
+	if !strings.HasPrefix(body, "\n# ") {
+		p = append(p, "SKILL.md: no title right after the front matter")
+	}
+	return p
+}
+
+func TestFrontMatter(t *testing.T) {
+	requireClean(t, checkFrontMatter(loadText(t)))
+}
+
+func TestFrontMatterCatches(t *testing.T) {
+	x := loadText(t)
+	fm, _, err := FrontMatter(x[skillMD])
+	if err != nil {
+		t.Fatal(err)
+	}
+	desc := fm["description"]
+	for name, c := range map[string]struct {
+		broken skillText
+		want   string
+	}{
+		"a wrong name":      {x.edit(t, skillMD, "name: "+skillName, "name: sdd"), "name is"},
+		"no closing line":   {x.edit(t, skillMD, desc+"\n---\n", desc+"\n\n"), "front matter line"},
+		"a long listing":    {x.edit(t, skillMD, "description: "+desc, "description: "+desc+", whatever the size"+strings.Repeat(" of the plan", 3)), "too long"},
+		"an unquoted colon": {x.edit(t, skillMD, "description: "+desc, "description: Use: "+desc), "needs quoting"},
+		"an extra key":      {x.edit(t, skillMD, "description: ", "when_to_use: always\ndescription: "), "when_to_use"},
+	} {
+		t.Run(name, func(t *testing.T) { requireCatches(t, checkFrontMatter(c.broken), c.want) })
+	}
+}
+
+var (
+	schemeRe   = regexp.MustCompile(`^[a-z][a-z0-9+.-]*:`)
+	skillDirRe = regexp.MustCompile("<skill dir>/([A-Za-z0-9._-]+)")
+)
+
+// linkSources are the files whose relative links must resolve.
+func (x skillText) linkSources() []string {
+	out := x.files("skill")
+	return append(out, "docs/skill.md", "docs/protocol.md")
+}
+
+// checkLinks: every relative link of the skill's files and of
+// docs/skill.md and docs/protocol.md names an existing file and, with a
+// fragment, a heading of it; every `<skill dir>/<file>` a dispatch names
+// exists; and SKILL.md names every other file of skill/, by a link or by
+// `<skill dir>/<file>`, so the host can reach each and none is orphaned.
+func checkLinks(x skillText) []string {
+	var p []string
+	for _, src := range x.linkSources() {
+		text, ok := x[src]
+		if !ok {
+			p = append(p, src+": missing")
+			continue
+		}
+		for _, l := range Links(text) {
+			if schemeRe.MatchString(l.Text) {
+				continue // an absolute URL: not checked offline
+			}
+			file, frag, _ := strings.Cut(l.Text, "#")
+			target := src
+			if file != "" {
+				target = path.Clean(path.Join(path.Dir(src), file))
+			}
+			body, ok := x[target]
+			if !ok {
+				if _, err := os.Stat(filepath.Join(moduleRoot, filepath.FromSlash(target))); err != nil || strings.HasPrefix(target, "skill/") || strings.HasPrefix(target, "docs/") {
+					p = append(p, fmt.Sprintf("%s:%d: link %s: no file %s", src, l.Line, l.Text, target))
+					continue
+				}
+			}
+			if frag != "" && !Anchors(body)[frag] {
+				p = append(p, fmt.Sprintf("%s:%d: link %s: %s has no heading with the anchor #%s", src, l.Line, l.Text, target, frag))
+			}
+		}
+	}
+	named := map[string]bool{}
+	for _, src := range x.files("skill") {
+		for _, m := range skillDirRe.FindAllStringSubmatch(x[src], -1) {
+			if _, ok := x["skill/"+m[1]]; !ok {
+				p = append(p, fmt.Sprintf("%s: names <skill dir>/%s, which is not a file of skill/", src, m[1]))
+			}
+			if src == skillMD {
+				named["skill/"+m[1]] = true
+			}
+		}
+	}
+	for _, l := range Links(x[skillMD]) {
+		if file, _, _ := strings.Cut(l.Text, "#"); file != "" && !schemeRe.MatchString(file) {
+			named[path.Clean(path.Join("skill", file))] = true
+		}
+	}
+	for _, f := range x.files("skill") {
+		if f != skillMD && !named[f] {
+			p = append(p, fmt.Sprintf("%s: SKILL.md names it nowhere (neither a link nor <skill dir>/%s): the host never reads it", f, path.Base(f)))
+		}
+	}
+	return p
+}
+
+func TestLinks(t *testing.T) {
+	requireClean(t, checkLinks(loadText(t)))
+}
+
+func TestLinksCatch(t *testing.T) {
+	x := loadText(t)
+	for name, c := range map[string]struct {
+		broken skillText
+		want   string
+	}{
+		"a missing anchor":         {x.edit(t, skillMD, "(resume.md#breaker)", "(resume.md#the-breaker)"), "no heading with the anchor #the-breaker"},
+		"a missing file":           {x.edit(t, "docs/skill.md", "(../skill/SKILL.md)", "(../skill/skill.md)"), "no file skill/skill.md"},
+		"a missing local anchor":   {x.edit(t, skillMD, "[Resume](#resume)", "[Resume](#resuming)"), "#resuming"},
+		"a role file not named":    {x.edit(t, skillMD, "<skill dir>/re-review-prompt.md", "re-review-prompt.md"), "skill/re-review-prompt.md: SKILL.md names it nowhere"},
+		"a side file not named":    {x.edit(t, skillMD, "[example.md](example.md) shows a whole run.", "The example shows a whole run."), "skill/example.md: SKILL.md names it nowhere"},
+		"a role file gone":         {x.without("skill/task-reviewer-prompt.md"), "<skill dir>/task-reviewer-prompt.md, which is not a file"},
+		"an orphan in skill/":      {func() skillText { y := x.without("x"); y["skill/notes.md"] = "# Notes\n"; return y }(), "skill/notes.md: SKILL.md names it nowhere"},
+		"a linked side file gone":  {x.without("skill/manual.md"), "no file skill/manual.md"},
+		"a protocol link":          {x.edit(t, "docs/protocol.md", "(../skill/SKILL.md)", "(../skills/SKILL.md)"), "no file skills/SKILL.md"},
+		"a dispatch names a typo":  {x.edit(t, skillMD, "<skill dir>/implementer-prompt.md and follow it", "<skill dir>/implementer.md and follow it"), "<skill dir>/implementer.md"},
+		"a link inside the skill/": {x.edit(t, "skill/resume.md", "[SKILL.md](SKILL.md)", "[SKILL.md](Skill.md)"), "no file skill/Skill.md"},
+	} {
+		t.Run(name, func(t *testing.T) { requireCatches(t, checkLinks(c.broken), c.want) })
+	}
+}
