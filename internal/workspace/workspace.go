@@ -39,19 +39,28 @@ const MarkerName = "plan-path"
 // something is badly wrong in .superpowers/sdd, not a real collision chain.
 const maxCandidates = 10000
 
-// Root is the repository's top-level directory as git prints it, run in the
-// current directory (not the plan's: a plan may live outside the repository).
+// Root is the repository's top-level directory as this OS spells it, from
+// one git call run in the current directory (not the plan's: a plan may
+// live outside the repository).
 func Root(ctx context.Context, g *git.Runner) (string, error) {
-	out, err := g.Output(ctx, "rev-parse", "--show-toplevel")
+	out, err := g.Output(ctx, RootArgs()...)
 	if err != nil {
 		return "", err
 	}
-	return git.TrimCommandSubstitution(out), nil
+	return RootFrom(out)
 }
 
+// RootArgs are the arguments of Root's git call, for a caller that starts
+// it early, beside others.
+func RootArgs() []string { return host.rootArgs() }
+
+// RootFrom is Root from what git printed for RootArgs in the current
+// directory.
+func RootFrom(out []byte) (string, error) { return host.root(string(out), os.Getwd) }
+
 // Resolve finds or creates plan's workspace under the repository of the
-// current directory and returns its absolute path, built lexically from the
-// root git printed. It also rewrites .superpowers/sdd/.gitignore.
+// current directory and returns its absolute path, built from the root as
+// Root gives it. It also rewrites .superpowers/sdd/.gitignore.
 func Resolve(ctx context.Context, g *git.Runner, plan string) (string, error) {
 	return ResolveWith(plan, func() (string, error) { return Root(ctx, g) })
 }
@@ -72,13 +81,14 @@ func ResolveWith(plan string, root func() (string, error)) (string, error) {
 }
 
 // Ensure creates (or finds) the workspace of plan, whose slug is slug, under
-// the repository root, and writes the .gitignore beside it.
+// the repository root (as Root gives it), and writes the .gitignore beside
+// it.
 func Ensure(root, plan, slug string) (string, error) {
 	base := host.join(root, ".superpowers", "sdd")
 	if err := os.MkdirAll(base, 0o777); err != nil {
 		return "", ioError(err)
 	}
-	pf, err := identify(host.nativeRoot(root), plan)
+	pf, err := identify(root, plan)
 	if err != nil {
 		return "", ioError(err)
 	}
