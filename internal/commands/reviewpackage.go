@@ -76,7 +76,7 @@ func runReviewPackage(ctx context.Context, env *cliapp.Env, args []string) error
 	if len(args) == 4 {
 		out = args[3]
 	} else {
-		dir, err := workspace.ResolveWith(plan, func() (string, error) {
+		dir, _, err := workspace.ResolveWith(plan, func() (string, error) {
 			b, err := top.Result(env.Git)
 			if err != nil {
 				return "", err
