@@ -25,6 +25,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/sdd-go/sdd-go/internal/atomicfile"
@@ -152,8 +153,9 @@ func candidateName(slug, parent string, i int) string {
 // missing, adopts it when it has no marker (a workspace the bash scripts
 // made) unless its ledger names another plan, and reports whether the
 // marker (now) names p. Creation and marking are each atomic, so concurrent
-// calls agree on one owner. When dir is passed over, gone is the plan path
-// its owner records if no such file exists any more.
+// calls agree on one owner. A directory the caller may not write is adopted
+// without a marker, as the scripts would use it. When dir is passed over,
+// gone is the plan path its owner records if no such file exists any more.
 func claim(dir string, p *planFile) (owned bool, gone string, err error) {
 	for attempt := 0; ; attempt++ {
 		fi, err := os.Stat(dir) // a symlink to a directory is a directory, as for mkdir -p
@@ -190,7 +192,11 @@ func claim(dir string, p *planFile) (owned bool, gone string, err error) {
 			if ok && !p.namedBy(named) {
 				return false, p.gone(named), nil
 			}
-			if err := writeMarker(dir, p.id); err != nil && !errors.Is(err, fs.ErrExist) {
+			err = writeMarker(dir, p.id)
+			if unwritable(err) {
+				return true, "", nil // used as it is, as the scripts use it
+			}
+			if err != nil && !errors.Is(err, fs.ErrExist) {
 				return false, "", err
 			}
 			continue // marked (by us or a racer): read who won
@@ -203,6 +209,13 @@ func claim(dir string, p *planFile) (owned bool, gone string, err error) {
 		}
 		return false, p.gone(owner), nil
 	}
+}
+
+// unwritable reports whether err says the caller may not write there at
+// all (another user's directory, a read-only file system), as opposed to a
+// failure worth reporting.
+func unwritable(err error) bool {
+	return errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EROFS)
 }
 
 // markerWait bounds the wait for a marker that exists but is still empty.
@@ -229,8 +242,23 @@ func readMarker(dir string) (string, error) {
 
 // writeMarker creates dir's marker naming id, failing with fs.ErrExist if
 // another process marked it first; no reader ever sees a partial marker.
+// A failure names the marker, not the temporary file or the directory
+// (with its trailing separator) where it failed.
 func writeMarker(dir, id string) error {
-	return atomicfile.WriteNew(dir+string(filepath.Separator)+MarkerName, []byte(id+"\n"))
+	path := dir + string(filepath.Separator) + MarkerName
+	err := atomicfile.WriteNew(path, []byte(id+"\n"))
+	if err == nil || errors.Is(err, fs.ErrExist) {
+		return err
+	}
+	var pe *fs.PathError
+	var le *os.LinkError
+	switch {
+	case errors.As(err, &pe):
+		err = pe.Err
+	case errors.As(err, &le):
+		err = le.Err
+	}
+	return &fs.PathError{Op: "write", Path: path, Err: err}
 }
 
 // writeInPlace truncates and rewrites path (creating it 0666 minus umask),
