@@ -91,6 +91,21 @@ func underFileSizeLimit(r *testutil.Repo, blocks int, name string, args ...strin
 	return testutil.RunIn(r.Root, r.Env, "bash", append([]string{"-c", "ulimit -f " + strconv.Itoa(blocks) + ` && exec "$0" "$@"`, bin}, args...)...)
 }
 
+// A marker that cannot be written (here: a file size limit) is a message
+// naming the marker, never the temporary file it was written to nor its
+// directory, and nothing is left in the workspace.
+func TestMarkerThatCannotBeWrittenIsNamed(t *testing.T) {
+	r := testutil.NewRepo(t)
+	r.Write("plan.md", twoTasks)
+	res := underFileSizeLimit(r, 0, "sdd-workspace", "plan.md")
+	assert.Equal(t, 1, res.Code)
+	assert.Equal(t, "sdd-workspace: "+filepath.Join(ws(r, "plan"), "plan-path")+": file too large\n", res.Stderr)
+	assert.Empty(t, res.Stdout)
+	entries, err := os.ReadDir(ws(r, "plan"))
+	require.NoError(t, err)
+	assert.Empty(t, entries)
+}
+
 func TestFileSizeLimitLeavesNothing(t *testing.T) {
 	r, base := bigRepo(t, 400_000)
 	plan := "## Task 1\n" + strings.Repeat("a line of the task that goes on\n", 20_000)
