@@ -91,9 +91,11 @@ func (s pathStyle) rootArgs() []string {
 // their native spelling. Any other path starting with one "/" is an MSYS
 // or Cygwin mount path: the root is the working directory taken up as many
 // steps as the way up has "../", and it must end in the top level's last
-// name, or git walked up through something Windows does not see (a mount
-// inside the repository, a symlink) and the root cannot be placed: that is
-// an error, before anything is made.
+// name. Otherwise git walked up through something Windows does not see (a
+// mount inside the repository, a symlink), or the repository is a mounted
+// directory with another Windows name: the root cannot be placed, and
+// that is an error before anything is made, never a guess that might lie
+// outside the repository.
 func (s pathStyle) root(out string, getwd func() (string, error)) (string, error) {
 	if !s.drives {
 		return strings.TrimRight(out, "\n"), nil
@@ -112,8 +114,8 @@ func (s pathStyle) root(out string, getwd func() (string, error)) (string, error
 		}
 		return string(letter&^0x20) + ":" + strings.ReplaceAll(rest, "/", `\`), nil
 	}
-	if !isMountPath(top) {
-		return strings.ReplaceAll(top, "/", `\`), nil
+	if !strings.HasPrefix(top, "/") || strings.HasPrefix(top, "//") {
+		return strings.ReplaceAll(top, "/", `\`), nil // C:/…, or UNC: //server/share/…
 	}
 	cwd, err := getwd()
 	if err != nil {
@@ -144,16 +146,6 @@ func msysDrive(root string) (letter byte, rest string, ok bool) {
 		return p[1], rest, true
 	}
 	return 0, "", false
-}
-
-// isMountPath reports whether a top level is in MSYS's or Cygwin's own
-// name space: one leading slash (two make a UNC path) and no drive.
-func isMountPath(root string) bool {
-	if !strings.HasPrefix(root, "/") || strings.HasPrefix(root, "//") {
-		return false
-	}
-	_, _, drive := msysDrive(root)
-	return !drive
 }
 
 // splitElems splits p at any of seps, dropping empty elements.
