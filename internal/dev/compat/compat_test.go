@@ -706,6 +706,10 @@ func TestJudgeModelsForeignLedgerNote(t *testing.T) {
 	}
 	v := judgeWith(pre, note)
 	assert.True(t, v.expected, v.diffs)
+	// The identity line ends at the first newline of a plan name, and its
+	// trailing blanks are not part of the path.
+	assert.Equal(t, "../outside/x", (&ledgerCase{names: "../outside/x\n.md"}).recorded())
+	assert.Equal(t, "$ROOT/a b", (&ledgerCase{names: "$ROOT/a b \t\r"}).recorded())
 	v = judgeWith(withOld, "")
 	assert.True(t, v.expected, "the ledger's plan exists: no note %v", v.diffs)
 	for name, c := range map[string]struct {

@@ -37,11 +37,19 @@ type ledgerCase struct {
 	names string // the plan its identity line names ($ROOT for the root)
 }
 
+// recorded is the path the ledger's identity line holds as ours reads it:
+// up to the line's end (a plan name with a newline is cut there), without
+// trailing blanks and carriage returns.
+func (l *ledgerCase) recorded() string {
+	line, _, _ := strings.Cut(l.names, "\n")
+	return strings.TrimRight(line, " \t\r")
+}
+
 // gone reports whether the plan the ledger names is missing from snap
 // (the tree before a step): ours then notes the skipped workspace.
 // Relative paths are read from the repository root, repo.
 func (l *ledgerCase) gone(snap snapshot) bool {
-	p, abs := strings.CutPrefix(l.names, "$ROOT/")
+	p, abs := strings.CutPrefix(l.recorded(), "$ROOT/")
 	if !abs {
 		p = path.Join("repo", p)
 	}
@@ -53,7 +61,7 @@ func (l *ledgerCase) gone(snap snapshot) bool {
 // when the plan its ledger names is gone, for the PLAN_FILE plan.
 func (l *ledgerCase) note(root, plan string) []byte {
 	dir := root + "/" + l.dir
-	return []byte("sdd-workspace: note: " + dir + " belongs to " + strings.ReplaceAll(l.names, "$ROOT", root) +
+	return []byte("sdd-workspace: note: " + dir + " belongs to " + strings.ReplaceAll(l.recorded(), "$ROOT", root) +
 		", which no longer exists; if " + strings.ReplaceAll(plan, "$ROOT", root) + " moved from there, its ledger is " +
 		dir + "/" + ledgerName + "\n")
 }
