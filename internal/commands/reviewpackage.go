@@ -60,7 +60,7 @@ func runReviewPackage(ctx context.Context, env *cliapp.Env, args []string) error
 	verifyHead := env.Git.Start(ctx, "rev-parse", "--verify", "--quiet", head)
 	var top, shortBase, shortHead *git.Pending
 	if len(args) == 3 {
-		top = env.Git.Start(ctx, "rev-parse", "--show-toplevel")
+		top = env.Git.Start(ctx, workspace.RootArgs()...)
 		shortBase = env.Git.Start(ctx, "rev-parse", "--short", base)
 		shortHead = env.Git.Start(ctx, "rev-parse", "--short", head)
 	}
@@ -76,9 +76,12 @@ func runReviewPackage(ctx context.Context, env *cliapp.Env, args []string) error
 	if len(args) == 4 {
 		out = args[3]
 	} else {
-		dir, err := workspace.ResolveWith(plan, func() (string, error) {
+		dir, _, err := workspace.ResolveWith(plan, func() (string, error) {
 			b, err := top.Result(env.Git)
-			return git.TrimCommandSubstitution(b), err
+			if err != nil {
+				return "", err
+			}
+			return workspace.RootFrom(b)
 		})
 		if err != nil {
 			return err

@@ -38,7 +38,7 @@ func runTaskBrief(ctx context.Context, env *cliapp.Env, args []string) error {
 	if len(args) == 3 {
 		out = args[2]
 	} else {
-		dir, err := workspace.Resolve(ctx, env.Git, plan)
+		dir, _, err := workspace.Resolve(ctx, env.Git, plan)
 		if err != nil {
 			return err
 		}

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"syscall"
 )
 
 // planFile is a plan as the kernel resolves it, and what its workspace
@@ -87,10 +88,7 @@ func (p *planFile) namedBy(text string) bool {
 	if text == p.id {
 		return true
 	}
-	path := filepath.FromSlash(text)
-	if !filepath.IsAbs(path) {
-		path = p.root + string(filepath.Separator) + path
-	}
+	path := p.recorded(text)
 	if fi, err := os.Stat(path); err == nil {
 		return os.SameFile(fi, p.info)
 	}
@@ -101,6 +99,26 @@ func (p *planFile) namedBy(text string) bool {
 		rel = r
 	}
 	return host.same(filepath.ToSlash(rel), p.id)
+}
+
+// recorded is the file a plan path recorded in a marker or a ledger names:
+// relative to the repository root unless absolute.
+func (p *planFile) recorded(text string) string {
+	path := filepath.FromSlash(text)
+	if !filepath.IsAbs(path) {
+		path = p.root + string(filepath.Separator) + path
+	}
+	return path
+}
+
+// gone returns text, a plan path recorded in a marker or a ledger, when no
+// such file exists any more, and "" when it does (or cannot be told).
+func (p *planFile) gone(text string) string {
+	_, err := os.Stat(p.recorded(text))
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+		return text
+	}
+	return ""
 }
 
 // ledgerIdentity opens the first line of a ledger: it names the plan the

@@ -1,10 +1,10 @@
 package workspace
 
 import (
-	"os"
-	"path/filepath"
 	"runtime"
 	"strings"
+
+	"github.com/sdd-go/sdd-go/internal/exit"
 )
 
 // pathStyle is what differs between the file systems the binaries run on.
@@ -68,66 +68,70 @@ func (s pathStyle) basename(p, suffix string) string {
 	return t
 }
 
-// nativeRoot turns the top level git printed into this OS's spelling:
-// on Windows git prints C:/Users/me/repo, and a git from MSYS or Cygwin
-// may print /c/Users/me/repo or /home/me/repo, which Windows programs
-// cannot open. A mount path is placed by the working directory git ran in
-// (see nativeRootIn).
-func (s pathStyle) nativeRoot(root string) string {
-	if !s.drives || !isMountPath(root) {
-		return s.nativeRootIn(root, "", nil)
+// rootArgs are the arguments of the one git call that finds the
+// repository root. On Windows git is asked for the way up from the working
+// directory too (--show-cdup): an MSYS or Cygwin git prints a repository
+// inside one of its mounts in its own name space (/tmp/x, /home/me/repo),
+// which names no Windows directory, and the way up is what places it. On
+// Unix the top level is a path as it is, and git gets exactly the
+// reference's arguments, so what git prints about its own call (GIT_TRACE)
+// is the same too.
+func (s pathStyle) rootArgs() []string {
+	if s.drives {
+		return []string{"rev-parse", "--show-toplevel", "--show-cdup"}
 	}
-	cwd, err := os.Getwd()
-	if err != nil {
-		return s.nativeRootIn(root, "", nil)
-	}
-	if len(s.mountCandidates(root, cwd)) == 0 {
-		// The working directory may have been entered through a junction
-		// or a symlink; git saw the physical one.
-		if phys, err := filepath.EvalSymlinks(cwd); err == nil {
-			cwd = phys
-		}
-	}
-	return s.nativeRootIn(root, cwd, hasDotGit)
+	return []string{"rev-parse", "--show-toplevel"}
 }
 
-// hasDotGit reports whether dir holds a .git (a directory, or the file of
-// a linked worktree or submodule).
-func hasDotGit(dir string) bool {
-	_, err := os.Lstat(filepath.Join(dir, ".git"))
-	return err == nil
-}
-
-// nativeRootIn is nativeRoot for a git run in cwd. A drive path (/c/…,
-// /cygdrive/c/…, with or without more) gets its drive letter; any other
-// path starting with a single "/" is an MSYS or Cygwin mount (/home/me/repo,
-// /tmp/x, "/" for the installation's root) and becomes the ancestor of cwd
-// that ends in the same elements: git ran in cwd, so its top level is an
-// ancestor of it. When several ancestors fit (always so for "/"), the
-// nearest for which isTop is true wins, else the nearest. When none fits,
-// the path keeps its elements with backslashes, and the failure that
-// follows names it.
-func (s pathStyle) nativeRootIn(root, cwd string, isTop func(dir string) bool) string {
+// root is the repository root as this OS spells it, from what git printed
+// for rootArgs, run in the working directory getwd returns. Trailing
+// newlines of the top level are dropped, as the shell's $(…) drops them.
+//
+// On Windows a drive path (C:/…, /c/…, /cygdrive/c/…) and a UNC path get
+// their native spelling. Any other path starting with one "/" is an MSYS
+// or Cygwin mount path: the root is the working directory taken up as many
+// steps as the way up has "../", and it must end in the top level's last
+// name. Otherwise git walked up through something Windows does not see (a
+// mount inside the repository, a symlink), or the repository is a mounted
+// directory with another Windows name: the root cannot be placed, and
+// that is an error before anything is made, never a guess that might lie
+// outside the repository.
+func (s pathStyle) root(out string, getwd func() (string, error)) (string, error) {
 	if !s.drives {
-		return root
+		return strings.TrimRight(out, "\n"), nil
 	}
-	if letter, rest, ok := msysDrive(root); ok {
+	// The way up is the last line: it never holds a newline, while a top
+	// level may.
+	body := strings.TrimSuffix(out, "\n")
+	top, up, ok := body, "", false
+	if i := strings.LastIndexByte(body, '\n'); i >= 0 {
+		top, up, ok = body[:i], body[i+1:], true
+	}
+	top = strings.TrimRight(top, "\n")
+	if letter, rest, drive := msysDrive(top); drive {
 		if rest == "" {
 			rest = "/" // the drive's root, not its current directory
 		}
-		root = string(letter&^0x20) + ":" + rest
-	} else if isMountPath(root) {
-		c := s.mountCandidates(root, cwd)
-		for _, dir := range c {
-			if len(c) > 1 && isTop != nil && isTop(dir) {
-				return dir
-			}
-		}
-		if len(c) > 0 {
-			return c[0]
-		}
+		return string(letter&^0x20) + ":" + strings.ReplaceAll(rest, "/", `\`), nil
 	}
-	return strings.ReplaceAll(root, "/", `\`)
+	if !strings.HasPrefix(top, "/") || strings.HasPrefix(top, "//") {
+		return strings.ReplaceAll(top, "/", `\`), nil // C:/…, or UNC: //server/share/…
+	}
+	cwd, err := getwd()
+	if err != nil {
+		return "", err
+	}
+	steps := strings.Count(up, "../")
+	vol := volumeLen(cwd)
+	elems := splitElems(cwd[vol:], s.separators)
+	want := splitElems(top, "/")
+	// No way up (git printed the work tree instead: the directory is
+	// outside it), too many steps, or another name at the end: no guess.
+	if !ok || up != strings.Repeat("../", steps) || steps >= len(elems) || len(want) == 0 ||
+		!strings.EqualFold(elems[len(elems)-steps-1], want[len(want)-1]) {
+		return "", exit.Ownf(exit.IO, "git printed the repository root as %s, an MSYS or Cygwin path that cannot be placed from the current directory %s", top, cwd)
+	}
+	return cwd[:vol] + strings.Join(elems[:len(elems)-steps], string(s.sep)), nil
 }
 
 // msysDrive splits an MSYS (/c/…) or Cygwin (/cygdrive/c/…) drive path
@@ -142,40 +146,6 @@ func msysDrive(root string) (letter byte, rest string, ok bool) {
 		return p[1], rest, true
 	}
 	return 0, "", false
-}
-
-// isMountPath reports whether a top level is in MSYS's or Cygwin's own
-// name space: one leading slash (two make a UNC path) and no drive.
-func isMountPath(root string) bool {
-	if !strings.HasPrefix(root, "/") || strings.HasPrefix(root, "//") {
-		return false
-	}
-	_, _, drive := msysDrive(root)
-	return !drive
-}
-
-// mountCandidates lists the ancestors of cwd (cwd included) whose last
-// elements equal those of the mount path root, compared as Windows
-// compares names, nearest first: git looks for the top level upwards from
-// the working directory, so the nearest is the one it found.
-func (s pathStyle) mountCandidates(root, cwd string) []string {
-	want := splitElems(root, s.separators)
-	vol := volumeLen(cwd)
-	have := splitElems(cwd[vol:], s.separators)
-	var out []string
-	for end := len(have); end >= len(want); end-- {
-		match := true
-		for i := range want {
-			if !strings.EqualFold(have[end-len(want)+i], want[i]) {
-				match = false
-				break
-			}
-		}
-		if match {
-			out = append(out, cwd[:vol]+strings.Join(have[:end], string(s.sep)))
-		}
-	}
-	return out
 }
 
 // splitElems splits p at any of seps, dropping empty elements.
@@ -207,16 +177,16 @@ func volumeLen(p string) int {
 	return 0
 }
 
-// join appends elements to root with the OS separator and no cleaning, so
-// the result starts with exactly what git printed, as the script's
-// "$root/.superpowers/sdd" does. On Windows a root that is a drive's root
-// (C:\) already ends in the separator and does not get a second one.
+// join appends elements to root (as root returns it) with the OS
+// separator and no cleaning, so the result starts with exactly the root,
+// as the script's "$root/.superpowers/sdd" does. On Windows a root that is
+// a drive's root (C:\) already ends in the separator and does not get a
+// second one.
 func (s pathStyle) join(root string, elem ...string) string {
 	var b strings.Builder
-	native := s.nativeRoot(root)
-	b.WriteString(native)
+	b.WriteString(root)
 	for i, e := range elem {
-		if i > 0 || !s.drives || !strings.HasSuffix(native, string(s.sep)) {
+		if i > 0 || !s.drives || !strings.HasSuffix(root, string(s.sep)) {
 			b.WriteByte(s.sep)
 		}
 		b.WriteString(e)

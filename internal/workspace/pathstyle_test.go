@@ -1,9 +1,14 @@
 package workspace
 
 import (
+	"errors"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/sdd-go/sdd-go/internal/exit"
 )
 
 func TestSlug(t *testing.T) {
@@ -57,13 +62,9 @@ func TestJoin(t *testing.T) {
 	assert.Equal(t, "/home/me/repo/.superpowers/sdd", unixStyle.join("/home/me/repo", ".superpowers", "sdd"))
 	// Lexical: nothing git printed is cleaned away, as "$root/…" in bash.
 	assert.Equal(t, "//.superpowers/sdd", unixStyle.join("/", ".superpowers", "sdd"))
-	assert.Equal(t, `C:\Users\me\repo\.superpowers\sdd`, windowsStyle.join("C:/Users/me/repo", ".superpowers", "sdd"))
-	// An MSYS or Cygwin git's path becomes one a Windows program can open.
-	assert.Equal(t, `C:\Users\me\repo\.superpowers`, windowsStyle.join("/c/Users/me/repo", ".superpowers"))
-	assert.Equal(t, `D:\work\.superpowers`, windowsStyle.join("/cygdrive/d/work", ".superpowers"))
-	assert.Equal(t, `\\server\share\repo\.superpowers`, windowsStyle.join("//server/share/repo", ".superpowers"))
-	// On Unix a path that looks like MSYS is just a path.
-	assert.Equal(t, "/c/Users/.superpowers", unixStyle.join("/c/Users", ".superpowers"))
+	assert.Equal(t, `C:\Users\me\repo\.superpowers\sdd`, windowsStyle.join(`C:\Users\me\repo`, ".superpowers", "sdd"))
+	// One separator after a drive's root.
+	assert.Equal(t, `C:\.superpowers\sdd`, windowsStyle.join(`C:\`, ".superpowers", "sdd"))
 }
 
 func TestSame(t *testing.T) {
@@ -93,74 +94,126 @@ func TestStyleOf(t *testing.T) {
 	assert.Equal(t, unixStyle, styleOf("freebsd"))
 }
 
-// TestNativeRootBareDrive: an MSYS or Cygwin git at the top of a drive
-// prints /c or /cygdrive/c; that is the drive's root, C:\, never the
-// drive-relative "C:" nor "\c".
-func TestNativeRootBareDrive(t *testing.T) {
-	for root, want := range map[string]string{
-		"/c":           `C:\`,
-		"/c/":          `C:\`,
-		"/D":           `D:\`,
-		"/cygdrive/c":  `C:\`,
-		"/cygdrive/e/": `E:\`,
-		"C:/":          `C:\`,
-	} {
-		assert.Equal(t, want, windowsStyle.nativeRootIn(root, `C:\anywhere`, nil), root)
-	}
-	// One separator between the drive root and the workspace, as Git for
-	// Windows' "C:/" gives too.
-	assert.Equal(t, `C:\.superpowers\sdd`, windowsStyle.join("/c", ".superpowers", "sdd"))
-	assert.Equal(t, `C:\.superpowers\sdd`, windowsStyle.join("C:/", ".superpowers", "sdd"))
-	// Not drive paths: a longer first element, and Unix.
-	assert.Equal(t, `C:\msys64\cc\repo`, windowsStyle.nativeRootIn("/cc/repo", `C:\msys64\cc\repo`, nil))
-	assert.Equal(t, "/c", unixStyle.nativeRootIn("/c", "/c", nil))
+// On Unix git gets exactly the reference's arguments; on Windows it is asked
+// for the way up in the same call.
+func TestRootArgs(t *testing.T) {
+	assert.Equal(t, []string{"rev-parse", "--show-toplevel"}, unixStyle.rootArgs())
+	assert.Equal(t, []string{"rev-parse", "--show-toplevel"}, darwinStyle.rootArgs())
+	assert.Equal(t, []string{"rev-parse", "--show-toplevel", "--show-cdup"}, windowsStyle.rootArgs())
 }
 
-// TestNativeRootMount: an MSYS2 or Cygwin git prints a repository under
-// one of its mounts (/home, /tmp, its root) as /home/me/repo; git ran in
-// the current directory, so the repository is the ancestor of the working
-// directory that ends in those elements, compared as Windows compares
-// names.
-func TestNativeRootMount(t *testing.T) {
-	cases := []struct{ root, cwd, want string }{
-		{"/home/me/repo", `C:\msys64\home\me\repo`, `C:\msys64\home\me\repo`},
-		{"/home/me/repo", `C:\msys64\home\me\repo\src\pkg`, `C:\msys64\home\me\repo`},
-		{"/tmp/x", `C:\msys64\tmp\x\y`, `C:\msys64\tmp\x`},
-		{"/home/Me/Repo", `C:\msys64\home\me\repo\docs`, `C:\msys64\home\me\repo`},
-		{"/home/me/my repo/é", `D:\cygwin64\home\me\my repo\é\a`, `D:\cygwin64\home\me\my repo\é`},
-		{"/home/me/repo", `\\server\share\msys\home\me\repo\x`, `\\server\share\msys\home\me\repo`},
-		// The root of the MSYS installation itself, from there.
-		{"/", `C:\msys64`, `C:\msys64`},
-		// No ancestor fits (git and the cwd disagree): left as it was, so the
-		// failure names what git printed.
-		{"/home/me/repo", `C:\work\other`, `\home\me\repo`},
+// cwdIs is a getwd that returns dir; noCwd fails the test if asked.
+func cwdIs(dir string) func() (string, error) { return func() (string, error) { return dir, nil } }
+
+func noCwd(t *testing.T) func() (string, error) {
+	return func() (string, error) {
+		t.Error("the working directory was asked for a path that needs none")
+		return "", errors.New("no")
+	}
+}
+
+// On Unix the top level is used as git printed it, trailing newlines
+// dropped as $(…) drops them, newlines inside kept.
+func TestRootUnix(t *testing.T) {
+	for out, want := range map[string]string{
+		"/home/me/repo\n":   "/home/me/repo",
+		"/home/me/repo\n\n": "/home/me/repo",
+		"/a\nb\n":           "/a\nb",
+		"/c/Users\n":        "/c/Users", // not a drive on Unix
+		"/\n":               "/",
+	} {
+		root, err := unixStyle.root(out, noCwd(t))
+		require.NoError(t, err, "%q", out)
+		assert.Equal(t, want, root, "%q", out)
+	}
+}
+
+// On Windows a drive path has one native spelling, whatever the working
+// directory: Git for Windows' C:/…, MSYS's /c/…, Cygwin's /cygdrive/c/…,
+// a drive's root (C:\, never the drive-relative C:), and UNC paths.
+func TestRootWindowsDrivePaths(t *testing.T) {
+	for out, want := range map[string]string{
+		"C:/Users/me/repo\n\n":        `C:\Users\me\repo`,
+		"C:/Users/me/repo\n../../\n":  `C:\Users\me\repo`,
+		"/c/Users/me/repo\n../\n":     `C:\Users\me\repo`,
+		"/cygdrive/d/work\n\n":        `D:\work`,
+		"//server/share/repo\n\n":     `\\server\share\repo`,
+		"/c\n\n":                      `C:\`,
+		"/c/\n\n":                     `C:\`,
+		"/D\n\n":                      `D:\`,
+		"/cygdrive/c\n\n":             `C:\`,
+		"/cygdrive/e/\n\n":            `E:\`,
+		"C:/\n\n":                     `C:\`,
+		"C:/a\nb\n\n":                 "C:\\a\nb", // the way up is the last line
+		"C:/x\n\n\n":                  `C:\x`,     // the top level's own trailing newline
+		"C:/Users/me/repo\n":          `C:\Users\me\repo`,
+		"/cygdrive/c/Users/me/repo\n": `C:\Users\me\repo`,
+	} {
+		root, err := windowsStyle.root(out, noCwd(t))
+		require.NoError(t, err, "%q", out)
+		assert.Equal(t, want, root, "%q", out)
+	}
+	// One separator between a drive's root and the workspace.
+	root, err := windowsStyle.root("/c\n\n", noCwd(t))
+	require.NoError(t, err)
+	assert.Equal(t, `C:\.superpowers\sdd`, windowsStyle.join(root, ".superpowers", "sdd"))
+}
+
+// An MSYS2 or Cygwin git prints a repository inside one of its mounts in
+// its own name space. The root is then the working directory taken up the
+// way git printed (--show-cdup), never guessed from the names: MSYS2 mounts
+// %TEMP% at /tmp, where no ancestor of the working directory ends in tmp\x.
+func TestRootWindowsMountPaths(t *testing.T) {
+	const temp = `C:\Users\me\AppData\Local\Temp`
+	cases := []struct{ out, cwd, want string }{
+		{"/tmp/x\n\n", temp + `\x`, temp + `\x`},
+		{"/tmp/x\n../\n", temp + `\x\src`, temp + `\x`},
+		{"/tmp/x\n../../\n", temp + `\x\src\pkg\`, temp + `\x`},
+		{"/home/me/repo\n../../\n", `C:\msys64\home\me\repo\src\pkg`, `C:\msys64\home\me\repo`},
+		{"/home/Me/Repo\n../\n", `C:\msys64\home\me\repo\docs`, `C:\msys64\home\me\repo`},
+		{"/home/me/my repo/é\n../\n", `D:\cygwin64\home\me\my repo\é\a`, `D:\cygwin64\home\me\my repo\é`},
+		{"/home/me/repo\n../\n", `\\server\share\msys\home\me\repo\x`, `\\server\share\msys\home\me\repo`},
+		// The same trailing names twice on the way up: git's count decides.
+		{"/ab\n../../\n", `C:\ab\x\ab\y\z`, `C:\ab\x\ab`},
 	}
 	for _, c := range cases {
-		assert.Equal(t, c.want, windowsStyle.nativeRootIn(c.root, c.cwd, nil), "%s in %s", c.root, c.cwd)
+		root, err := windowsStyle.root(c.out, cwdIs(c.cwd))
+		require.NoError(t, err, "%q in %s", c.out, c.cwd)
+		assert.Equal(t, c.want, root, "%q in %s", c.out, c.cwd)
 	}
 }
 
-// TestMountCandidates: when the same trailing elements occur twice on the
-// way up, the nearest ancestor is git's top level, as git looks upwards from
-// the working directory.
-func TestMountCandidates(t *testing.T) {
-	assert.Equal(t, []string{`C:\ab\x\ab`, `C:\ab`}, windowsStyle.mountCandidates("/ab", `C:\ab\x\ab\y`))
-	assert.Equal(t, []string{`C:\r\ab\cd`}, windowsStyle.mountCandidates("/ab/cd", `C:\r\ab\cd\e`))
-	assert.Equal(t, []string{`C:\ab`, `C:\`}, windowsStyle.mountCandidates("/", `C:\ab`))
-	assert.Empty(t, windowsStyle.mountCandidates("/ab/cd/ef", `C:\ab\cd`))
-	assert.Empty(t, windowsStyle.mountCandidates("/ab", `C:\cd`))
-}
-
-// TestNativeRootMountAmbiguous: where several ancestors end in git's
-// elements (always so for the MSYS root "/"), the nearest that is a
-// repository's top level is git's.
-func TestNativeRootMountAmbiguous(t *testing.T) {
-	tops := map[string]bool{`C:\msys64`: true, `C:\ab`: true}
-	isTop := func(dir string) bool { return tops[dir] }
-	assert.Equal(t, `C:\msys64`, windowsStyle.nativeRootIn("/", `C:\msys64\home\me`, isTop))
-	assert.Equal(t, `C:\ab`, windowsStyle.nativeRootIn("/ab", `C:\ab\x\ab\y`, isTop))
-	// No candidate is a top level (git found it through GIT_DIR): the nearest.
-	assert.Equal(t, `C:\bc\x\bc`, windowsStyle.nativeRootIn("/bc", `C:\bc\x\bc\y`, isTop))
-	// A single letter is a drive, not a mount.
-	assert.Equal(t, `A:\`, windowsStyle.nativeRootIn("/a", `C:\a\x\a\y`, isTop))
+// A mount path the working directory does not lead to is an error (exit 1,
+// before anything is made), never a guess that could lie outside the
+// repository.
+func TestRootWindowsMountPathsThatCannotBePlaced(t *testing.T) {
+	const temp = `C:\Users\me\AppData\Local\Temp`
+	cases := []struct{ out, cwd string }{
+		// The repository is the mount itself: its Windows name is another.
+		{"/tmp\n\n", temp},
+		// Outside the work tree (GIT_WORK_TREE): git prints the work tree
+		// where the way up would be.
+		{"/tmp/x\n/tmp/x\n", `C:\elsewhere`},
+		// More steps up than the working directory has.
+		{"/tmp/x\n../../\n", `C:\x`},
+		{"/tmp/x\n../\n", `C:\`},
+		// The directory reached has another name: git walked up through a
+		// mount inside the repository, or a symlink.
+		{"/home/me/repo\n../../\n", `C:\other\sub`},
+		{"/home/me/repo\n../\n", `C:\link\sub`},
+		// The MSYS root has no name to check.
+		{"/\n\n", `C:\msys64`},
+		// No way up at all.
+		{"/tmp/x\n", temp + `\x`},
+		{"/tmp/x\nsrc/\n", temp + `\x`},
+	}
+	for _, c := range cases {
+		root, err := windowsStyle.root(c.out, cwdIs(c.cwd))
+		require.Error(t, err, "%q in %s gave %s", c.out, c.cwd, root)
+		assert.Equal(t, exit.IO, exit.Status(err))
+		top, _, _ := strings.Cut(c.out, "\n")
+		assert.Equal(t, "git printed the repository root as "+top+", an MSYS or Cygwin path that cannot be placed from the current directory "+c.cwd, err.Error())
+	}
+	_, err := windowsStyle.root("/tmp/x\n\n", func() (string, error) { return "", errors.New("getwd failed") })
+	assert.EqualError(t, err, "getwd failed")
 }

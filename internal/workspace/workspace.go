@@ -25,6 +25,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/sdd-go/sdd-go/internal/atomicfile"
@@ -39,70 +40,94 @@ const MarkerName = "plan-path"
 // something is badly wrong in .superpowers/sdd, not a real collision chain.
 const maxCandidates = 10000
 
-// Root is the repository's top-level directory as git prints it, run in the
-// current directory (not the plan's: a plan may live outside the repository).
+// Root is the repository's top-level directory as this OS spells it, from
+// one git call run in the current directory (not the plan's: a plan may
+// live outside the repository).
 func Root(ctx context.Context, g *git.Runner) (string, error) {
-	out, err := g.Output(ctx, "rev-parse", "--show-toplevel")
+	out, err := g.Output(ctx, RootArgs()...)
 	if err != nil {
 		return "", err
 	}
-	return git.TrimCommandSubstitution(out), nil
+	return RootFrom(out)
+}
+
+// RootArgs are the arguments of Root's git call, for a caller that starts
+// it early, beside others.
+func RootArgs() []string { return host.rootArgs() }
+
+// RootFrom is Root from what git printed for RootArgs in the current
+// directory.
+func RootFrom(out []byte) (string, error) { return host.root(string(out), os.Getwd) }
+
+// Orphan is a workspace that resolution passed over because the plan its
+// owner (its marker, or without one its ledger's identity line) names no
+// longer exists: the workspace of a finished plan, or of this very plan
+// before it moved, which only a human can tell apart.
+type Orphan struct {
+	Dir  string // the workspace, spelled as workspaces are printed
+	Plan string // the plan path as its marker or ledger records it
 }
 
 // Resolve finds or creates plan's workspace under the repository of the
-// current directory and returns its absolute path, built lexically from the
-// root git printed. It also rewrites .superpowers/sdd/.gitignore.
-func Resolve(ctx context.Context, g *git.Runner, plan string) (string, error) {
+// current directory and returns its absolute path, built from the root as
+// Root gives it, and the orphans passed over on the way. It also rewrites
+// .superpowers/sdd/.gitignore.
+func Resolve(ctx context.Context, g *git.Runner, plan string) (string, []Orphan, error) {
 	return ResolveWith(plan, func() (string, error) { return Root(ctx, g) })
 }
 
 // ResolveWith is Resolve with the repository root supplied by root, which
 // is asked only once the plan's name has proved usable (as the script asks
 // git only then).
-func ResolveWith(plan string, root func() (string, error)) (string, error) {
+func ResolveWith(plan string, root func() (string, error)) (string, []Orphan, error) {
 	slug, ok := Slug(plan)
 	if !ok {
-		return "", exit.Errorf(exit.Usage, "cannot derive a workspace name from: %s", plan)
+		return "", nil, exit.Errorf(exit.Usage, "cannot derive a workspace name from: %s", plan)
 	}
 	top, err := root()
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	return Ensure(top, plan, slug)
 }
 
 // Ensure creates (or finds) the workspace of plan, whose slug is slug, under
-// the repository root, and writes the .gitignore beside it.
-func Ensure(root, plan, slug string) (string, error) {
+// the repository root (as Root gives it), and writes the .gitignore beside
+// it.
+func Ensure(root, plan, slug string) (string, []Orphan, error) {
 	base := host.join(root, ".superpowers", "sdd")
 	if err := os.MkdirAll(base, 0o777); err != nil {
-		return "", ioError(err)
+		return "", nil, ioError(err)
 	}
-	pf, err := identify(host.nativeRoot(root), plan)
+	pf, err := identify(root, plan)
 	if err != nil {
-		return "", ioError(err)
+		return "", nil, ioError(err)
 	}
 	var dir string
+	var orphans []Orphan
 	for i := 0; ; i++ {
 		if i == maxCandidates {
-			return "", exit.Ownf(exit.IO, "no free workspace name for %s under %s", plan, base)
+			return "", nil, exit.Ownf(exit.IO, "no free workspace name for %s under %s", plan, base)
 		}
 		candidate := base + string(host.sep) + candidateName(slug, pf.parent, i)
-		owned, err := claim(candidate, pf)
+		owned, gone, err := claim(candidate, pf)
 		if err != nil {
-			return "", ioError(err)
+			return "", nil, ioError(err)
 		}
 		if owned {
 			dir = candidate
 			break
 		}
+		if gone != "" {
+			orphans = append(orphans, Orphan{Dir: candidate, Plan: gone})
+		}
 	}
 	// Rewritten on every call, in place, as the script's `printf '*\n' >`
 	// does: a user who deleted or edited it gets it back.
 	if err := writeInPlace(base+string(host.sep)+".gitignore", "*\n"); err != nil {
-		return "", ioError(err)
+		return "", nil, ioError(err)
 	}
-	return dir, nil
+	return dir, orphans, nil
 }
 
 // candidateName is the i-th name tried for a plan: slug, slug-parent,
@@ -128,53 +153,69 @@ func candidateName(slug, parent string, i int) string {
 // missing, adopts it when it has no marker (a workspace the bash scripts
 // made) unless its ledger names another plan, and reports whether the
 // marker (now) names p. Creation and marking are each atomic, so concurrent
-// calls agree on one owner.
-func claim(dir string, p *planFile) (bool, error) {
+// calls agree on one owner. A directory the caller may not write is adopted
+// without a marker, as the scripts would use it. When dir is passed over,
+// gone is the plan path its owner records if no such file exists any more.
+func claim(dir string, p *planFile) (owned bool, gone string, err error) {
 	for attempt := 0; ; attempt++ {
 		fi, err := os.Stat(dir) // a symlink to a directory is a directory, as for mkdir -p
 		switch {
 		case err == nil && !fi.IsDir():
-			return false, &fs.PathError{Op: "mkdir", Path: dir, Err: fs.ErrExist}
+			return false, "", &fs.PathError{Op: "mkdir", Path: dir, Err: fs.ErrExist}
 		case errors.Is(err, fs.ErrNotExist):
 			if lfi, lerr := os.Lstat(dir); lerr == nil {
 				if lfi.Mode()&fs.ModeSymlink != 0 {
 					// A dangling symlink: mkdir -p fails here too.
-					return false, &fs.PathError{Op: "mkdir", Path: dir, Err: fs.ErrExist}
+					return false, "", &fs.PathError{Op: "mkdir", Path: dir, Err: fs.ErrExist}
 				}
 				continue // a racer made it between the two looks: look again
 			}
 			if err := os.Mkdir(dir, 0o777); err != nil && !errors.Is(err, fs.ErrExist) {
-				return false, err
+				return false, "", err
 			}
 			continue // created (by us or a racer): look again
 		case err != nil:
-			return false, err
+			return false, "", err
 		}
 		owner, err := readMarker(dir)
 		if errors.Is(err, fs.ErrNotExist) {
 			if attempt > 3 {
-				return false, err
+				return false, "", err
 			}
 			// A directory without a marker whose ledger names another
 			// plan is that plan's, from a run of the bash scripts: taking
 			// it would strand its ledger. Leave it exactly as it is.
 			named, ok, err := ledgerPlan(dir)
 			if err != nil {
-				return false, err
+				return false, "", err
 			}
 			if ok && !p.namedBy(named) {
-				return false, nil
+				return false, p.gone(named), nil
 			}
-			if err := writeMarker(dir, p.id); err != nil && !errors.Is(err, fs.ErrExist) {
-				return false, err
+			err = writeMarker(dir, p.id)
+			if unwritable(err) {
+				return true, "", nil // used as it is, as the scripts use it
+			}
+			if err != nil && !errors.Is(err, fs.ErrExist) {
+				return false, "", err
 			}
 			continue // marked (by us or a racer): read who won
 		}
 		if err != nil {
-			return false, err
+			return false, "", err
 		}
-		return p.namedBy(owner), nil
+		if p.namedBy(owner) {
+			return true, "", nil
+		}
+		return false, p.gone(owner), nil
 	}
+}
+
+// unwritable reports whether err says the caller may not write there at
+// all (another user's directory, a read-only file system), as opposed to a
+// failure worth reporting.
+func unwritable(err error) bool {
+	return errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EROFS)
 }
 
 // markerWait bounds the wait for a marker that exists but is still empty.
@@ -201,8 +242,23 @@ func readMarker(dir string) (string, error) {
 
 // writeMarker creates dir's marker naming id, failing with fs.ErrExist if
 // another process marked it first; no reader ever sees a partial marker.
+// A failure names the marker, not the temporary file or the directory
+// (with its trailing separator) where it failed.
 func writeMarker(dir, id string) error {
-	return atomicfile.WriteNew(dir+string(filepath.Separator)+MarkerName, []byte(id+"\n"))
+	path := dir + string(filepath.Separator) + MarkerName
+	err := atomicfile.WriteNew(path, []byte(id+"\n"))
+	if err == nil || errors.Is(err, fs.ErrExist) {
+		return err
+	}
+	var pe *fs.PathError
+	var le *os.LinkError
+	switch {
+	case errors.As(err, &pe):
+		err = pe.Err
+	case errors.As(err, &le):
+		err = le.Err
+	}
+	return &fs.PathError{Op: "write", Path: path, Err: err}
 }
 
 // writeInPlace truncates and rewrites path (creating it 0666 minus umask),

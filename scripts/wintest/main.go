@@ -221,6 +221,10 @@ func moduleRoot(goCmd string) (string, error) {
 	return filepath.Dir(gomod), nil
 }
 
+// prngSource is the stand-in bcryptprimitives.dll's source, relative to
+// the module root.
+const prngSource = "internal/dev/wintest/prng/bcryptprimitives.c"
+
 type harness struct {
 	tools
 	root, tmp, prefix, bin, toolbin string
@@ -288,7 +292,7 @@ func (h *harness) prepare() error {
 	do("build", func() error {
 		dll := filepath.Join(h.tmp, "bcryptprimitives.dll")
 		if err := h.cmd(h.gcc, "-shared", "-O2", "-s", "-o", dll,
-			filepath.Join(h.root, "internal", "wintest", "prng", "bcryptprimitives.c"), "-ladvapi32"); err != nil {
+			filepath.Join(h.root, filepath.FromSlash(prngSource)), "-ladvapi32"); err != nil {
 			return err
 		}
 		// The commands exactly as they ship, and the installer beside them.

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"regexp"
 	"testing"
 
@@ -25,4 +27,11 @@ func TestWineStartFailure(t *testing.T) {
 	assert.True(t, wineStartFailure([]string{`[fork/exec Z:\tmp\toolbin\git.exe: Internal error.]`}))
 	assert.False(t, wineStartFailure([]string{"> cmp stdout want", "FAIL: x.txtar:5: stdout and want differ"}))
 	assert.False(t, wineStartFailure([]string{`[fork/exec Z:\tmp\bin\x.exe: Path not found.]`}))
+}
+
+// The harness builds the DLL from a source it names by path; a move of
+// the tree must move the name with it.
+func TestPrngSourceExists(t *testing.T) {
+	_, err := os.Stat(filepath.Join("..", "..", filepath.FromSlash(prngSource)))
+	assert.NoError(t, err)
 }

@@ -665,6 +665,69 @@ func TestJudgeModelsForeignLedger(t *testing.T) {
 	}
 }
 
+// TestJudgeModelsForeignLedgerNote: where the plan a foreign ledger names
+// is gone, ours' sdd-workspace notes the skipped workspace on stderr; the
+// model drops exactly that line, and its absence (or a note where the
+// plan still exists) is a difference.
+func TestJudgeModelsForeignLedgerNote(t *testing.T) {
+	const root = "/r"
+	ws, alt := "repo/.superpowers/sdd/plan", "repo/.superpowers/sdd/plan-plans"
+	dir := entry{kind: 'd', perm: 0o755}
+	ledger := entry{kind: 'f', perm: 0o644, data: []byte(ledgerLine + "docs/old/plan.md\n")}
+	pre := snapshot{"repo": dir, "repo/.superpowers": dir, "repo/.superpowers/sdd": dir, ws: dir, ws + "/progress.md": ledger}
+	withOld := snapshot{"repo/docs/old/plan.md": entry{kind: 'f', perm: 0o644, data: []byte("## Task 1\n")}}
+	for k, v := range pre {
+		withOld[k] = v
+	}
+	gitignore := entry{kind: 'f', perm: 0o644, data: []byte("*\n")}
+	marker := entry{kind: 'f', perm: 0o644, data: []byte("docs/plans/plan.md\n")}
+	final := func(s snapshot, extra ...string) snapshot {
+		out := snapshot{"repo/.superpowers/sdd/.gitignore": gitignore}
+		for k, v := range s {
+			out[k] = v
+		}
+		for _, p := range extra {
+			out[p] = dir
+			out[p+"/plan-path"] = marker
+		}
+		return out
+	}
+	note := "sdd-workspace: note: /r/" + ws + " belongs to docs/old/plan.md, which no longer exists; if docs/plans/plan.md moved from there, its ledger is /r/" + ws + "/progress.md\n"
+	judgeWith := func(pre snapshot, stderr string) verdict {
+		s := &Scenario{
+			steps:    []step{{cmd: "sdd-workspace", dir: "repo", args: []string{"docs/plans/plan.md"}}},
+			expect:   "D2",
+			modelled: map[string]bool{"D2": true},
+			ledger:   &ledgerCase{dir: ws, alt: alt, names: "docs/old/plan.md"},
+		}
+		ref := &sideResult{steps: []outcome{{stdout: []byte("/r/" + ws + "\n")}}, pre: []snapshot{pre}, final: final(pre)}
+		ours := &sideResult{steps: []outcome{{stdout: []byte("/r/" + alt + "\n"), stderr: []byte(stderr)}}, pre: []snapshot{pre}, final: final(pre, alt)}
+		return judge(s, ref, ours, root)
+	}
+	v := judgeWith(pre, note)
+	assert.True(t, v.expected, v.diffs)
+	// The identity line ends at the first newline of a plan name, and its
+	// trailing blanks are not part of the path.
+	assert.Equal(t, "../outside/x", (&ledgerCase{names: "../outside/x\n.md"}).recorded())
+	assert.Equal(t, "$ROOT/a b", (&ledgerCase{names: "$ROOT/a b \t\r"}).recorded())
+	v = judgeWith(withOld, "")
+	assert.True(t, v.expected, "the ledger's plan exists: no note %v", v.diffs)
+	for name, c := range map[string]struct {
+		pre    snapshot
+		stderr string
+	}{
+		"no note":                     {pre, ""},
+		"the note twice":              {pre, note + note},
+		"another plan in the note":    {pre, strings.Replace(note, "if docs/plans/plan.md", "if plan.md", 1)},
+		"a note for an existing plan": {withOld, note},
+	} {
+		t.Run(name, func(t *testing.T) {
+			v := judgeWith(c.pre, c.stderr)
+			assert.False(t, v.expected, "%v", v.diffs)
+		})
+	}
+}
+
 // TestJudgeModelsDashRevisions: the reference's git line before bad
 // BASE/bad HEAD is dropped, nothing else.
 func TestJudgeModelsDashRevisions(t *testing.T) {

@@ -16,7 +16,9 @@ import (
 //     progress.md names another plan file is skipped by ours, which takes
 //     <slug>-<parent> instead; the reference uses it. Ours' workspace is
 //     mapped onto the reference's (its paths in the tree, its absolute
-//     path in stdout and stderr).
+//     path in stdout and stderr), and where the plan the ledger names no
+//     longer exists, ours' sdd-workspace note naming the skipped workspace
+//     is dropped from its stderr.
 //   - Difference 8, a revision beginning with "-": the reference hands it
 //     to git rev-parse, which may print a fatal line first (or bash its
 //     own line, when git cannot start); ours prints only bad BASE/bad HEAD.
@@ -30,8 +32,47 @@ import (
 // since the contract's 2026-12-02 revision (docs/spec.md diff2). Ours skips it untouched and takes alt;
 // the reference just uses dir.
 type ledgerCase struct {
-	dir string // the skipped workspace, relative to the scenario root
-	alt string // the workspace ours takes instead (<slug>-<parent>)
+	dir   string // the skipped workspace, relative to the scenario root
+	alt   string // the workspace ours takes instead (<slug>-<parent>)
+	names string // the plan its identity line names ($ROOT for the root)
+}
+
+// recorded is the path the ledger's identity line holds as ours reads it:
+// up to the line's end (a plan name with a newline is cut there), without
+// trailing blanks and carriage returns.
+func (l *ledgerCase) recorded() string {
+	line, _, _ := strings.Cut(l.names, "\n")
+	return strings.TrimRight(line, " \t\r")
+}
+
+// gone reports whether the plan the ledger names is missing from snap
+// (the tree before a step): ours then notes the skipped workspace.
+// Relative paths are read from the repository root, repo.
+func (l *ledgerCase) gone(snap snapshot) bool {
+	p, abs := strings.CutPrefix(l.recorded(), "$ROOT/")
+	if !abs {
+		p = path.Join("repo", p)
+	}
+	_, ok := snap[p]
+	return !ok
+}
+
+// note is the line ours' sdd-workspace prints for the skipped workspace
+// when the plan its ledger names is gone, for the PLAN_FILE plan.
+func (l *ledgerCase) note(root, plan string) []byte {
+	dir := root + "/" + l.dir
+	return []byte("sdd-workspace: note: " + dir + " belongs to " + strings.ReplaceAll(l.recorded(), "$ROOT", root) +
+		", which no longer exists; if " + strings.ReplaceAll(plan, "$ROOT", root) + " moved from there, its ledger is " +
+		dir + "/" + ledgerName + "\n")
+}
+
+// notes reports whether ours' step i is an sdd-workspace that took the
+// alternative workspace while the ledger's plan is gone: it then prints
+// the note.
+func (l *ledgerCase) notes(s *Scenario, ours *sideResult, root string, i int) bool {
+	st := s.steps[i]
+	return st.cmd == "sdd-workspace" && len(st.args) == 1 && i < len(ours.pre) && l.gone(ours.pre[i]) &&
+		string(ours.steps[i].stdout) == root+"/"+l.alt+"\n"
 }
 
 // ledgerLine is the identity line a ledger opens with (an em dash).
@@ -109,6 +150,11 @@ func modelDifferences(s *Scenario, ref, ours *sideResult, root string) (*sideRes
 		changed := false
 		for i := range mours.steps {
 			o := &mours.steps[i]
+			if l.notes(s, ours, root, i) {
+				if nb := bytes.Replace(o.stderr, l.note(root, s.steps[i].args[0]), nil, 1); !bytes.Equal(nb, o.stderr) {
+					o.stderr, changed = nb, true
+				}
+			}
 			for _, b := range []*[]byte{&o.stdout, &o.stderr} {
 				if nb := replacePath(*b, from, to); !bytes.Equal(nb, *b) {
 					*b, changed = nb, true
@@ -133,6 +179,8 @@ func modelDifferences(s *Scenario, ref, ours *sideResult, root string) (*sideRes
 //   - a foreign ledger's workspace is left exactly as it was by ours (no
 //     marker, no brief, the ledger untouched), and its ledger by the
 //     reference too (else the scenario does not show what it claims);
+//   - where that ledger's plan no longer exists, ours' sdd-workspace says
+//     so when it takes the alternative workspace (the note, once);
 //   - no new file on our side is named after an --output= revision (F or
 //     F..HEAD): no git call of ours ever saw it as an option.
 func invariants(s *Scenario, ref, ours *sideResult, root string) []string {
@@ -143,6 +191,11 @@ func invariants(s *Scenario, ref, ours *sideResult, root string) []string {
 			if under(d.path) {
 				bad = append(bad, fmt.Sprintf("ours changed %s, in a workspace whose ledger names another plan (before: %s, after: %s)",
 					quoteShort(d.path), describe(d.ref), describe(d.ours)))
+			}
+		}
+		for i := range ours.steps {
+			if l.notes(s, ours, root, i) && bytes.Count(ours.steps[i].stderr, l.note(root, s.steps[i].args[0])) != 1 {
+				bad = append(bad, fmt.Sprintf("step %d: ours passed over %s, whose ledger's plan is gone, without the note", i+1, quoteShort(l.dir)))
 			}
 		}
 		ledger := l.dir + "/" + ledgerName

@@ -346,10 +346,10 @@ func genScenario(seed int64, id int) *Scenario {
 	// A workspace the reference scripts left, with a ledger. One naming
 	// another plan file is difference 2 (ours skips it untouched); one
 	// naming this plan, however spelled, is adopted by both sides.
-	foreign := false
+	foreign, ledgerNames := false, ""
 	if ledgerKind != "" && slug != "" {
 		var nodes []node
-		nodes, foreign = genLedger(r, ledgerKind, sdd+"/"+slug, planRel, planReal)
+		nodes, foreign, ledgerNames = genLedger(r, ledgerKind, sdd+"/"+slug, planRel, planReal)
 		s.nodes = append(s.nodes, nodes...)
 	}
 
@@ -464,7 +464,7 @@ func genScenario(seed int64, id int) *Scenario {
 		// Some step names this plan file, and the ledger another: ours
 		// skips the directory and takes <slug>-<parent of the real plan>.
 		model("D2")
-		s.ledger = &ledgerCase{dir: sdd + "/" + slug, alt: sdd + "/" + slug + "-" + path.Base(path.Dir(planReal))}
+		s.ledger = &ledgerCase{dir: sdd + "/" + slug, alt: sdd + "/" + slug + "-" + path.Base(path.Dir(planReal)), names: ledgerNames}
 	}
 
 	// The plan file, now that its text is final.

@@ -261,12 +261,10 @@ func slugOf(name string) string {
 // "foreign" (it names another plan file), "own" (it names this plan,
 // spelled relative to the repository root, with "./", absolutely, through
 // "..", through a symlinked directory) or "noid" (no identity line: adopted
-// whatever it says). It returns the nodes and whether the ledger names
-// another plan file.
-func genLedger(r *rand.Rand, kind, ws, planRel, planReal string) ([]node, bool) {
-	var nodes []node
-	var named string
-	foreign := false
+// whatever it says). It returns the nodes, whether the ledger names
+// another plan file, and the path its identity line names ($ROOT for the
+// scenario root).
+func genLedger(r *rand.Rand, kind, ws, planRel, planReal string) (nodes []node, foreign bool, named string) {
 	switch kind {
 	case "own":
 		target := pick(r, planRel, planReal)
@@ -315,7 +313,7 @@ func genLedger(r *rand.Rand, kind, ws, planRel, planReal string) ([]node, bool) 
 	}
 	data := first + pick(r, "", "Task 1: base=0123456789abcdef0123456789abcdef01234567\n", "Task 1: complete (commits 0123456..89abcde, review clean)\n")
 	nodes = append(nodes, node{path: ws + "/" + ledgerName, kind: 'f', perm: 0o644, data: []byte(data), expand: true})
-	return nodes, foreign
+	return nodes, foreign, named
 }
 
 // revForms are revisions shaped like git options (difference 8) that the

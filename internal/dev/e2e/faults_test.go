@@ -91,6 +91,21 @@ func underFileSizeLimit(r *testutil.Repo, blocks int, name string, args ...strin
 	return testutil.RunIn(r.Root, r.Env, "bash", append([]string{"-c", "ulimit -f " + strconv.Itoa(blocks) + ` && exec "$0" "$@"`, bin}, args...)...)
 }
 
+// A marker that cannot be written (here: a file size limit) is a message
+// naming the marker, never the temporary file it was written to nor its
+// directory, and nothing is left in the workspace.
+func TestMarkerThatCannotBeWrittenIsNamed(t *testing.T) {
+	r := testutil.NewRepo(t)
+	r.Write("plan.md", twoTasks)
+	res := underFileSizeLimit(r, 0, "sdd-workspace", "plan.md")
+	assert.Equal(t, 1, res.Code)
+	assert.Equal(t, "sdd-workspace: "+filepath.Join(ws(r, "plan"), "plan-path")+": file too large\n", res.Stderr)
+	assert.Empty(t, res.Stdout)
+	entries, err := os.ReadDir(ws(r, "plan"))
+	require.NoError(t, err)
+	assert.Empty(t, entries)
+}
+
 func TestFileSizeLimitLeavesNothing(t *testing.T) {
 	r, base := bigRepo(t, 400_000)
 	plan := "## Task 1\n" + strings.Repeat("a line of the task that goes on\n", 20_000)
@@ -378,6 +393,60 @@ func TestReadOnlyDirectories(t *testing.T) {
 	assert.Equal(t, "task-brief: rw/locked.md: permission denied\n", res.Stderr)
 	assert.Equal(t, "locked\n", readFile(t, filepath.Join(r.Root, "rw/locked.md")))
 	assertNoTemps(t, r.Root)
+}
+
+// Difference 2 (2026-12-03): a workspace the reference scripts made that
+// the caller may not write (another user's directory, 0755) is adopted
+// without a marker, as the reference uses it: its path, exit 0, and no
+// message (never one naming the directory with a stray trailing slash).
+// Writing into it then fails as it does for the reference.
+func TestUnwritableReferenceWorkspaceIsAdopted(t *testing.T) {
+	bins, err := testutil.BuildBinaries()
+	require.NoError(t, err)
+	setup := func(t *testing.T) *testutil.Repo {
+		r := testutil.NewSharedRepo(t)
+		r.Write("plan.md", twoTasks)
+		r.Commit("plan")
+		home := filepath.Join(filepath.Dir(r.Root), "home")
+		require.NoError(t, os.WriteFile(filepath.Join(home, ".gitconfig"), []byte("[safe]\n\tdirectory = *\n"), 0o644))
+		// What a run of the reference scripts by another user leaves: the
+		// workspace (this test's user's, 0755) with a brief in it, and a
+		// .gitignore the caller may rewrite.
+		r.Write(".superpowers/sdd/plan/task-1-brief.md", "old brief\n")
+		testutil.Chmod(t, r.Write(".superpowers/sdd/.gitignore", "*\n"), 0o666)
+		if os.Geteuid() != 0 {
+			testutil.Chmod(t, ws(r, "plan"), 0o555) // not root: make it unwritable to ourselves
+		}
+		return r
+	}
+
+	r := setup(t)
+	res := asUnprivileged(t, r.Root, r.Env, filepath.Join(bins, "sdd-workspace"), "plan.md")
+	assert.Equal(t, 0, res.Code, res.Stderr)
+	assert.Equal(t, ws(r, "plan")+"\n", res.Stdout)
+	assert.Empty(t, res.Stderr)
+	assert.NoFileExists(t, filepath.Join(ws(r, "plan"), "plan-path"))
+	res = asUnprivileged(t, r.Root, r.Env, filepath.Join(bins, "task-brief"), "plan.md", "1")
+	assert.Equal(t, 1, res.Code, res.Stderr)
+	assert.Equal(t, "task-brief: "+filepath.Join(ws(r, "plan"), "task-1-brief.md")+": permission denied\n", res.Stderr)
+	assert.Equal(t, "old brief\n", readFile(t, filepath.Join(ws(r, "plan"), "task-1-brief.md")))
+	entries, err := os.ReadDir(ws(r, "plan"))
+	require.NoError(t, err)
+	assert.Len(t, entries, 1, "nothing added to the workspace")
+
+	if ref := referenceScripts(t); ref != "" {
+		r := setup(t)
+		// A copy the other user can read, inside a directory this test made.
+		dir := filepath.Join(filepath.Dir(r.Root), "reference")
+		require.NoError(t, os.Mkdir(dir, 0o755))
+		b, err := os.ReadFile(filepath.Join(ref, "sdd-workspace"))
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "sdd-workspace"), b, 0o755))
+		res := asUnprivileged(t, r.Root, r.Env, filepath.Join(dir, "sdd-workspace"), "plan.md")
+		assert.Equal(t, 0, res.Code, res.Stderr)
+		assert.Equal(t, ws(r, "plan")+"\n", res.Stdout, "the reference")
+		assert.Empty(t, res.Stderr)
+	}
 }
 
 // Difference 3: a writable OUTFILE in a directory where no temporary file

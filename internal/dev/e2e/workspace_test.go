@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/sdd-go/sdd-go/internal/dev/reference"
 	"github.com/sdd-go/sdd-go/internal/dev/testutil"
 )
 
@@ -216,6 +217,7 @@ func TestLedgerOfAPlanThatNoLongerExistsIsComparedByPath(t *testing.T) {
 	res = r.Run("", "sdd-workspace", "new/gone.md")
 	require.Equal(t, 0, res.Code, res.Stderr)
 	assert.Equal(t, ws(r, "gone-new")+"\n", res.Stdout)
+	assert.Equal(t, note(ws(r, "gone"), "old/gone.md", "new/gone.md"), res.Stderr)
 }
 
 func TestConcurrentCallsBesideAForeignLedger(t *testing.T) {
@@ -250,4 +252,137 @@ func TestMarkerWithoutNewlineIsReadAtOnce(t *testing.T) {
 	}
 	assert.Less(t, fastest, 300*time.Millisecond, "a complete marker costs no wait")
 	assert.Equal(t, "docs/plan.md", readFile(t, filepath.Join(ws(r, "plan"), "plan-path")))
+}
+
+// referenceScripts is the directory of the reference scripts named by
+// $SDD_REFERENCE, or "" when it is not set: the cases that run the
+// reference beside ours then check ours alone. (An installed plugin is not
+// looked for: its version may not be the one docs/spec.md describes.)
+func referenceScripts(t *testing.T) string {
+	t.Helper()
+	dir, err := reference.Find(os.Getenv, "")
+	if err != nil {
+		t.Logf("the reference is not run beside ours: %v", err)
+		return ""
+	}
+	return dir
+}
+
+// note is the line sdd-workspace prints for a workspace it passed over
+// because the plan its marker or ledger records no longer exists.
+func note(dir, recorded, plan string) string {
+	return "sdd-workspace: note: " + dir + " belongs to " + recorded + ", which no longer exists; if " +
+		plan + " moved from there, its ledger is " + filepath.Join(dir, "progress.md") + "\n"
+}
+
+// Difference 2 (2026-12-03): a plan moved with git mv does not silently
+// inherit the old path's workspace, nor silently lose it: ours keeps the
+// new name and says on stderr which workspace the old path owned, so a
+// human can decide. The reference takes the old directory by basename.
+// task-brief and review-package resolve the same workspace without a word.
+func TestMovedPlanIsNamedNotAdopted(t *testing.T) {
+	moved := func(t *testing.T) *testutil.Repo {
+		r := testutil.NewRepo(t)
+		r.Write("docs/plan.md", twoTasks)
+		r.Commit("plan")
+		return r
+	}
+	mv := func(r *testutil.Repo) {
+		require.NoError(t, os.MkdirAll(filepath.Join(r.Root, "plans"), 0o755))
+		r.Git("mv", "docs/plan.md", "plans/plan.md")
+		r.Git("commit", "-q", "-m", "move")
+	}
+
+	r := moved(t)
+	res := r.Run("", "sdd-workspace", "docs/plan.md")
+	require.Equal(t, 0, res.Code, res.Stderr)
+	require.Equal(t, ws(r, "plan")+"\n", res.Stdout)
+	r.Write(".superpowers/sdd/plan/progress.md", ledger("docs/plan.md", "Task 1: base=abc"))
+	mv(r)
+	res = r.Run("", "sdd-workspace", "plans/plan.md")
+	require.Equal(t, 0, res.Code, res.Stderr)
+	assert.Equal(t, ws(r, "plan-plans")+"\n", res.Stdout)
+	assert.Equal(t, note(ws(r, "plan"), "docs/plan.md", "plans/plan.md"), res.Stderr)
+	assert.Equal(t, "docs/plan.md\n", readFile(t, filepath.Join(ws(r, "plan"), "plan-path")), "the old workspace is untouched")
+	// The plan as given, from a subdirectory: the note names it so.
+	res = r.Run("plans", "sdd-workspace", "./plan.md")
+	require.Equal(t, 0, res.Code, res.Stderr)
+	assert.Equal(t, ws(r, "plan-plans")+"\n", res.Stdout)
+	assert.Equal(t, note(ws(r, "plan"), "docs/plan.md", "./plan.md"), res.Stderr)
+	// The per-task commands resolve the same workspace silently.
+	res = r.Run("", "task-brief", "plans/plan.md", "1")
+	require.Equal(t, 0, res.Code, res.Stderr)
+	assert.Equal(t, "wrote "+filepath.Join(ws(r, "plan-plans"), "task-1-brief.md")+": 4 lines\n", res.Stdout)
+	assert.Empty(t, res.Stderr)
+	res = r.Run("", "review-package", "plans/plan.md", "HEAD~1", "HEAD")
+	require.Equal(t, 0, res.Code, res.Stderr)
+	assert.Contains(t, res.Stdout, "wrote "+ws(r, "plan-plans")+string(filepath.Separator)+"review-")
+	assert.Empty(t, res.Stderr)
+
+	if ref := referenceScripts(t); ref != "" {
+		r := moved(t)
+		res := testutil.RunIn(r.Root, r.Env, filepath.Join(ref, "sdd-workspace"), "docs/plan.md")
+		require.Equal(t, 0, res.Code, res.Stderr)
+		mv(r)
+		res = testutil.RunIn(r.Root, r.Env, filepath.Join(ref, "sdd-workspace"), "plans/plan.md")
+		require.Equal(t, 0, res.Code, res.Stderr)
+		assert.Equal(t, ws(r, "plan")+"\n", res.Stdout, "the reference takes the old directory by basename")
+		assert.Empty(t, res.Stderr)
+	}
+}
+
+// The same note for a directory the reference scripts made (no marker)
+// whose ledger names a plan that is gone; none for a directory whose owner
+// still exists, marker or ledger.
+func TestStrandedWorkspacesAreNamed(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		marker   string // "" for none
+		ledger   string // the ledger's identity line's path, "" for no ledger
+		exists   bool   // the recorded plan is a file
+		recorded string // the path the note names, "" for no note
+	}{
+		{name: "reference-made, ledger names a gone plan", ledger: "old/plan.md", recorded: "old/plan.md"},
+		{name: "reference-made, ledger names a gone plan with CR and blanks", ledger: "old/plan.md \t\r", recorded: "old/plan.md"},
+		{name: "reference-made, ledger names an existing plan", ledger: "old/plan.md", exists: true},
+		{name: "marker names an existing plan", marker: "old/plan.md\n", exists: true},
+		{name: "marker names a gone plan", marker: "old/plan.md\n", recorded: "old/plan.md"},
+		{name: "marker names a gone plan, ledger another", marker: "old/plan.md\n", ledger: "other/plan.md", recorded: "old/plan.md"},
+	} {
+		t.Run(strings.ReplaceAll(c.name, " ", "_"), func(t *testing.T) {
+			run := func(t *testing.T, r *testutil.Repo, prog string) testutil.Result {
+				r.Write("new/plan.md", twoTasks)
+				if c.exists {
+					r.Write("old/plan.md", twoTasks)
+				}
+				if c.marker != "" {
+					r.Write(".superpowers/sdd/plan/plan-path", c.marker)
+				}
+				if c.ledger != "" {
+					r.Write(".superpowers/sdd/plan/progress.md", ledger(c.ledger, "Task 1: base=abc"))
+				}
+				return testutil.RunIn(r.Root, r.Env, prog, "new/plan.md")
+			}
+			r := testutil.NewRepo(t)
+			res := run(t, r, testutil.Bin(t, "sdd-workspace"))
+			require.Equal(t, 0, res.Code, res.Stderr)
+			assert.Equal(t, ws(r, "plan-new")+"\n", res.Stdout)
+			if c.recorded == "" {
+				assert.Empty(t, res.Stderr)
+			} else {
+				assert.Equal(t, note(ws(r, "plan"), c.recorded, "new/plan.md"), res.Stderr)
+			}
+			assert.NoFileExists(t, filepath.Join(ws(r, "plan"), "task-1-brief.md"))
+			res = testutil.RunIn(r.Root, r.Env, testutil.Bin(t, "task-brief"), "new/plan.md", "1")
+			require.Equal(t, 0, res.Code, res.Stderr)
+			assert.Empty(t, res.Stderr, "task-brief resolves silently")
+
+			if ref := referenceScripts(t); ref != "" && c.marker == "" {
+				r := testutil.NewRepo(t)
+				res := run(t, r, filepath.Join(ref, "sdd-workspace"))
+				require.Equal(t, 0, res.Code, res.Stderr)
+				assert.Equal(t, ws(r, "plan")+"\n", res.Stdout, "the reference uses the directory of the basename")
+			}
+		})
+	}
 }

@@ -53,6 +53,7 @@ func main() {
 		Env:   env,
 		Style: style,
 		Mount: os.Getenv(relay.MountEnv),
+		At:    os.Getenv(relay.MountAtEnv),
 	}, os.Stdout, os.Stderr)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "git (test stand-in): %v\n", err)

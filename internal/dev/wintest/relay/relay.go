@@ -11,7 +11,8 @@
 // one path the commands read from git, `rev-parse --show-toplevel`, is
 // printed back in the style of the git being imitated: Git for Windows
 // (Z:/tmp/x), MSYS2 (/z/tmp/x), Cygwin (/cygdrive/z/tmp/x) or an MSYS
-// mount (/home/me/x when Z:\tmp\msys64 is the MSYS root). A relative path
+// mount (/home/me/x when Z:\tmp\msys64 is the MSYS root, /tmp/x when
+// Z:\tmp\Temp is mounted at /tmp, as MSYS2 mounts %TEMP%). A relative path
 // is passed as it is, so tests write it with forward slashes: Git for
 // Windows would take a backslash as a separator, the Linux git does not.
 //
@@ -43,11 +44,12 @@ const AddrEnv = "SDD_GITRELAY"
 // when $SDD_GITRELAY is not set (testscripts pass only chosen variables).
 const AddrFile = "gitrelay.addr"
 
-// StyleEnv and MountEnv choose how the stand-in prints its top level; see
-// Restyle.
+// StyleEnv, MountEnv and MountAtEnv choose how the stand-in prints its top
+// level; see Restyle.
 const (
-	StyleEnv = "SDD_GITRELAY_STYLE"
-	MountEnv = "SDD_GITRELAY_MOUNT"
+	StyleEnv   = "SDD_GITRELAY_STYLE"
+	MountEnv   = "SDD_GITRELAY_MOUNT"
+	MountAtEnv = "SDD_GITRELAY_MOUNT_AT"
 )
 
 // The git styles Restyle knows.
@@ -64,7 +66,8 @@ type Request struct {
 	Dir   string   // the Windows working directory
 	Env   []string // the variables that reach git (see Forwarded)
 	Style string   // how --show-toplevel is printed
-	Mount string   // the Windows directory an MSYS "/" stands for (StyleMount)
+	Mount string   // the Windows directory mounted (StyleMount)
+	At    string   // where it is mounted in MSYS's name space; "" is "/"
 }
 
 // Frame types on the wire: one byte, a big-endian uint32 length, the payload.
@@ -179,10 +182,10 @@ func (d Drives) ToWindows(p string) (string, bool) {
 
 // Restyle prints a Git for Windows path (Z:/tmp/x) as the git of style
 // would: gfw leaves it; msys gives /z/tmp/x; cygwin /cygdrive/z/tmp/x;
-// mount gives the path below mount (a Windows directory standing for the
-// MSYS root "/") as /rest, and the msys form for a path outside it, as
-// MSYS2 does.
-func Restyle(gfw, style, mount string) string {
+// mount gives the path below mount (a Windows directory mounted at at, "/"
+// when at is empty) as at/rest, and the msys form for a path outside it,
+// as MSYS2 does.
+func Restyle(gfw, style, mount, at string) string {
 	if len(gfw) < 3 || gfw[1] != ':' || gfw[2] != '/' {
 		return gfw
 	}
@@ -197,11 +200,15 @@ func Restyle(gfw, style, mount string) string {
 		if m == "" {
 			return msys
 		}
+		at = strings.TrimRight(at, "/")
 		if strings.EqualFold(gfw, m) {
-			return "/"
+			if at == "" {
+				return "/"
+			}
+			return at
 		}
 		if len(gfw) > len(m) && strings.EqualFold(gfw[:len(m)], m) && gfw[len(m)] == '/' {
-			return gfw[len(m):]
+			return at + gfw[len(m):]
 		}
 		return msys
 	}
@@ -364,7 +371,7 @@ func (s *Server) restyleLines(out string, req Request) string {
 	for i, l := range lines {
 		body := strings.TrimSuffix(l, "\n")
 		if w, ok := s.Drives.ToWindows(body); ok && strings.HasPrefix(body, "/") {
-			lines[i] = Restyle(w, req.Style, req.Mount) + l[len(body):]
+			lines[i] = Restyle(w, req.Style, req.Mount, req.At) + l[len(body):]
 		}
 	}
 	return strings.Join(lines, "")

@@ -54,17 +54,24 @@ func TestToWindows(t *testing.T) {
 
 func TestRestyle(t *testing.T) {
 	const p = "C:/Users/me/repo"
-	assert.Equal(t, p, Restyle(p, StyleGitForWindows, ""))
-	assert.Equal(t, p, Restyle(p, "", ""))
-	assert.Equal(t, "/c/Users/me/repo", Restyle(p, StyleMSYS, ""))
-	assert.Equal(t, "/cygdrive/c/Users/me/repo", Restyle(p, StyleCygwin, ""))
-	assert.Equal(t, "/c", Restyle("C:/", StyleMSYS, ""))
-	assert.Equal(t, "/home/me/repo", Restyle("C:/msys64/home/me/repo", StyleMount, `C:\msys64`))
-	assert.Equal(t, "/home/me/repo", Restyle("C:/MSYS64/home/me/repo", StyleMount, `c:\msys64\`))
-	assert.Equal(t, "/", Restyle("C:/msys64", StyleMount, `C:\msys64`))
+	assert.Equal(t, p, Restyle(p, StyleGitForWindows, "", ""))
+	assert.Equal(t, p, Restyle(p, "", "", ""))
+	assert.Equal(t, "/c/Users/me/repo", Restyle(p, StyleMSYS, "", ""))
+	assert.Equal(t, "/cygdrive/c/Users/me/repo", Restyle(p, StyleCygwin, "", ""))
+	assert.Equal(t, "/c", Restyle("C:/", StyleMSYS, "", ""))
+	assert.Equal(t, "/home/me/repo", Restyle("C:/msys64/home/me/repo", StyleMount, `C:\msys64`, ""))
+	assert.Equal(t, "/home/me/repo", Restyle("C:/MSYS64/home/me/repo", StyleMount, `c:\msys64\`, ""))
+	assert.Equal(t, "/", Restyle("C:/msys64", StyleMount, `C:\msys64`, ""))
 	// Outside the MSYS root, MSYS2 falls back to the drive form.
-	assert.Equal(t, "/c/msys64x/repo", Restyle("C:/msys64x/repo", StyleMount, `C:\msys64`))
-	assert.Equal(t, "/d/work", Restyle("D:/work", StyleMount, `C:\msys64`))
+	assert.Equal(t, "/c/msys64x/repo", Restyle("C:/msys64x/repo", StyleMount, `C:\msys64`, ""))
+	assert.Equal(t, "/d/work", Restyle("D:/work", StyleMount, `C:\msys64`, ""))
+	// A directory mounted elsewhere than at the root: MSYS2 mounts %TEMP%
+	// at /tmp.
+	const temp = `C:\Users\me\AppData\Local\Temp`
+	assert.Equal(t, "/tmp/x", Restyle("C:/Users/me/AppData/Local/Temp/x", StyleMount, temp, "/tmp"))
+	assert.Equal(t, "/tmp/x", Restyle("C:/Users/me/AppData/Local/Temp/x", StyleMount, temp, "/tmp/"))
+	assert.Equal(t, "/tmp", Restyle("C:/Users/me/AppData/Local/Temp", StyleMount, temp, "/tmp"))
+	assert.Equal(t, "/c/Users/me/x", Restyle("C:/Users/me/x", StyleMount, temp, "/tmp"))
 }
 
 func TestForwarded(t *testing.T) {
@@ -100,12 +107,13 @@ func TestRoundTrip(t *testing.T) {
 	go func() { _ = srv.Serve(l) }()
 
 	win := func(p string) string { return "Z:" + strings.ReplaceAll(p, "/", `\`) }
+	at := ""
 	run := func(style string, args ...string) (int, string, string) {
 		t.Helper()
 		var out, errb bytes.Buffer
 		code, err := Run(l.Addr().String(), Request{
 			Args: args, Dir: win(filepath.Join(repo, "sub")), Env: append(env, "PATH=C:\\windows"), Style: style,
-			Mount: win(tmp),
+			Mount: win(tmp), At: at,
 		}, &out, &errb)
 		require.NoError(t, err)
 		return code, out.String(), errb.String()
@@ -119,6 +127,14 @@ func TestRoundTrip(t *testing.T) {
 	assert.Equal(t, "/cygdrive/z"+repo+"\n", out)
 	_, out, _ = run(StyleMount, "rev-parse", "--show-toplevel")
 	assert.Equal(t, "/my repo\n", out)
+	at = "/tmp"
+	_, out, _ = run(StyleMount, "rev-parse", "--show-toplevel")
+	assert.Equal(t, "/tmp/my repo\n", out)
+	// The commands ask for the top level and the way up in one call: the
+	// way up passes unchanged.
+	_, out, _ = run(StyleMount, "rev-parse", "--show-toplevel", "--show-cdup")
+	assert.Equal(t, "/tmp/my repo\n../\n", out)
+	at = ""
 	// Other output is untouched, a Windows path argument is mapped, and
 	// git's stderr and status come back.
 	_, out, _ = run("", "rev-parse", "--show-prefix")
