@@ -228,7 +228,7 @@ func (r *Runner) run(ctx context.Context, c call) error {
 	}
 	if ctx.Err() != nil {
 		// Stopped on purpose: by a signal (the status a shell reports for
-		// it), or because its result is no longer wanted.
+		// it), or because the command is ending.
 		status := exit.IO
 		var s *exit.Signaled
 		if errors.As(context.Cause(ctx), &s) {
@@ -288,51 +288,10 @@ func (r *Runner) Output(ctx context.Context, args ...string) ([]byte, error) {
 }
 
 // ToFile runs git with args, git writing its stdout straight into f (no
-// pipe, no copy). Git's stderr goes to stderr.
-func (r *Runner) ToFile(ctx context.Context, f *os.File, stderr io.Writer, args ...string) error {
-	return r.run(ctx, call{args: args, stdout: f, stderr: stderr})
+// pipe, no copy). Git's stderr goes to the runner's Stderr.
+func (r *Runner) ToFile(ctx context.Context, f *os.File, args ...string) error {
+	return r.run(ctx, call{args: args, stdout: f, stderr: r.Stderr})
 }
-
-// Pending is a git run started ahead of time with its output captured, so
-// that a command can overlap the git calls it will need and still show
-// their output in the order the script would have run them.
-type Pending struct {
-	done           chan struct{}
-	stdout, stderr bytes.Buffer
-	err            error
-}
-
-// Start runs git with args in the background, capturing stdout and stderr.
-func (r *Runner) Start(ctx context.Context, args ...string) *Pending {
-	p := &Pending{done: make(chan struct{})}
-	go func() {
-		defer close(p.done)
-		p.err = r.run(ctx, call{args: args, stdout: &p.stdout, stderr: &p.stderr})
-	}()
-	return p
-}
-
-// StartToFile runs git with args in the background, git writing its stdout
-// straight into f; its stderr is captured.
-func (r *Runner) StartToFile(ctx context.Context, f *os.File, args ...string) *Pending {
-	p := &Pending{done: make(chan struct{})}
-	go func() {
-		defer close(p.done)
-		p.err = r.run(ctx, call{args: args, stdout: f, stderr: &p.stderr})
-	}()
-	return p
-}
-
-// Result waits for the run, replays its stderr to the runner's Stderr (as
-// if it had run just now) and returns its stdout.
-func (p *Pending) Result(r *Runner) ([]byte, error) {
-	<-p.done
-	_, _ = r.Stderr.Write(p.stderr.Bytes())
-	return p.stdout.Bytes(), p.err
-}
-
-// Wait waits for the run without replaying anything.
-func (p *Pending) Wait() { <-p.done }
 
 // WriteError is a failure to write git's output where the caller wanted it
 // (a full disk, a closed pipe): the caller's fault domain, not git's.
