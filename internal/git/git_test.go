@@ -16,30 +16,14 @@ import (
 )
 
 // inRepo makes a repository with one commit and runs the rest of the test
-// in it, with its hermetic environment: the Runner runs git in this
-// process's directory and environment, as the commands do.
+// in it (testutil.Repo.Enter): the Runner runs git in this process's
+// directory and environment, as the commands do.
 func inRepo(t *testing.T) *testutil.Repo {
 	t.Helper()
 	r := testutil.NewRepo(t)
-	useEnv(t, r.Env)
-	t.Chdir(r.Root)
+	r.Enter()
 	r.Commit("first", "f.txt", "one\n")
 	return r
-}
-
-// useEnv makes env this process's environment for the rest of the test.
-func useEnv(t *testing.T, env []string) {
-	t.Helper()
-	for _, kv := range os.Environ() {
-		if k, _, _ := strings.Cut(kv, "="); strings.HasPrefix(k, "GIT_") {
-			t.Setenv(k, "")
-			require.NoError(t, os.Unsetenv(k))
-		}
-	}
-	for _, kv := range env {
-		k, v, _ := strings.Cut(kv, "=")
-		t.Setenv(k, v)
-	}
 }
 
 func TestOutputIsGitsStdout(t *testing.T) {
