@@ -36,12 +36,11 @@ const maxLinks = 40
 // child process), then Commit to publish it, or Abort to leave the target
 // as it was.
 type File struct {
-	name    string   // the path as the user gave it
-	target  string   // the path finally written: name with symlinks followed
-	temp    *temp    // the file being written before it is published; nil when writing the target itself
-	f       *os.File // nil until opened (in place, the first write opens it)
-	scratch []*temp  // more temporary files beside it, removed when it is finished
-	done    bool
+	name   string   // the path as the user gave it
+	target string   // the path finally written: name with symlinks followed
+	temp   *temp    // the file being written before it is published; nil when writing the target itself
+	f      *os.File // nil until opened (in place, the first write opens it)
+	done   bool
 }
 
 // temp is a file written before it is published: unnamed where the system
@@ -203,22 +202,6 @@ func (f *File) OSFile() (*os.File, error) {
 	return f.f, nil
 }
 
-// Scratch makes another temporary file beside the output, for a part of
-// it that is written out of order (a child process writing straight into
-// it); it is removed when the output is committed or aborted. It fails when
-// the output is written in place (no temporary file can be made there).
-func (f *File) Scratch() (*os.File, error) {
-	if f.temp == nil {
-		return nil, errors.New("atomicfile: no temporary files beside " + f.name)
-	}
-	s, err := newTemp(dirOf(f.target), 0, false)
-	if err != nil {
-		return nil, err
-	}
-	f.scratch = append(f.scratch, s)
-	return s.f, nil
-}
-
 // open opens the target itself, the way the shell's `>` does.
 func (f *File) open() error {
 	file, err := os.OpenFile(f.target, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o666)
@@ -235,7 +218,6 @@ func (f *File) Commit() error {
 	if f.done {
 		return errors.New("atomicfile: already finished")
 	}
-	defer f.removeScratch()
 	if f.f == nil {
 		// Written in place, and nothing was written: still an (empty) file.
 		if err := f.open(); err != nil {
@@ -263,14 +245,6 @@ func (f *File) Abort() {
 	case f.f != nil:
 		_ = f.f.Close()
 	}
-	f.removeScratch()
-}
-
-func (f *File) removeScratch() {
-	for _, s := range f.scratch {
-		s.discard()
-	}
-	f.scratch = nil
 }
 
 // createTemp makes the temporary file for target, in the directory the

@@ -36,61 +36,28 @@ func runReviewPackage(ctx context.Context, env *cliapp.Env, args []string) error
 	if err := checkPlan(plan); err != nil {
 		return err
 	}
-	// A revision that looks like an option never reaches git, in any call:
-	// it is decided here, before anything starts. BASE is judged first, as
-	// the script judges it.
-	if isOption(base) {
-		return badRevision("BASE", base)
-	}
-	// The script runs up to nine git processes one after another. The short
-	// ones below are started together instead, their output captured and
-	// replayed in the script's order, and the results of any the script
-	// would not have reached are dropped: the same calls, the same bytes,
-	// less waiting. Their context is cancelled on return, killing leftovers.
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	verifyBase := env.Git.Start(ctx, "rev-parse", "--verify", "--quiet", base)
-	if isOption(head) {
-		if err := verified(env, verifyBase, "BASE", base); err != nil {
-			return err
-		}
-		return badRevision("HEAD", head)
-	}
-	rng := base + ".." + head
-	verifyHead := env.Git.Start(ctx, "rev-parse", "--verify", "--quiet", head)
-	var top, shortBase, shortHead *git.Pending
-	if len(args) == 3 {
-		top = env.Git.Start(ctx, workspace.RootArgs()...)
-		shortBase = env.Git.Start(ctx, "rev-parse", "--short", base)
-		shortHead = env.Git.Start(ctx, "rev-parse", "--short", head)
-	}
-	count := env.Git.Start(ctx, "rev-list", "--count", "--end-of-options", rng)
-
-	if err := verified(env, verifyBase, "BASE", base); err != nil {
+	// Git runs one call at a time, in the script's order, so that its
+	// messages come in that order and a partial clone fetches each missing
+	// blob once.
+	if err := verify(ctx, env, "BASE", base); err != nil {
 		return err
 	}
-	if err := verified(env, verifyHead, "HEAD", head); err != nil {
+	if err := verify(ctx, env, "HEAD", head); err != nil {
 		return err
 	}
 	var out string
 	if len(args) == 4 {
 		out = args[3]
 	} else {
-		dir, _, err := workspace.ResolveWith(plan, func() (string, error) {
-			b, err := top.Result(env.Git)
-			if err != nil {
-				return "", err
-			}
-			return workspace.RootFrom(b)
-		})
+		dir, _, err := workspace.Resolve(ctx, env.Git, plan)
 		if err != nil {
 			return err
 		}
-		b, err := shortBase.Result(env.Git)
+		b, err := env.Git.Output(ctx, "rev-parse", "--short", base)
 		if err != nil {
 			return err
 		}
-		h, err := shortHead.Result(env.Git)
+		h, err := env.Git.Output(ctx, "rev-parse", "--short", head)
 		if err != nil {
 			return err
 		}
@@ -101,16 +68,19 @@ func runReviewPackage(ctx context.Context, env *cliapp.Env, args []string) error
 		return err
 	}
 	defer f.Abort()
-
-	size, err := reviewpkg.Write(ctx, env.Git, f, base, head)
+	file, err := f.OSFile()
+	if err != nil {
+		return exit.File(exit.IO, out, err)
+	}
+	size, err := reviewpkg.Write(ctx, env.Git, file, base, head)
 	if err != nil {
 		return packageError(ctx, out, err)
 	}
 	// Counted before the package is published: a failure here leaves no
 	// package behind.
-	n, err := count.Result(env.Git)
+	n, err := env.Git.Output(ctx, "rev-list", "--count", "--end-of-options", base+".."+head)
 	if err != nil {
-		return packageError(ctx, out, err)
+		return err
 	}
 	if err := commit(f, out); err != nil {
 		return err
@@ -128,17 +98,21 @@ func isOption(rev string) bool { return strings.HasPrefix(rev, "-") }
 
 func badRevision(what, rev string) error { return exit.Errorf(exit.Usage, "bad %s: %s", what, rev) }
 
-// verified reports a revision that did not verify as `bad BASE: <rev>`,
-// after whatever git said (or why git could not be started).
-func verified(env *cliapp.Env, p *git.Pending, what, rev string) error {
-	_, err := p.Result(env.Git)
+// verify checks a revision as `git rev-parse --verify --quiet` does, and
+// reports one that does not verify as `bad BASE: <rev>`, after whatever git
+// said (or why git could not be started). A revision that would read as an
+// option is bad without asking git: it never reaches any git call.
+func verify(ctx context.Context, env *cliapp.Env, what, rev string) error {
+	if isOption(rev) {
+		return badRevision(what, rev)
+	}
+	_, err := env.Git.Output(ctx, "rev-parse", "--verify", "--quiet", rev)
 	var ge *git.Error
-	var sig *exit.Signaled
 	switch {
 	case err == nil:
 		return nil
-	case errors.As(err, &sig):
-		return err // killed by our signal: the revision was not judged, and nothing is said
+	case ctx.Err() != nil:
+		return err // stopped by our signal: the revision was not judged, and nothing is said
 	case errors.As(err, &ge) && ge.Unstarted != "":
 		env.Report(ge)
 	}

@@ -3,10 +3,10 @@
 // There is exactly one way to run git here, so every caller gets the same
 // guarantees: no shell in between, the caller's environment, working
 // directory and standard input untouched (git must see the user's config
-// exactly as the bash scripts let it), stderr passed straight through
-// unless the caller captures it, a git that cannot start reported as a
-// shell reports it, and a failure reported as one error type that carries
-// the exit status to hand on.
+// exactly as the bash scripts let it), stderr passed straight through, a
+// git that cannot start reported as a shell reports it, a failure reported
+// as one error type that carries the exit status to hand on, and no git
+// outliving the command.
 package git
 
 import (
@@ -38,7 +38,7 @@ const (
 const notFoundMessage = "git: command not found (git must be on PATH)"
 
 // killDelay is how long a git that was asked to stop may take before it is
-// killed (and its pipes closed, should a process it started hold them).
+// killed.
 const killDelay = time.Second
 
 // Error is a git run that did not succeed: git could not be started, exited
@@ -72,7 +72,7 @@ func (e *Error) FileTooLarge() bool { return e.Signal == fileSizeSignal }
 
 // Runner starts git processes. The zero value is not usable; use New.
 type Runner struct {
-	// Stderr receives git's diagnostics when a call does not capture them.
+	// Stderr receives git's diagnostics.
 	Stderr io.Writer
 
 	lookOnce sync.Once
@@ -145,113 +145,96 @@ func nonExecutable(name string) string {
 	return ""
 }
 
-// call is one git run: where its output goes.
-type call struct {
-	args []string
-	// stdout and stderr are files git writes to directly, or writers fed
-	// through a pipe by this process.
-	stdout, stderr io.Writer
-}
-
-// run runs c to completion. When ctx ends, git is stopped: with the signal
-// that ended ctx (see exit.Signaled), so git can tidy up as it would have
-// under the shell, else killed; one that outlives killDelay is killed and
-// its pipes are closed.
-func (r *Runner) run(ctx context.Context, c call) error {
+// run runs git with args to completion, its stdout going to stdout (a file
+// git writes to directly, or a writer fed through a pipe: then run returns
+// how many bytes reached it), its stderr to the runner's Stderr. When ctx
+// ends, git is stopped with the signal that ended ctx (see exit.Signaled),
+// so it can tidy up as it would have under the shell, and killed if it is
+// still there killDelay later.
+func (r *Runner) run(ctx context.Context, stdout io.Writer, args []string) (int64, error) {
 	path, lerr := r.lookup()
 	if lerr != nil {
-		return &Error{Args: c.args, Status: lerr.Status, Err: lerr.Err, Unstarted: lerr.Unstarted}
+		return 0, &Error{Args: args, Status: lerr.Status, Err: lerr.Err, Unstarted: lerr.Unstarted}
 	}
-	files := [3]*os.File{r.stdin}
-	type copier struct {
-		w    io.Writer
-		pipe *os.File
+	cmd := exec.CommandContext(ctx, path, args...)
+	cmd.Args[0] = "git" // as the shell passes it
+	if r.stdin != nil {
+		cmd.Stdin = r.stdin
 	}
-	var copiers []copier
-	var writeEnds []*os.File
-	for i, w := range []io.Writer{c.stdout, c.stderr} {
-		if f, ok := w.(*os.File); ok {
-			files[i+1] = f
-			continue
+	out := &recordingWriter{w: stdout}
+	if _, ok := stdout.(*os.File); ok {
+		cmd.Stdout = stdout
+	} else {
+		cmd.Stdout = out
+	}
+	cmd.Stderr = r.Stderr
+	cmd.SysProcAttr = sysProcAttr()
+	cmd.Cancel = func() error {
+		time.AfterFunc(killDelay, func() { _ = cmd.Process.Kill() })
+		return cmd.Process.Signal(stopSignal(ctx))
+	}
+	// The thread that starts git must outlive it (see sysProcAttr).
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	if err := cmd.Start(); err != nil {
+		if ctx.Err() != nil {
+			return 0, stopped(ctx, args)
 		}
-		pr, pw, err := os.Pipe()
-		if err != nil {
-			closeAll(writeEnds)
-			return &Error{Args: c.args, Status: exit.IO, Err: err}
-		}
-		defer pr.Close()
-		files[i+1] = pw
-		writeEnds = append(writeEnds, pw)
-		copiers = append(copiers, copier{w, pr})
+		return 0, startError(path, args, err)
 	}
-	// argv[0] is "git", as the shell passes it.
-	p, err := spawn(path, append([]string{"git"}, c.args...), files)
-	// Only git may hold the write ends now: the copies end when it does.
-	closeAll(writeEnds)
-	if err != nil {
-		return startError(path, c.args, err)
-	}
-	stop := context.AfterFunc(ctx, func() {
-		_ = p.signal(stopSignal(ctx))
-		time.AfterFunc(killDelay, func() {
-			_ = p.signal(os.Kill)
-			for _, cp := range copiers {
-				_ = cp.pipe.Close()
-			}
-		})
-	})
-	defer stop()
-
-	errs := make([]error, len(copiers))
-	var wg sync.WaitGroup
-	for i, cp := range copiers {
-		copyOne := func() {
-			if _, err := io.Copy(cp.w, cp.pipe); err != nil {
-				errs[i] = err
-				if ctx.Err() == nil {
-					_ = p.signal(os.Kill) // nowhere to put its output
-				}
-			}
-		}
-		if i == len(copiers)-1 {
-			copyOne()
-			continue
-		}
-		wg.Add(1)
-		go func() { defer wg.Done(); copyOne() }()
-	}
-	wg.Wait()
-	copyErr := errors.Join(errs...)
-	ws, werr := p.wait()
-	if werr != nil {
-		return &Error{Args: c.args, Status: exit.IO, Err: werr}
-	}
-	if ctx.Err() != nil {
-		// Stopped on purpose: by a signal (the status a shell reports for
-		// it), or because its result is no longer wanted.
-		status := exit.IO
-		var s *exit.Signaled
-		if errors.As(context.Cause(ctx), &s) {
-			status = s.ExitStatus()
-		}
-		return &Error{Args: c.args, Status: status, Err: context.Cause(ctx)}
-	}
-	if copyErr != nil {
-		return &WriteError{Err: copyErr}
-	}
+	afterStart()
+	err := cmd.Wait()
+	var ee *exec.ExitError
 	switch {
-	case ws.Signaled():
-		return &Error{Args: c.args, Status: 128 + int(ws.Signal()), Signal: ws.Signal(), Err: fmt.Errorf("killed by %v", ws.Signal())}
-	case ws.ExitStatus() != 0:
-		return &Error{Args: c.args, Status: ws.ExitStatus(), Err: fmt.Errorf("exit status %d", ws.ExitStatus())}
+	case ctx.Err() != nil:
+		return out.n, stopped(ctx, args)
+	case out.err != nil:
+		// Nowhere to put its output: exec closed the pipe, and git stopped.
+		return out.n, &WriteError{Err: out.err}
+	case errors.As(err, &ee):
+		ws, _ := ee.Sys().(syscall.WaitStatus)
+		if ws.Signaled() {
+			return out.n, &Error{Args: args, Status: 128 + int(ws.Signal()), Signal: ws.Signal(), Err: err}
+		}
+		return out.n, &Error{Args: args, Status: ws.ExitStatus(), Err: err}
+	case err != nil:
+		return out.n, &Error{Args: args, Status: exit.IO, Err: err}
 	}
-	return nil
+	return out.n, nil
 }
 
-func closeAll(files []*os.File) {
-	for _, f := range files {
-		_ = f.Close()
+// afterStart runs between git's start and the wait for it. A test makes
+// the goroutine give up its thread there, as it may at any time (a garbage
+// collection, a system call's return), to check that the thread that
+// started git is kept from every other goroutine all the same.
+var afterStart = func() {}
+
+// stopped is the failure of a git stopped on purpose: by a signal (the
+// status a shell reports for it), or because the command is ending.
+func stopped(ctx context.Context, args []string) error {
+	status := exit.IO
+	var s *exit.Signaled
+	if errors.As(context.Cause(ctx), &s) {
+		status = s.ExitStatus()
 	}
+	return &Error{Args: args, Status: status, Err: context.Cause(ctx)}
+}
+
+// recordingWriter counts what it passes on and keeps the first error, which
+// exec drops when git then dies of the closed pipe.
+type recordingWriter struct {
+	w   io.Writer
+	n   int64
+	err error
+}
+
+func (c *recordingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	if err != nil && c.err == nil {
+		c.err = err
+	}
+	return n, err
 }
 
 // stopSignal is the signal that stops a git child once ctx has ended.
@@ -283,56 +266,16 @@ func startError(path string, args []string, err error) error {
 // runner's Stderr.
 func (r *Runner) Output(ctx context.Context, args ...string) ([]byte, error) {
 	var out bytes.Buffer
-	err := r.run(ctx, call{args: args, stdout: &out, stderr: r.Stderr})
+	_, err := r.run(ctx, &out, args)
 	return out.Bytes(), err
 }
 
 // ToFile runs git with args, git writing its stdout straight into f (no
-// pipe, no copy). Git's stderr goes to stderr.
-func (r *Runner) ToFile(ctx context.Context, f *os.File, stderr io.Writer, args ...string) error {
-	return r.run(ctx, call{args: args, stdout: f, stderr: stderr})
+// pipe, no copy). Git's stderr goes to the runner's Stderr.
+func (r *Runner) ToFile(ctx context.Context, f *os.File, args ...string) error {
+	_, err := r.run(ctx, f, args)
+	return err
 }
-
-// Pending is a git run started ahead of time with its output captured, so
-// that a command can overlap the git calls it will need and still show
-// their output in the order the script would have run them.
-type Pending struct {
-	done           chan struct{}
-	stdout, stderr bytes.Buffer
-	err            error
-}
-
-// Start runs git with args in the background, capturing stdout and stderr.
-func (r *Runner) Start(ctx context.Context, args ...string) *Pending {
-	p := &Pending{done: make(chan struct{})}
-	go func() {
-		defer close(p.done)
-		p.err = r.run(ctx, call{args: args, stdout: &p.stdout, stderr: &p.stderr})
-	}()
-	return p
-}
-
-// StartToFile runs git with args in the background, git writing its stdout
-// straight into f; its stderr is captured.
-func (r *Runner) StartToFile(ctx context.Context, f *os.File, args ...string) *Pending {
-	p := &Pending{done: make(chan struct{})}
-	go func() {
-		defer close(p.done)
-		p.err = r.run(ctx, call{args: args, stdout: f, stderr: &p.stderr})
-	}()
-	return p
-}
-
-// Result waits for the run, replays its stderr to the runner's Stderr (as
-// if it had run just now) and returns its stdout.
-func (p *Pending) Result(r *Runner) ([]byte, error) {
-	<-p.done
-	_, _ = r.Stderr.Write(p.stderr.Bytes())
-	return p.stdout.Bytes(), p.err
-}
-
-// Wait waits for the run without replaying anything.
-func (p *Pending) Wait() { <-p.done }
 
 // WriteError is a failure to write git's output where the caller wanted it
 // (a full disk, a closed pipe): the caller's fault domain, not git's.
@@ -344,22 +287,9 @@ func (e *WriteError) Unwrap() error { return e.Err }
 // Stream runs git with args and copies its stdout into w through a pipe,
 // returning how many bytes reached w. It is for outputs git cannot be
 // handed (a FIFO, a device): a failure to write them is ours to report,
-// as a *WriteError naming our file, and git is killed.
+// as a *WriteError, and git is stopped.
 func (r *Runner) Stream(ctx context.Context, w io.Writer, args ...string) (int64, error) {
-	cw := &countingWriter{w: w}
-	err := r.run(ctx, call{args: args, stdout: cw, stderr: r.Stderr})
-	return cw.n, err
-}
-
-type countingWriter struct {
-	w io.Writer
-	n int64
-}
-
-func (c *countingWriter) Write(p []byte) (int, error) {
-	n, err := c.w.Write(p)
-	c.n += int64(n)
-	return n, err
+	return r.run(ctx, struct{ io.Writer }{w}, args) // not an *os.File, even if w is: a pipe
 }
 
 // TrimCommandSubstitution drops every trailing newline, as the shell's $(…)

@@ -44,20 +44,12 @@ const maxCandidates = 10000
 // one git call run in the current directory (not the plan's: a plan may
 // live outside the repository).
 func Root(ctx context.Context, g *git.Runner) (string, error) {
-	out, err := g.Output(ctx, RootArgs()...)
+	out, err := g.Output(ctx, host.rootArgs()...)
 	if err != nil {
 		return "", err
 	}
-	return RootFrom(out)
+	return host.root(string(out), os.Getwd)
 }
-
-// RootArgs are the arguments of Root's git call, for a caller that starts
-// it early, beside others.
-func RootArgs() []string { return host.rootArgs() }
-
-// RootFrom is Root from what git printed for RootArgs in the current
-// directory.
-func RootFrom(out []byte) (string, error) { return host.root(string(out), os.Getwd) }
 
 // Orphan is a workspace that resolution passed over because the plan its
 // owner (its marker, or without one its ledger's identity line) names no
@@ -72,19 +64,15 @@ type Orphan struct {
 // current directory and returns its absolute path, built from the root as
 // Root gives it, and the orphans passed over on the way. It also rewrites
 // .superpowers/sdd/.gitignore.
+//
+// Git is asked for the root only once the plan's name has proved usable,
+// as the script asks it only then.
 func Resolve(ctx context.Context, g *git.Runner, plan string) (string, []Orphan, error) {
-	return ResolveWith(plan, func() (string, error) { return Root(ctx, g) })
-}
-
-// ResolveWith is Resolve with the repository root supplied by root, which
-// is asked only once the plan's name has proved usable (as the script asks
-// git only then).
-func ResolveWith(plan string, root func() (string, error)) (string, []Orphan, error) {
 	slug, ok := Slug(plan)
 	if !ok {
 		return "", nil, exit.Errorf(exit.Usage, "cannot derive a workspace name from: %s", plan)
 	}
-	top, err := root()
+	top, err := Root(ctx, g)
 	if err != nil {
 		return "", nil, err
 	}

@@ -194,6 +194,28 @@ func (r *Repo) Run(dir, name string, args ...string) Result {
 	return RunIn(filepath.Join(r.Root, dir), r.Env, Bin(r.t, name), args...)
 }
 
+// Enter makes the repository this process's working directory and its
+// environment this process's (every other GIT_* variable unset) for the
+// rest of the test: for in-process tests of code that runs git as the
+// commands do, in the current directory with the inherited environment.
+// Such a test cannot run in parallel.
+func (r *Repo) Enter() {
+	t := r.t
+	for _, kv := range os.Environ() {
+		if k, _, _ := strings.Cut(kv, "="); strings.HasPrefix(k, "GIT_") {
+			t.Setenv(k, "") // restored after the test
+			if err := os.Unsetenv(k); err != nil {
+				r.t.Fatal(err)
+			}
+		}
+	}
+	for _, kv := range r.Env {
+		k, v, _ := strings.Cut(kv, "=")
+		t.Setenv(k, v)
+	}
+	t.Chdir(r.Root)
+}
+
 // Result is what a process did.
 type Result struct {
 	Stdout, Stderr string

@@ -2,9 +2,9 @@
 
 // Command floor is the least a Go program can do to be each of the three
 // commands on their common path: the yardstick `make bench` holds ours
-// against. It starts exactly the git processes the command must start
-// (together wherever the command may), writes the same files with the same
-// bytes and prints the same line, and does nothing else: no argument
+// against. It starts exactly the git processes the command must start, one
+// after another in the command's order, writes the same files with the
+// same bytes and prints the same line, and does nothing else: no argument
 // checking beyond the plan's, no error messages, no signal handling, no
 // framework, no allocation it can avoid. It is never shipped.
 //
@@ -18,7 +18,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"io"
 	"os"
@@ -94,23 +93,6 @@ func gitOut(args ...string) string {
 	return string(bytes.TrimRight(out, "\n"))
 }
 
-// startOut starts git with its stdout captured; the returned function
-// waits for it and returns the output.
-func startOut(args ...string) func() string {
-	r, w, err := os.Pipe()
-	check(err)
-	pid := git(w, args...)
-	w.Close()
-	done := make(chan string, 1)
-	go func() {
-		out, err := io.ReadAll(r)
-		check(err)
-		reap(pid)
-		done <- string(bytes.TrimRight(out, "\n"))
-	}()
-	return func() string { return <-done }
-}
-
 // workspace makes plan's workspace under root and returns it: the plan
 // must be a regular file; the directory is <root>/.superpowers/sdd/<slug>;
 // its marker must name the plan (written when missing, compared when not),
@@ -180,48 +162,28 @@ func taskBrief(plan, n string) {
 
 func reviewPackage(plan, base, head string) {
 	rng := base + ".." + head
-	// The six short calls, all at once.
-	verifyBase := startOut("rev-parse", "--verify", "--quiet", base)
-	verifyHead := startOut("rev-parse", "--verify", "--quiet", head)
-	top := startOut("rev-parse", "--show-toplevel")
-	shortBase := startOut("rev-parse", "--short", base)
-	shortHead := startOut("rev-parse", "--short", head)
-	count := startOut("rev-list", "--count", rng)
-	verifyBase()
-	verifyHead()
-	dir := workspace(plan, top())
-	path := dir + "/review-" + shortBase() + ".." + shortHead() + ".diff"
+	// The script's git calls, in its order, one after another.
+	gitOut("rev-parse", "--verify", "--quiet", base)
+	gitOut("rev-parse", "--verify", "--quiet", head)
+	dir := workspace(plan, gitOut("rev-parse", "--show-toplevel"))
+	path := dir + "/review-" + gitOut("rev-parse", "--short", base) + ".." + gitOut("rev-parse", "--short", head) + ".diff"
 	out := output(path)
-	// The stat and the diff beside each other, git writing each into a
-	// file of its own; the commit list straight into the package; then the
-	// parts joined in the kernel.
-	stat, err := os.CreateTemp(dir, ".sdd-floor-stat")
-	check(err)
-	diff, err := os.CreateTemp(dir, ".sdd-floor-diff")
-	check(err)
-	statPid := git(stat, "diff", "--stat", rng)
-	diffPid := git(diff, "diff", "-U10", rng)
-	w := bufio.NewWriter(out)
-	w.WriteString("# Review package: " + rng + "\n\n## Commits\n")
-	check(w.Flush())
-	reap(git(out, "log", "--oneline", rng))
-	out.WriteString("\n## Files changed\n")
-	reap(statPid)
-	join(out, stat)
-	out.WriteString("\n## Diff\n")
-	reap(diffPid)
-	join(out, diff)
+	// git writes each part straight into the package.
+	for _, part := range []struct {
+		heading string
+		args    []string
+	}{
+		{"# Review package: " + rng + "\n\n## Commits\n", []string{"log", "--oneline", rng}},
+		{"\n## Files changed\n", []string{"diff", "--stat", rng}},
+		{"\n## Diff\n", []string{"diff", "-U10", rng}},
+	} {
+		_, err := out.WriteString(part.heading)
+		check(err)
+		reap(git(out, part.args...))
+	}
 	size, err := out.Seek(0, io.SeekCurrent)
 	check(err)
+	count := gitOut("rev-list", "--count", rng)
 	publish(out, path)
-	os.Stdout.WriteString("wrote " + path + ": " + count() + " commit(s), " + strconv.FormatInt(size, 10) + " bytes\n")
-}
-
-func join(out, part *os.File) {
-	_, err := part.Seek(0, io.SeekStart)
-	check(err)
-	_, err = io.Copy(out, part)
-	check(err)
-	part.Close()
-	os.Remove(part.Name())
+	os.Stdout.WriteString("wrote " + path + ": " + count + " commit(s), " + strconv.FormatInt(size, 10) + " bytes\n")
 }
