@@ -319,7 +319,10 @@ func LargeCases(plan *Repo, planBytes int64, diff *Repo) []Case {
 	return []Case{
 		{Name: "task-brief, large plan", Command: "task-brief", Args: []string{plan.Plan, plan.Task}, Repo: plan,
 			Large: true, InputBytes: planBytes, MinSpeedup: 3, MaxRSS: 32 * MiB},
+		// Its git calls run one after another, as the script's do (two
+		// side by side fetched a partial clone's blobs twice): it can no
+		// longer beat the script by much, only never lose to it.
 		{Name: "review-package, large diff", Command: "review-package", Args: []string{diff.Plan, diff.Base, diff.Head}, Repo: diff,
-			Large: true, MinSpeedup: 1.5, MaxFloorRatio: 1.15, MaxRSS: 32 * MiB},
+			Large: true, MinSpeedup: 1, MaxFloorRatio: 1.15, MaxRSS: 32 * MiB},
 	}
 }
