@@ -6,7 +6,9 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -64,29 +66,65 @@ func TestAbortLeavesNothing(t *testing.T) {
 }
 
 // Where no unnamed file can be made, a named one is used: it is announced
-// (BeforeNamed) so a signal handler can be ready, tracked, and removed by
-// RemoveTracked as a dying process would.
+// (BeforeNamed) before it exists, so a signal handler can be ready,
+// tracked, and removed by RemoveTracked as a dying process would; after
+// that no new name is made. Published, it leaves no temporary name.
 func TestNamedTemporaryFiles(t *testing.T) {
 	dir := t.TempDir()
 	announced := 0
 	defer func(f func()) { BeforeNamed = f }(BeforeNamed)
-	BeforeNamed = func() { announced++ }
+	BeforeNamed = func() {
+		announced++
+		assert.Empty(t, names(t, dir), "announced before the name exists")
+	}
 	tmp, err := newNamed(dir + string(filepath.Separator))
 	require.NoError(t, err)
 	assert.Equal(t, 1, announced)
 	require.Len(t, names(t, dir), 1)
 	assert.True(t, strings.HasPrefix(names(t, dir)[0], ".sdd-"))
-	RemoveTracked()
-	assert.Empty(t, names(t, dir))
-	_ = tmp.f.Close()
-
-	// Published, it replaces the target and leaves no temporary name.
-	tmp, err = newNamed(dir + string(filepath.Separator))
-	require.NoError(t, err)
 	_, err = tmp.f.Write([]byte("x\n"))
 	require.NoError(t, err)
 	require.NoError(t, tmp.publish(filepath.Join(dir, "out.md")))
 	assert.Equal(t, []string{"out.md"}, names(t, dir))
+
+	BeforeNamed = func() {}
+	_, err = newNamed(dir + string(filepath.Separator))
+	require.NoError(t, err)
+	defer reopenTracked()
+	RemoveTracked()
+	assert.Equal(t, []string{"out.md"}, names(t, dir))
+	_, err = newNamed(dir + string(filepath.Separator))
+	assert.ErrorIs(t, err, errDying, "no name once the process is ending")
+	assert.Equal(t, []string{"out.md"}, names(t, dir))
+}
+
+// RemoveTracked may run at any moment of other goroutines making names
+// (a signal's handler): whatever it meets, no name is left once it has
+// returned.
+func TestRemoveTrackedWhileNamesAreMade(t *testing.T) {
+	defer reopenTracked()
+	for round := 0; round < 20; round++ {
+		reopenTracked()
+		dir := t.TempDir() + string(filepath.Separator)
+		var wg sync.WaitGroup
+		for range 4 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for {
+					tmp, err := newNamed(dir)
+					if err != nil {
+						return
+					}
+					_ = tmp.f.Close()
+				}
+			}()
+		}
+		time.Sleep(time.Millisecond)
+		RemoveTracked()
+		wg.Wait()
+		assert.Empty(t, names(t, dir), "round %d", round)
+	}
 }
 
 func TestWriteNewIsExclusive(t *testing.T) {

@@ -100,8 +100,10 @@ func Main(cmd Command) int {
 	defer stop(nil)
 	h := &handler{stop: stop, caught: make(chan os.Signal, 1)}
 	if kernelCleansUp {
-		// Nothing to do on a signal unless a named temporary file
-		// appears: then (and only then) catch the signals.
+		// Nothing to do on a signal until a temporary name is about to
+		// be made (a finished output linked beside the file it replaces,
+		// or a file system without O_TMPFILE): from then on, catch the
+		// signals.
 		atomicfile.BeforeNamed = h.arm
 	} else {
 		h.arm()
@@ -124,8 +126,8 @@ func Main(cmd Command) int {
 // Go runtime's own handling is already the contract: it ends the process
 // by the same signal, and leaves SIGINT and SIGHUP ignored when they were
 // ignored at start. Catching them costs two threads at start-up, a tenth of
-// a short command's time, so there it is done only once a named temporary
-// file (a file system without O_TMPFILE) needs removing.
+// a short command's time, so there it is done only once a temporary name
+// is about to be made (atomicfile.BeforeNamed), before it exists.
 type handler struct {
 	once   sync.Once
 	stop   context.CancelCauseFunc

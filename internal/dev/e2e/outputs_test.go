@@ -1,0 +1,89 @@
+//go:build !windows
+
+package e2e
+
+// Output files at the edges (docs/spec.md diff3, every-outfile-error,
+// revision of 2026-12-03): a replace that the directory forbids, an OUTFILE
+// with a trailing slash, and the standard descriptors closed or unwritable.
+
+import (
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/sdd-go/sdd-go/internal/dev/testutil"
+)
+
+// longTask's brief (task 1) is longer than a success line, so that a line
+// written over its start shows.
+const longTask = "## Task 1: long\n" + "one line of the task\n" + "two lines of the task\n" + "three lines of the task\n" + "## Task 2: short\nx\n"
+
+const longBrief = "## Task 1: long\n" + "one line of the task\n" + "two lines of the task\n" + "three lines of the task\n"
+
+// assertOnly fails unless dir holds exactly names (and .git).
+func assertOnly(t *testing.T, dir string, names ...string) {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	var got []string
+	for _, e := range entries {
+		if e.Name() != ".git" {
+			got = append(got, e.Name())
+		}
+	}
+	assert.ElementsMatch(t, names, got)
+}
+
+// Where the rename cannot be made (EPERM from rename in a sticky
+// directory: another user's file), the file is written in place as `>`
+// writes it: same file, same owner and mode, complete contents, exit 0.
+func TestReplaceForbiddenByStickyDirectoryIsWrittenInPlace(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root, to run the command as another user")
+	}
+	eachBuild(t, func(t *testing.T, bins string) {
+		r := testutil.NewSharedRepo(t)
+		r.Write("plan.md", longTask)
+		base := r.Commit("one", "f.txt", "1\n")
+		r.Commit("two", "f.txt", "2\n")
+		home := filepath.Join(filepath.Dir(r.Root), "home")
+		require.NoError(t, os.WriteFile(filepath.Join(home, ".gitconfig"), []byte("[safe]\n\tdirectory = *\n"), 0o644))
+		res := r.Run("", "review-package", "plan.md", base, "HEAD", "want.diff")
+		require.Equal(t, 0, res.Code, res.Stderr)
+		pkg := readFile(t, filepath.Join(r.Root, "want.diff"))
+
+		sticky := filepath.Join(r.Root, "sticky")
+		require.NoError(t, os.Mkdir(sticky, 0o755))
+		testutil.Chmod(t, sticky, 0o777|os.ModeSticky)
+		for _, c := range []struct {
+			name string
+			args []string
+			want string
+		}{
+			{"task-brief", []string{"plan.md", "1", "sticky/out.md"}, longBrief},
+			{"review-package", []string{"plan.md", base, "HEAD", "sticky/out.md"}, pkg},
+		} {
+			out := filepath.Join(sticky, "out.md")
+			require.NoError(t, os.WriteFile(out, []byte("root's old file\n"), 0o644))
+			testutil.Chmod(t, out, 0o666)
+			before, err := os.Stat(out)
+			require.NoError(t, err)
+
+			res := asUnprivileged(t, r.Root, r.Env, filepath.Join(bins, c.name), c.args...)
+			assert.Equal(t, 0, res.Code, "%s: %s", c.name, res.Stderr)
+			assert.Empty(t, res.Stderr)
+			assert.Equal(t, c.want, readFile(t, out), c.name)
+			after, err := os.Stat(out)
+			require.NoError(t, err)
+			assert.True(t, os.SameFile(before, after), "%s: the same file, written in place", c.name)
+			assert.Equal(t, uint32(0), after.Sys().(*syscall.Stat_t).Uid, "%s: still root's", c.name)
+			assert.Equal(t, os.FileMode(0o666), after.Mode().Perm())
+			assertOnly(t, sticky, "out.md")
+			require.NoError(t, os.Remove(out))
+		}
+	})
+}
