@@ -38,7 +38,7 @@ const maxLinks = 40
 // as it was.
 type File struct {
 	name   string   // the path as the user gave it
-	target string   // the path finally written: name with symlinks followed
+	target string   // the path finally written: name with symlinks followed (name itself past a procfs link)
 	temp   *temp    // the file being written before it is published; nil when writing the target itself
 	f      *os.File // nil until opened (in place, the first write opens it)
 	done   bool
@@ -201,24 +201,38 @@ func Create(name string) (*File, error) {
 	if name == "" {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: syscall.ENOENT}
 	}
-	target, err := followLinks(name)
+	target, kernels, err := followLinks(name)
 	if err != nil {
 		return nil, err
+	}
+	if endsInSeparator(target) {
+		// A directory by its spelling: open(2) makes no file by it, and
+		// says why ("d2/" and "file/" alike: is a directory), as to `>`.
+		return openNow(name, target)
 	}
 	fi, err := os.Stat(target)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
+		if kernels || onProcfs(dirOf(target)) {
+			// No file can be made there (/dev/fd/9 with no descriptor 9):
+			// the kernel says why.
+			return openNow(name, target)
+		}
 		return createTemp(name, target, nil)
 	case err != nil:
 		return nil, err
 	case fi.IsDir():
 		return nil, &fs.PathError{Op: "open", Path: name, Err: syscall.EISDIR}
 	case !fi.Mode().IsRegular():
-		f := &File{name: name, target: target}
-		return f, f.open()
+		return openNow(name, target)
 	}
 	if err := checkWritable(target, fi); err != nil {
 		return nil, err
+	}
+	if kernels {
+		// A descriptor's file (/dev/stdout on a regular file, a deleted
+		// one): written in place, as `>` would, never replaced by a name.
+		return &File{name: name, target: target}, nil
 	}
 	f, err := createTemp(name, target, fi)
 	if err != nil && errors.Is(err, fs.ErrPermission) {
@@ -228,6 +242,15 @@ func Create(name string) (*File, error) {
 		return &File{name: name, target: target}, nil
 	}
 	return f, err
+}
+
+// openNow opens target itself at once, as the shell's `>` does.
+func openNow(name, target string) (*File, error) {
+	f := &File{name: name, target: target}
+	if err := f.open(); err != nil {
+		return nil, err
+	}
+	return f, nil
 }
 
 // Write writes p to the file, opening an in-place target on first use.
@@ -345,16 +368,23 @@ func WriteNew(path string, data []byte) error {
 
 // followLinks returns the file a write to name lands in: name itself, or the
 // end of its symlink chain (which need not exist yet: `>` creates it).
-func followLinks(name string) (string, error) {
+// A link on procfs (/proc/self/fd/1, which /dev/stdout leads to) is the
+// kernel's own: its text is no path (pipe:[N], "/x (deleted)"), so it is
+// never read; the kernel follows it when name is opened, and kernels says
+// so.
+func followLinks(name string) (target string, kernels bool, err error) {
 	path := name
 	for range maxLinks {
 		fi, err := os.Lstat(path)
 		if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
-			return path, nil
+			return path, false, nil
+		}
+		if onProcfs(dirOf(path)) {
+			return name, true, nil
 		}
 		dest, err := os.Readlink(path)
 		if err != nil {
-			return "", err
+			return "", false, err
 		}
 		if !rooted(dest) {
 			// Relative to the directory holding the link, as the kernel
@@ -363,7 +393,13 @@ func followLinks(name string) (string, error) {
 		}
 		path = dest
 	}
-	return "", &fs.PathError{Op: "open", Path: name, Err: syscall.ELOOP}
+	return "", false, &fs.PathError{Op: "open", Path: name, Err: syscall.ELOOP}
+}
+
+// endsInSeparator reports whether path names a directory by its spelling:
+// open(2) creates no file by such a name.
+func endsInSeparator(path string) bool {
+	return path != "" && strings.ContainsRune(separators, rune(path[len(path)-1]))
 }
 
 // separators are the bytes that end a path element on this OS.

@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -125,6 +126,20 @@ func TestRemoveTrackedWhileNamesAreMade(t *testing.T) {
 		wg.Wait()
 		assert.Empty(t, names(t, dir), "round %d", round)
 	}
+}
+
+// A path with a trailing separator names a directory: open(2) creates no
+// file by it, and says why.
+func TestTrailingSeparator(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("the reasons are Unix's")
+	}
+	dir := t.TempDir()
+	_, err := Create(filepath.Join(dir, "d2") + "/")
+	assert.ErrorIs(t, err, syscall.EISDIR)
+	_, err = Create(filepath.Join(dir, "nodir", "d2") + "/")
+	assert.ErrorIs(t, err, syscall.ENOENT)
+	assert.Empty(t, names(t, dir))
 }
 
 func TestWriteNewIsExclusive(t *testing.T) {

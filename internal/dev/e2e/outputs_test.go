@@ -8,7 +8,10 @@ package e2e
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
+	"runtime"
+	"strings"
 	"syscall"
 	"testing"
 
@@ -86,4 +89,41 @@ func TestReplaceForbiddenByStickyDirectoryIsWrittenInPlace(t *testing.T) {
 			require.NoError(t, os.Remove(out))
 		}
 	})
+}
+
+// An OUTFILE with a trailing slash names a directory: open(2) creates no
+// file by it, and the reason is the one the shell's `>` reports (on Linux
+// "is a directory" for a missing d2/, where the directory above exists).
+// Nothing is made.
+func TestOutfileWithATrailingSlash(t *testing.T) {
+	r := testutil.NewRepo(t)
+	r.Write("plan.md", twoTasks)
+	base := r.Commit("one", "f.txt", "1\n")
+	r.Write("file", "x\n")
+	for _, out := range []string{"d2/", "nodir/d2/", "file/"} {
+		reason := shellRedirectionReason(t, r.Root, out)
+		if runtime.GOOS == "linux" && out == "d2/" {
+			require.Equal(t, "is a directory", reason)
+		}
+		res := r.Run("", "task-brief", "plan.md", "1", out)
+		assert.Equal(t, 1, res.Code, res.Stderr)
+		assert.Equal(t, "task-brief: "+out+": "+reason+"\n", res.Stderr)
+		assert.Empty(t, res.Stdout)
+		res = r.Run("", "review-package", "plan.md", base, "HEAD", out)
+		assert.Equal(t, 1, res.Code, res.Stderr)
+		assert.Equal(t, "review-package: "+out+": "+reason+"\n", res.Stderr)
+	}
+	assertOnly(t, r.Root, "plan.md", "f.txt", "file")
+}
+
+// shellRedirectionReason is why bash's `: > out` fails in dir, in the
+// words (lower case) the commands use.
+func shellRedirectionReason(t *testing.T, dir, out string) string {
+	t.Helper()
+	cmd := exec.Command("bash", "-c", `: > "$0"`, out)
+	cmd.Dir = dir
+	b, err := cmd.CombinedOutput()
+	require.Error(t, err, "bash made %s", out)
+	msg := strings.TrimSpace(string(b))
+	return strings.ToLower(msg[strings.LastIndex(msg, ": ")+2:])
 }
