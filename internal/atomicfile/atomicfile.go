@@ -337,8 +337,16 @@ func createTemp(name, target string, old fs.FileInfo) (*File, error) {
 
 // WriteNew creates path holding data, whole or not at all, and fails with
 // an error matching fs.ErrExist when path exists: whoever creates it first
-// wins, and no reader ever sees part of it. (Workspace markers.)
+// wins, and no reader ever sees part of it. (Workspace markers.) An error
+// names path, whatever temporary file failed.
 func WriteNew(path string, data []byte) error {
+	if err := writeNew(path, data); err != nil {
+		return &fs.PathError{Op: "write", Path: path, Err: cause(err)}
+	}
+	return nil
+}
+
+func writeNew(path string, data []byte) error {
 	t, err := newTemp(dirOf(path), 0, false)
 	if err != nil {
 		return err
@@ -364,6 +372,20 @@ func WriteNew(path string, data []byte) error {
 		werr = cerr
 	}
 	return werr
+}
+
+// cause is the reason inside a file system error, without the path it
+// names.
+func cause(err error) error {
+	var pe *fs.PathError
+	var le *os.LinkError
+	switch {
+	case errors.As(err, &pe):
+		return pe.Err
+	case errors.As(err, &le):
+		return le.Err
+	}
+	return err
 }
 
 // followLinks returns the file a write to name lands in: name itself, or the

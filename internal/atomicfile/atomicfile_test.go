@@ -142,6 +142,17 @@ func TestTrailingSeparator(t *testing.T) {
 	assert.Empty(t, names(t, dir))
 }
 
+// A failed marker is reported against the marker's path, never a
+// temporary file's or the directory's.
+func TestWriteNewNamesItsTarget(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "nodir", "plan-path")
+	err := WriteNew(p, []byte("x\n"))
+	var pe *fs.PathError
+	require.ErrorAs(t, err, &pe)
+	assert.Equal(t, p, pe.Path)
+	assert.ErrorIs(t, err, fs.ErrNotExist)
+}
+
 func TestWriteNewIsExclusive(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "plan-path")
