@@ -164,6 +164,7 @@ func (h *handler) arm() {
 // Run runs cmd with args (args[0] being the program name) and returns the
 // exit status, having printed what there is to print.
 func Run(ctx context.Context, cmd Command, args []string, stdout, stderr io.Writer) int {
+	stdout = stdoutWriter{stdout}
 	env := &Env{Prog: cmd.Name, Stdout: stdout, Stderr: stderr, Git: git.New(stderr)}
 	app := &cli.App{
 		Name:      cmd.Name,
@@ -204,6 +205,20 @@ func Run(ctx context.Context, cmd Command, args []string, stdout, stderr io.Writ
 	err := app.RunContext(ctx, args)
 	env.Report(err)
 	return exit.Status(err)
+}
+
+// stdoutWriter makes a stdout that cannot be written (a full device, a
+// descriptor open only for reading) fail the command: exit 1, with the
+// words bash's echo uses for it ("write error: …"), as the script's
+// success line fails.
+type stdoutWriter struct{ w io.Writer }
+
+func (s stdoutWriter) Write(p []byte) (int, error) {
+	n, err := s.w.Write(p)
+	if err != nil {
+		err = exit.File(exit.IO, "write error", err)
+	}
+	return n, err
 }
 
 // Report prints err on stderr the way its kind should be printed (see

@@ -127,3 +127,89 @@ func shellRedirectionReason(t *testing.T, dir, out string) string {
 	msg := strings.TrimSpace(string(b))
 	return strings.ToLower(msg[strings.LastIndex(msg, ": ")+2:])
 }
+
+// shRun runs a command from a bash that first applies redirections (such
+// as ">&-") to it, in the repository.
+func shRun(t *testing.T, r *testutil.Repo, redirections, bin string, args ...string) testutil.Result {
+	t.Helper()
+	cmd := exec.Command("bash", append([]string{"-c", `exec "$0" "$@" ` + redirections, bin}, args...)...)
+	cmd.Dir, cmd.Env = r.Root, r.Env
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	res := testutil.Result{Stdout: stdout.String(), Stderr: stderr.String()}
+	if err != nil {
+		var ee *exec.ExitError
+		require.ErrorAs(t, err, &ee)
+		res.Code = ee.ExitCode()
+	}
+	return res
+}
+
+// A success line that cannot be written (stdout full, or open only for
+// reading) fails the command: exit 1 and a message on stderr, as the
+// script's echo fails. The output itself is written.
+func TestSuccessLineThatCannotBeWritten(t *testing.T) {
+	r := testutil.NewRepo(t)
+	r.Write("plan.md", twoTasks)
+	base := r.Commit("one", "f.txt", "1\n")
+	r.Commit("two", "f.txt", "2\n")
+	for _, c := range []struct{ redirection, reason string }{
+		{">/dev/full", "no space left on device"},
+		{"</dev/null 1<&0", "bad file descriptor"},
+	} {
+		if _, err := os.Stat("/dev/full"); err != nil && c.redirection == ">/dev/full" {
+			continue // not on macOS
+		}
+		res := shRun(t, r, c.redirection, testutil.Bin(t, "task-brief"), "plan.md", "1", "out.md")
+		assert.Equal(t, 1, res.Code, c.redirection)
+		assert.Equal(t, "task-brief: write error: "+c.reason+"\n", res.Stderr, c.redirection)
+		assert.Equal(t, "## Task 1: first\n\nDo one.\n\n", readFile(t, filepath.Join(r.Root, "out.md")))
+		res = shRun(t, r, c.redirection, testutil.Bin(t, "review-package"), "plan.md", base, "HEAD", "out.diff")
+		assert.Equal(t, 1, res.Code, c.redirection)
+		assert.Equal(t, "review-package: write error: "+c.reason+"\n", res.Stderr, c.redirection)
+		assert.FileExists(t, filepath.Join(r.Root, "out.diff"))
+		res = shRun(t, r, c.redirection, testutil.Bin(t, "sdd-workspace"), "plan.md")
+		assert.Equal(t, 1, res.Code, c.redirection)
+		assert.Equal(t, "sdd-workspace: write error: "+c.reason+"\n", res.Stderr, c.redirection)
+	}
+}
+
+// Standard descriptors closed at start: nothing of the command's lands in
+// a file that took descriptor 0, 1 or 2 (the output goes to OUTFILE whole,
+// nothing else is made), and the statuses are the script's.
+//
+// The one exception is the status with stdout closed: the script's echo
+// fails there (exit 1), ours succeeds. Before main runs, the Go runtime
+// (1.22 and later, runtime.checkfds) opens /dev/null read-write on a
+// closed 0, 1 or 2, so a closed stdout can no longer be told from one that
+// a caller pointed at /dev/null read-write (Node's stdio "ignore", Python's
+// subprocess.DEVNULL), where exit 0 is right; the success line then goes
+// to /dev/null.
+func TestClosedStandardDescriptors(t *testing.T) {
+	r := testutil.NewRepo(t)
+	r.Write("plan.md", twoTasks)
+	base := r.Commit("one", "f.txt", "1\n")
+	r.Commit("two", "f.txt", "2\n")
+	for _, redirection := range []string{"<&-", ">&-", "2>&-", "<&- >&- 2>&-"} {
+		stdoutOpen := !strings.Contains(redirection, ">&-")
+		res := shRun(t, r, redirection, testutil.Bin(t, "task-brief"), "plan.md", "1", "out.md")
+		if stdoutOpen {
+			assert.Equal(t, 0, res.Code, redirection)
+		}
+		assert.Equal(t, "## Task 1: first\n\nDo one.\n\n", readFile(t, filepath.Join(r.Root, "out.md")))
+		res = shRun(t, r, redirection, testutil.Bin(t, "task-brief"), "plan.md", "9", "out.md")
+		assert.Equal(t, 3, res.Code, redirection)
+		assert.Equal(t, "## Task 1: first\n\nDo one.\n\n", readFile(t, filepath.Join(r.Root, "out.md")))
+		res = shRun(t, r, redirection, testutil.Bin(t, "review-package"), "plan.md", base, "HEAD", "out.diff")
+		if stdoutOpen {
+			assert.Equal(t, 0, res.Code, redirection)
+		}
+		assert.True(t, strings.HasPrefix(readFile(t, filepath.Join(r.Root, "out.diff")), "# Review package: "+base+"..HEAD\n"))
+		res = shRun(t, r, redirection, testutil.Bin(t, "review-package"), "plan.md", "nope", "HEAD", "bad.diff")
+		assert.Equal(t, 2, res.Code, redirection)
+		assertOnly(t, r.Root, "plan.md", "f.txt", "out.md", "out.diff")
+		require.NoError(t, os.Remove(filepath.Join(r.Root, "out.md")))
+		require.NoError(t, os.Remove(filepath.Join(r.Root, "out.diff")))
+	}
+}
