@@ -6,12 +6,30 @@
 // reads as the truth. Here a regular output file is written to a temporary
 // file in its own directory and renamed over the target only when complete;
 // on failure the temporary file is removed and an existing target is left as
-// it was. Three rules keep it a drop-in for `>`: a symlink is written
-// through to its target (the link stays a link); a target that is not a
-// regular file (/dev/null, /dev/stdout, a FIFO) is opened and written
-// directly, since it cannot be replaced by a rename; and a writable file in
-// a directory where no temporary file can be made is written in place,
-// opened only once the first byte is ready.
+// it was. The temporary file is unnamed where the system allows (Linux's
+// O_TMPFILE), so a process killed before the end leaves nothing; it gets a
+// name (.sdd-<random>.tmp) only where it must, announced first
+// (BeforeNamed) and tracked, so that a signal's handler can remove it.
+//
+// These rules keep it a drop-in for `>`:
+//   - a symlink is written through to its target (the link stays a link);
+//   - a target that is not a regular file (/dev/null, a FIFO, a pipe) is
+//     opened and written directly, since it cannot be replaced by a rename;
+//   - a link on procfs (/proc/<pid>/fd/N, where /dev/stdout, /dev/stderr
+//     and /dev/fd/N lead) is never read as text: the kernel follows it, and
+//     a regular file behind it (a deleted one too) is written in place;
+//   - a writable file in a directory where no temporary file can be made is
+//     written in place, opened only once the first byte is ready;
+//   - where the directory lets a temporary file be made but not replace the
+//     target (EPERM or EACCES from the link or the rename: another user's
+//     file in a sticky directory), the finished contents are copied into
+//     the target in place.
+//
+// A replace is not `>` in what the file keeps. The new file gets the old
+// one's permission bits, but it is a new file: it belongs to whoever
+// wrote it, with no ACLs and no extended attributes, and another hard link
+// to the old file keeps the old contents. Written in place (the last three
+// rules), the file keeps all of that, as with `>`.
 //
 // Every path here goes to the kernel as the user spelled it: a symlink's
 // relative target is appended to the link's directory as written, never
