@@ -6,12 +6,30 @@
 // reads as the truth. Here a regular output file is written to a temporary
 // file in its own directory and renamed over the target only when complete;
 // on failure the temporary file is removed and an existing target is left as
-// it was. Three rules keep it a drop-in for `>`: a symlink is written
-// through to its target (the link stays a link); a target that is not a
-// regular file (/dev/null, /dev/stdout, a FIFO) is opened and written
-// directly, since it cannot be replaced by a rename; and a writable file in
-// a directory where no temporary file can be made is written in place,
-// opened only once the first byte is ready.
+// it was. The temporary file is unnamed where the system allows (Linux's
+// O_TMPFILE), so a process killed before the end leaves nothing; it gets a
+// name (.sdd-<random>.tmp) only where it must, announced first
+// (BeforeNamed) and tracked, so that a signal's handler can remove it.
+//
+// These rules keep it a drop-in for `>`:
+//   - a symlink is written through to its target (the link stays a link);
+//   - a target that is not a regular file (/dev/null, a FIFO, a pipe) is
+//     opened and written directly, since it cannot be replaced by a rename;
+//   - a link on procfs (/proc/<pid>/fd/N, where /dev/stdout, /dev/stderr
+//     and /dev/fd/N lead) is never read as text: the kernel follows it, and
+//     a regular file behind it (a deleted one too) is written in place;
+//   - a writable file in a directory where no temporary file can be made is
+//     written in place, opened only once the first byte is ready;
+//   - where the directory lets a temporary file be made but not replace the
+//     target (EPERM or EACCES from the link or the rename: another user's
+//     file in a sticky directory), the finished contents are copied into
+//     the target in place.
+//
+// A replace is not `>` in what the file keeps. The new file gets the old
+// one's permission bits, but it is a new file: it belongs to whoever
+// wrote it, with no ACLs and no extended attributes, and another hard link
+// to the old file keeps the old contents. Written in place (the last three
+// rules), the file keeps all of that, as with `>`.
 //
 // Every path here goes to the kernel as the user spelled it: a symlink's
 // relative target is appended to the link's directory as written, never
@@ -20,6 +38,7 @@ package atomicfile
 
 import (
 	"errors"
+	"io"
 	"io/fs"
 	"math/rand/v2"
 	"os"
@@ -37,7 +56,7 @@ const maxLinks = 40
 // as it was.
 type File struct {
 	name   string   // the path as the user gave it
-	target string   // the path finally written: name with symlinks followed
+	target string   // the path finally written: name with symlinks followed (name itself past a procfs link)
 	temp   *temp    // the file being written before it is published; nil when writing the target itself
 	f      *os.File // nil until opened (in place, the first write opens it)
 	done   bool
@@ -48,14 +67,9 @@ type File struct {
 // process), else named .sdd-<random>.tmp beside its target and tracked so
 // that a signal handler can remove it.
 type temp struct {
-	f    *os.File
-	name string // "" when unnamed
+	f    *os.File // nil once closed
+	name string   // "" when unnamed
 }
-
-// BeforeNamed is called before the first named temporary file is made, so
-// that whoever must remove it on a signal can get ready (cliapp installs
-// its signal handling then, where it did not need it before).
-var BeforeNamed = func() {}
 
 // newTemp makes a temporary file in dir (a directory part as dirOf returns
 // it) with permission bits perm when keep is set, else 0666 minus the
@@ -82,66 +96,119 @@ func newTemp(dir string, perm fs.FileMode, keep bool) (*temp, error) {
 
 // newNamed creates an exclusive, tracked temporary file in dir.
 func newNamed(dir string) (*temp, error) {
-	BeforeNamed()
+	t := &temp{}
+	err := withTempName(dir, func(name string) error {
+		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
+		if err == nil {
+			t.f, t.name = f, name
+		}
+		return err
+	})
+	return t, err
+}
+
+// withTempName runs mk with fresh names .sdd-<random>.tmp in dir until
+// one is free, the name tracked from the moment mk makes it.
+func withTempName(dir string, mk func(name string) error) error {
 	for range 100 {
 		// Short on purpose: a 255-byte target name must still leave room.
 		name := dir + ".sdd-" + randomSuffix() + ".tmp"
-		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
-		if errors.Is(err, fs.ErrExist) {
-			continue
+		err := makeNamed(name, func() error { return mk(name) })
+		if !errors.Is(err, fs.ErrExist) {
+			return err
 		}
-		if err != nil {
-			return nil, err
-		}
-		Track(name)
-		return &temp{f: f, name: name}, nil
 	}
-	return nil, &fs.PathError{Op: "open", Path: dir, Err: fs.ErrExist}
+	return &fs.PathError{Op: "open", Path: dir, Err: fs.ErrExist}
 }
 
-// discard closes t and removes it (an unnamed file vanishes on close).
+// close closes t's file once.
+func (t *temp) close() error {
+	if t.f == nil {
+		return nil
+	}
+	err := t.f.Close()
+	t.f = nil
+	return err
+}
+
+// discard closes t and removes its name (an unnamed file vanishes on
+// close).
 func (t *temp) discard() {
-	_ = t.f.Close()
+	_ = t.close()
 	if t.name != "" {
-		_ = os.Remove(t.name)
-		Untrack(t.name)
+		name := t.name
+		_ = unname(name, func() error { return os.Remove(name) })
+		t.name = ""
 	}
 }
 
 // publish gives t's complete contents the name target, replacing what is
-// there at once, and closes t. An unnamed file is linked in directly when
-// target is new, or linked beside it and renamed over it.
+// there at once, and closes t. Where the directory forbids the rename (or
+// the link) but the file may be written, the contents are copied into
+// target in place, as the shell's `>` would write them.
 func (t *temp) publish(target string) error {
+	err := t.rename(target)
+	if errors.Is(err, fs.ErrPermission) {
+		err = t.copyTo(target)
+	}
+	t.discard()
+	return err
+}
+
+// rename gives t the name target. An unnamed file is linked in directly
+// when target is new, or linked beside it and renamed over it.
+func (t *temp) rename(target string) error {
 	if t.name == "" {
 		err := linkUnnamed(t.f, target)
-		if errors.Is(err, fs.ErrExist) {
-			var named string
-			for range 100 {
-				named = dirOf(target) + ".sdd-" + randomSuffix() + ".tmp"
-				if err = linkUnnamed(t.f, named); !errors.Is(err, fs.ErrExist) {
-					break
-				}
-			}
-			if err == nil {
-				t.name = named
-				Track(named)
-			}
+		if !errors.Is(err, fs.ErrExist) {
+			return err
 		}
-		if err != nil || t.name == "" {
-			t.discard()
+		err = withTempName(dirOf(target), func(name string) error {
+			err := linkUnnamed(t.f, name)
+			if err == nil {
+				t.name = name
+			}
+			return err
+		})
+		if err != nil {
 			return err
 		}
 	}
-	if err := t.f.Close(); err != nil {
-		t.discard()
+	// Closed first: Windows renames no file that is open.
+	if err := t.close(); err != nil {
 		return err
 	}
-	if err := replace(t.name, target); err != nil {
-		t.discard()
+	name := t.name
+	if err := unname(name, func() error { return replace(name, target) }); err != nil {
 		return err
 	}
-	Untrack(t.name)
+	t.name = ""
 	return nil
+}
+
+// copyTo writes t's contents into target in place: opened as `>` opens it
+// (truncated, its owner, mode, ACLs and links kept), then filled.
+func (t *temp) copyTo(target string) error {
+	src := t.f
+	if src == nil {
+		f, err := os.Open(t.name)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		src = f
+	} else if _, err := src.Seek(0, io.SeekStart); err != nil {
+		return err
+	}
+	dst, err := os.OpenFile(target, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o666)
+	if err != nil {
+		return err
+	}
+	_, err = io.Copy(dst, src)
+	if cerr := dst.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // Create prepares name for writing. It fails where a shell's `>` would
@@ -152,24 +219,38 @@ func Create(name string) (*File, error) {
 	if name == "" {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: syscall.ENOENT}
 	}
-	target, err := followLinks(name)
+	target, kernels, err := followLinks(name)
 	if err != nil {
 		return nil, err
+	}
+	if endsInSeparator(target) {
+		// A directory by its spelling: open(2) makes no file by it, and
+		// says why ("d2/" and "file/" alike: is a directory), as to `>`.
+		return openNow(name, target)
 	}
 	fi, err := os.Stat(target)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
+		if kernels || onProcfs(dirOf(target)) {
+			// No file can be made there (/dev/fd/9 with no descriptor 9):
+			// the kernel says why.
+			return openNow(name, target)
+		}
 		return createTemp(name, target, nil)
 	case err != nil:
 		return nil, err
 	case fi.IsDir():
 		return nil, &fs.PathError{Op: "open", Path: name, Err: syscall.EISDIR}
 	case !fi.Mode().IsRegular():
-		f := &File{name: name, target: target}
-		return f, f.open()
+		return openNow(name, target)
 	}
 	if err := checkWritable(target, fi); err != nil {
 		return nil, err
+	}
+	if kernels {
+		// A descriptor's file (/dev/stdout on a regular file, a deleted
+		// one): written in place, as `>` would, never replaced by a name.
+		return &File{name: name, target: target}, nil
 	}
 	f, err := createTemp(name, target, fi)
 	if err != nil && errors.Is(err, fs.ErrPermission) {
@@ -179,6 +260,15 @@ func Create(name string) (*File, error) {
 		return &File{name: name, target: target}, nil
 	}
 	return f, err
+}
+
+// openNow opens target itself at once, as the shell's `>` does.
+func openNow(name, target string) (*File, error) {
+	f := &File{name: name, target: target}
+	if err := f.open(); err != nil {
+		return nil, err
+	}
+	return f, nil
 }
 
 // Write writes p to the file, opening an in-place target on first use.
@@ -265,8 +355,16 @@ func createTemp(name, target string, old fs.FileInfo) (*File, error) {
 
 // WriteNew creates path holding data, whole or not at all, and fails with
 // an error matching fs.ErrExist when path exists: whoever creates it first
-// wins, and no reader ever sees part of it. (Workspace markers.)
+// wins, and no reader ever sees part of it. (Workspace markers.) An error
+// names path, whatever temporary file failed.
 func WriteNew(path string, data []byte) error {
+	if err := writeNew(path, data); err != nil {
+		return &fs.PathError{Op: "write", Path: path, Err: cause(err)}
+	}
+	return nil
+}
+
+func writeNew(path string, data []byte) error {
 	t, err := newTemp(dirOf(path), 0, false)
 	if err != nil {
 		return err
@@ -294,18 +392,39 @@ func WriteNew(path string, data []byte) error {
 	return werr
 }
 
+// cause is the reason inside a file system error, without the path it
+// names.
+func cause(err error) error {
+	var pe *fs.PathError
+	var le *os.LinkError
+	switch {
+	case errors.As(err, &pe):
+		return pe.Err
+	case errors.As(err, &le):
+		return le.Err
+	}
+	return err
+}
+
 // followLinks returns the file a write to name lands in: name itself, or the
 // end of its symlink chain (which need not exist yet: `>` creates it).
-func followLinks(name string) (string, error) {
+// A link on procfs (/proc/self/fd/1, which /dev/stdout leads to) is the
+// kernel's own: its text is no path (pipe:[N], "/x (deleted)"), so it is
+// never read; the kernel follows it when name is opened, and kernels says
+// so.
+func followLinks(name string) (target string, kernels bool, err error) {
 	path := name
 	for range maxLinks {
 		fi, err := os.Lstat(path)
 		if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
-			return path, nil
+			return path, false, nil
+		}
+		if onProcfs(dirOf(path)) {
+			return name, true, nil
 		}
 		dest, err := os.Readlink(path)
 		if err != nil {
-			return "", err
+			return "", false, err
 		}
 		if !rooted(dest) {
 			// Relative to the directory holding the link, as the kernel
@@ -314,7 +433,13 @@ func followLinks(name string) (string, error) {
 		}
 		path = dest
 	}
-	return "", &fs.PathError{Op: "open", Path: name, Err: syscall.ELOOP}
+	return "", false, &fs.PathError{Op: "open", Path: name, Err: syscall.ELOOP}
+}
+
+// endsInSeparator reports whether path names a directory by its spelling:
+// open(2) creates no file by such a name.
+func endsInSeparator(path string) bool {
+	return path != "" && strings.ContainsRune(separators, rune(path[len(path)-1]))
 }
 
 // separators are the bytes that end a path element on this OS.

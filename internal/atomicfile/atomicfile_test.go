@@ -6,7 +6,10 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -64,29 +67,90 @@ func TestAbortLeavesNothing(t *testing.T) {
 }
 
 // Where no unnamed file can be made, a named one is used: it is announced
-// (BeforeNamed) so a signal handler can be ready, tracked, and removed by
-// RemoveTracked as a dying process would.
+// (BeforeNamed) before it exists, so a signal handler can be ready,
+// tracked, and removed by RemoveTracked as a dying process would; after
+// that no new name is made. Published, it leaves no temporary name.
 func TestNamedTemporaryFiles(t *testing.T) {
 	dir := t.TempDir()
 	announced := 0
 	defer func(f func()) { BeforeNamed = f }(BeforeNamed)
-	BeforeNamed = func() { announced++ }
+	BeforeNamed = func() {
+		announced++
+		assert.Empty(t, names(t, dir), "announced before the name exists")
+	}
 	tmp, err := newNamed(dir + string(filepath.Separator))
 	require.NoError(t, err)
 	assert.Equal(t, 1, announced)
 	require.Len(t, names(t, dir), 1)
 	assert.True(t, strings.HasPrefix(names(t, dir)[0], ".sdd-"))
-	RemoveTracked()
-	assert.Empty(t, names(t, dir))
-	_ = tmp.f.Close()
-
-	// Published, it replaces the target and leaves no temporary name.
-	tmp, err = newNamed(dir + string(filepath.Separator))
-	require.NoError(t, err)
 	_, err = tmp.f.Write([]byte("x\n"))
 	require.NoError(t, err)
 	require.NoError(t, tmp.publish(filepath.Join(dir, "out.md")))
 	assert.Equal(t, []string{"out.md"}, names(t, dir))
+
+	BeforeNamed = func() {}
+	_, err = newNamed(dir + string(filepath.Separator))
+	require.NoError(t, err)
+	defer reopenTracked()
+	RemoveTracked()
+	assert.Equal(t, []string{"out.md"}, names(t, dir))
+	_, err = newNamed(dir + string(filepath.Separator))
+	assert.ErrorIs(t, err, errDying, "no name once the process is ending")
+	assert.Equal(t, []string{"out.md"}, names(t, dir))
+}
+
+// RemoveTracked may run at any moment of other goroutines making names
+// (a signal's handler): whatever it meets, no name is left once it has
+// returned.
+func TestRemoveTrackedWhileNamesAreMade(t *testing.T) {
+	defer reopenTracked()
+	for round := 0; round < 20; round++ {
+		reopenTracked()
+		dir := t.TempDir() + string(filepath.Separator)
+		var wg sync.WaitGroup
+		for range 4 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for {
+					tmp, err := newNamed(dir)
+					if err != nil {
+						return
+					}
+					_ = tmp.f.Close()
+				}
+			}()
+		}
+		time.Sleep(time.Millisecond)
+		RemoveTracked()
+		wg.Wait()
+		assert.Empty(t, names(t, dir), "round %d", round)
+	}
+}
+
+// A path with a trailing separator names a directory: open(2) creates no
+// file by it, and says why.
+func TestTrailingSeparator(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("the reasons are Unix's")
+	}
+	dir := t.TempDir()
+	_, err := Create(filepath.Join(dir, "d2") + "/")
+	assert.ErrorIs(t, err, syscall.EISDIR)
+	_, err = Create(filepath.Join(dir, "nodir", "d2") + "/")
+	assert.ErrorIs(t, err, syscall.ENOENT)
+	assert.Empty(t, names(t, dir))
+}
+
+// A failed marker is reported against the marker's path, never a
+// temporary file's or the directory's.
+func TestWriteNewNamesItsTarget(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "nodir", "plan-path")
+	err := WriteNew(p, []byte("x\n"))
+	var pe *fs.PathError
+	require.ErrorAs(t, err, &pe)
+	assert.Equal(t, p, pe.Path)
+	assert.ErrorIs(t, err, fs.ErrNotExist)
 }
 
 func TestWriteNewIsExclusive(t *testing.T) {

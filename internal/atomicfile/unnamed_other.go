@@ -1,4 +1,4 @@
-//go:build !linux
+//go:build !linux || sdd_named_temps
 
 package atomicfile
 

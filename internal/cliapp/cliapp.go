@@ -100,8 +100,10 @@ func Main(cmd Command) int {
 	defer stop(nil)
 	h := &handler{stop: stop, caught: make(chan os.Signal, 1)}
 	if kernelCleansUp {
-		// Nothing to do on a signal unless a named temporary file
-		// appears: then (and only then) catch the signals.
+		// Nothing to do on a signal until a temporary name is about to
+		// be made (a finished output linked beside the file it replaces,
+		// or a file system without O_TMPFILE): from then on, catch the
+		// signals.
 		atomicfile.BeforeNamed = h.arm
 	} else {
 		h.arm()
@@ -124,8 +126,8 @@ func Main(cmd Command) int {
 // Go runtime's own handling is already the contract: it ends the process
 // by the same signal, and leaves SIGINT and SIGHUP ignored when they were
 // ignored at start. Catching them costs two threads at start-up, a tenth of
-// a short command's time, so there it is done only once a named temporary
-// file (a file system without O_TMPFILE) needs removing.
+// a short command's time, so there it is done only once a temporary name
+// is about to be made (atomicfile.BeforeNamed), before it exists.
 type handler struct {
 	once   sync.Once
 	stop   context.CancelCauseFunc
@@ -162,6 +164,7 @@ func (h *handler) arm() {
 // Run runs cmd with args (args[0] being the program name) and returns the
 // exit status, having printed what there is to print.
 func Run(ctx context.Context, cmd Command, args []string, stdout, stderr io.Writer) int {
+	stdout = stdoutWriter{stdout}
 	env := &Env{Prog: cmd.Name, Stdout: stdout, Stderr: stderr, Git: git.New(stderr)}
 	app := &cli.App{
 		Name:      cmd.Name,
@@ -202,6 +205,20 @@ func Run(ctx context.Context, cmd Command, args []string, stdout, stderr io.Writ
 	err := app.RunContext(ctx, args)
 	env.Report(err)
 	return exit.Status(err)
+}
+
+// stdoutWriter makes a stdout that cannot be written (a full device, a
+// descriptor open only for reading) fail the command: exit 1, with the
+// words bash's echo uses for it ("write error: …"), as the script's
+// success line fails.
+type stdoutWriter struct{ w io.Writer }
+
+func (s stdoutWriter) Write(p []byte) (int, error) {
+	n, err := s.w.Write(p)
+	if err != nil {
+		err = exit.File(exit.IO, "write error", err)
+	}
+	return n, err
 }
 
 // Report prints err on stderr the way its kind should be printed (see

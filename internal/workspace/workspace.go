@@ -230,23 +230,8 @@ func readMarker(dir string) (string, error) {
 
 // writeMarker creates dir's marker naming id, failing with fs.ErrExist if
 // another process marked it first; no reader ever sees a partial marker.
-// A failure names the marker, not the temporary file or the directory
-// (with its trailing separator) where it failed.
 func writeMarker(dir, id string) error {
-	path := dir + string(filepath.Separator) + MarkerName
-	err := atomicfile.WriteNew(path, []byte(id+"\n"))
-	if err == nil || errors.Is(err, fs.ErrExist) {
-		return err
-	}
-	var pe *fs.PathError
-	var le *os.LinkError
-	switch {
-	case errors.As(err, &pe):
-		err = pe.Err
-	case errors.As(err, &le):
-		err = le.Err
-	}
-	return &fs.PathError{Op: "write", Path: path, Err: err}
+	return atomicfile.WriteNew(dir+string(filepath.Separator)+MarkerName, []byte(id+"\n"))
 }
 
 // writeInPlace truncates and rewrites path (creating it 0666 minus umask),

@@ -234,39 +234,43 @@ func repeat(s string, n int) []string {
 }
 
 // Difference 3: atomic output files.
-func TestFailedBriefLeavesOutfileAlone(t *testing.T) {
+func TestFailedBriefLeavesOutfileAlone(t *testing.T) { eachBuild(t, failedBriefLeavesOutfileAlone) }
+
+func failedBriefLeavesOutfileAlone(t *testing.T, bins string) {
 	r := testutil.NewRepo(t)
 	r.Write("plan.md", twoTasks)
 	r.Write("out.md", "previous brief\n")
-	res := r.Run("", "task-brief", "plan.md", "9", "out.md")
+	res := r.RunBuild(bins, "", "task-brief", "plan.md", "9", "out.md")
 	assert.Equal(t, 3, res.Code)
 	assert.Equal(t, "task 9 not found in plan.md (no heading matching 'Task 9')\n", res.Stderr)
 	assert.Equal(t, "previous brief\n", readFile(t, filepath.Join(r.Root, "out.md")))
 
-	res = r.Run("", "task-brief", "plan.md", "9", "new.md")
+	res = r.RunBuild(bins, "", "task-brief", "plan.md", "9", "new.md")
 	assert.Equal(t, 3, res.Code)
 	assert.NoFileExists(t, filepath.Join(r.Root, "new.md"))
 
 	// Default OUTFILE: the workspace exists (made before the plan is
 	// read) but holds no brief.
-	res = r.Run("", "task-brief", "plan.md", "9")
+	res = r.RunBuild(bins, "", "task-brief", "plan.md", "9")
 	assert.Equal(t, 3, res.Code)
 	assert.DirExists(t, ws(r, "plan"))
 	assert.NoFileExists(t, filepath.Join(ws(r, "plan"), "task-9-brief.md"))
 	assertNoTemps(t, r.Root)
 }
 
-func TestFailedPackageLeavesNothing(t *testing.T) {
+func TestFailedPackageLeavesNothing(t *testing.T) { eachBuild(t, failedPackageLeavesNothing) }
+
+func failedPackageLeavesNothing(t *testing.T, bins string) {
 	r := testutil.NewRepo(t)
 	r.Write("plan.md", twoTasks)
 	r.Commit("one", "f.txt", "1\n")
 	r.Commit("two", "f.txt", "2\n")
 	blob := r.Git("rev-parse", "HEAD:f.txt")
 	r.Write("out.diff", "previous package\n")
-	res := r.Run("", "review-package", "plan.md", blob, "HEAD", "out.diff")
+	res := r.RunBuild(bins, "", "review-package", "plan.md", blob, "HEAD", "out.diff")
 	assert.Equal(t, 129, res.Code)
 	assert.Equal(t, "previous package\n", readFile(t, filepath.Join(r.Root, "out.diff")))
-	res = r.Run("", "review-package", "plan.md", blob, "HEAD")
+	res = r.RunBuild(bins, "", "review-package", "plan.md", blob, "HEAD")
 	assert.Equal(t, 129, res.Code)
 	entries, _ := os.ReadDir(ws(r, "plan"))
 	for _, e := range entries {
@@ -276,6 +280,10 @@ func TestFailedPackageLeavesNothing(t *testing.T) {
 }
 
 func TestReplacedOutfileKeepsModeAndHardLinkKeepsOldContents(t *testing.T) {
+	eachBuild(t, replacedOutfileKeepsModeAndHardLinkKeepsOldContents)
+}
+
+func replacedOutfileKeepsModeAndHardLinkKeepsOldContents(t *testing.T, bins string) {
 	r := testutil.NewRepo(t)
 	r.Write("plan.md", twoTasks)
 	out := r.Write("out.md", "old\n")
@@ -286,7 +294,7 @@ func TestReplacedOutfileKeepsModeAndHardLinkKeepsOldContents(t *testing.T) {
 	link := filepath.Join(r.Root, "hardlink.md")
 	require.NoError(t, os.Link(out, link))
 
-	res := r.Run("", "task-brief", "plan.md", "1", "out.md")
+	res := r.RunBuild(bins, "", "task-brief", "plan.md", "1", "out.md")
 	require.Equal(t, 0, res.Code, res.Stderr)
 	fi, err := os.Stat(out)
 	require.NoError(t, err)
@@ -295,13 +303,15 @@ func TestReplacedOutfileKeepsModeAndHardLinkKeepsOldContents(t *testing.T) {
 	assert.Equal(t, "old\n", readFile(t, link))
 }
 
-func TestSymlinkOutfileIsWrittenThrough(t *testing.T) {
+func TestSymlinkOutfileIsWrittenThrough(t *testing.T) { eachBuild(t, symlinkOutfileIsWrittenThrough) }
+
+func symlinkOutfileIsWrittenThrough(t *testing.T, bins string) {
 	r := testutil.NewRepo(t)
 	r.Write("plan.md", twoTasks)
 	target := r.Write("real/brief.md", "old\n")
 	link := filepath.Join(r.Root, "brief-link.md")
 	symlink(t, "real/brief.md", link)
-	res := r.Run("", "task-brief", "plan.md", "2", "brief-link.md")
+	res := r.RunBuild(bins, "", "task-brief", "plan.md", "2", "brief-link.md")
 	require.Equal(t, 0, res.Code, res.Stderr)
 	assert.Equal(t, "wrote brief-link.md: 3 lines\n", res.Stdout)
 	fi, err := os.Lstat(link)
@@ -311,7 +321,7 @@ func TestSymlinkOutfileIsWrittenThrough(t *testing.T) {
 
 	// A dangling link is created through, as `>` would.
 	symlink(t, "real/new.md", filepath.Join(r.Root, "dangling.md"))
-	res = r.Run("", "task-brief", "plan.md", "2", "dangling.md")
+	res = r.RunBuild(bins, "", "task-brief", "plan.md", "2", "dangling.md")
 	require.Equal(t, 0, res.Code, res.Stderr)
 	assert.Equal(t, "## Task 2: second\n\nDo two.\n", readFile(t, filepath.Join(r.Root, "real/new.md")))
 }

@@ -42,3 +42,11 @@ func TestScripts(t *testing.T) {
 		},
 	})
 }
+
+// eachBuild runs f as a subtest once per build that the tests of output
+// files cover (testutil.OutputBuilds), with the directory of its binaries.
+func eachBuild(t *testing.T, f func(t *testing.T, bins string)) {
+	for _, b := range testutil.OutputBuilds(t) {
+		t.Run(b.Name, func(t *testing.T) { f(t, b.Dir) })
+	}
+}

@@ -85,9 +85,10 @@ func TestFullDeviceIsAnIOError(t *testing.T) {
 	assert.Empty(t, res.Stdout)
 }
 
-// underFileSizeLimit runs a command with RLIMIT_FSIZE set to blocks KiB.
-func underFileSizeLimit(r *testutil.Repo, blocks int, name string, args ...string) testutil.Result {
-	bin := testutil.Bin(r.T(), name)
+// underFileSizeLimit runs a command of bins with RLIMIT_FSIZE set to
+// blocks KiB.
+func underFileSizeLimit(r *testutil.Repo, bins string, blocks int, name string, args ...string) testutil.Result {
+	bin := filepath.Join(bins, name)
 	return testutil.RunIn(r.Root, r.Env, "bash", append([]string{"-c", "ulimit -f " + strconv.Itoa(blocks) + ` && exec "$0" "$@"`, bin}, args...)...)
 }
 
@@ -95,9 +96,13 @@ func underFileSizeLimit(r *testutil.Repo, blocks int, name string, args ...strin
 // naming the marker, never the temporary file it was written to nor its
 // directory, and nothing is left in the workspace.
 func TestMarkerThatCannotBeWrittenIsNamed(t *testing.T) {
+	eachBuild(t, markerThatCannotBeWrittenIsNamed)
+}
+
+func markerThatCannotBeWrittenIsNamed(t *testing.T, bins string) {
 	r := testutil.NewRepo(t)
 	r.Write("plan.md", twoTasks)
-	res := underFileSizeLimit(r, 0, "sdd-workspace", "plan.md")
+	res := underFileSizeLimit(r, bins, 0, "sdd-workspace", "plan.md")
 	assert.Equal(t, 1, res.Code)
 	assert.Equal(t, "sdd-workspace: "+filepath.Join(ws(r, "plan"), "plan-path")+": file too large\n", res.Stderr)
 	assert.Empty(t, res.Stdout)
@@ -106,27 +111,29 @@ func TestMarkerThatCannotBeWrittenIsNamed(t *testing.T) {
 	assert.Empty(t, entries)
 }
 
-func TestFileSizeLimitLeavesNothing(t *testing.T) {
+func TestFileSizeLimitLeavesNothing(t *testing.T) { eachBuild(t, fileSizeLimitLeavesNothing) }
+
+func fileSizeLimitLeavesNothing(t *testing.T, bins string) {
 	r, base := bigRepo(t, 400_000)
 	plan := "## Task 1\n" + strings.Repeat("a line of the task that goes on\n", 20_000)
 	r.Write("big-plan.md", plan)
 	r.Write("old.md", "old brief\n")
 
-	res := underFileSizeLimit(r, 64, "task-brief", "big-plan.md", "1", "old.md")
+	res := underFileSizeLimit(r, bins, 64, "task-brief", "big-plan.md", "1", "old.md")
 	assert.Equal(t, 1, res.Code)
 	assert.Equal(t, "task-brief: old.md: file too large\n", res.Stderr)
 	assert.Equal(t, "old brief\n", readFile(t, filepath.Join(r.Root, "old.md")))
 
-	res = underFileSizeLimit(r, 64, "task-brief", "big-plan.md", "1", "new.md")
+	res = underFileSizeLimit(r, bins, 64, "task-brief", "big-plan.md", "1", "new.md")
 	assert.Equal(t, 1, res.Code)
 	assert.NoFileExists(t, filepath.Join(r.Root, "new.md"))
 
-	res = underFileSizeLimit(r, 64, "review-package", "plan.md", base, "HEAD", "old.md")
+	res = underFileSizeLimit(r, bins, 64, "review-package", "plan.md", base, "HEAD", "old.md")
 	assert.Equal(t, 1, res.Code)
 	assert.Equal(t, "review-package: old.md: file too large\n", res.Stderr)
 	assert.Equal(t, "old brief\n", readFile(t, filepath.Join(r.Root, "old.md")))
 
-	res = underFileSizeLimit(r, 64, "review-package", "plan.md", base, "HEAD")
+	res = underFileSizeLimit(r, bins, 64, "review-package", "plan.md", base, "HEAD")
 	assert.Equal(t, 1, res.Code)
 	assert.Contains(t, res.Stderr, filepath.Join(ws(r, "plan"), "review-"))
 	assertNoPackages(t, ws(r, "plan"))
@@ -144,7 +151,9 @@ func assertNoPackages(t *testing.T, dir string) {
 // Signals (docs/spec.md, every command): SIGINT, SIGTERM and SIGHUP stop
 // git, remove the temporary file and end the command by that same signal,
 // as its parent (a shell loop, timeout, an agent host) sees the script end.
-func TestSignalsStopALongPackage(t *testing.T) {
+func TestSignalsStopALongPackage(t *testing.T) { eachBuild(t, signalsStopALongPackage) }
+
+func signalsStopALongPackage(t *testing.T, bins string) {
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP} {
 		t.Run(sig.String(), func(t *testing.T) {
 			r, base := bigRepo(t, 200_000)
@@ -152,7 +161,7 @@ func TestSignalsStopALongPackage(t *testing.T) {
 			// git writes part of the diff, then hangs holding the pipe.
 			fake := faultyGit(t, `"$REAL" "$@" | head -c 50000; echo $$ > `+pidFile+`; exec sleep 60`)
 			r.Write("old.diff", "old package\n")
-			cmd := exec.Command(testutil.Bin(t, "review-package"), "plan.md", base, "HEAD", "old.diff")
+			cmd := exec.Command(filepath.Join(bins, "review-package"), "plan.md", base, "HEAD", "old.diff")
 			cmd.Dir, cmd.Env = r.Root, withPath(r.Env, fake)
 			require.NoError(t, cmd.Start())
 			pid := waitForPID(t, pidFile)
@@ -233,13 +242,15 @@ func TestSignalWhileCheckingRevisionsSaysNothing(t *testing.T) {
 
 // A signal ignored by whoever started the command (`trap ” INT`,
 // `nohup`) stays ignored: the package is written all the same.
-func TestIgnoredSignalStaysIgnored(t *testing.T) {
+func TestIgnoredSignalStaysIgnored(t *testing.T) { eachBuild(t, ignoredSignalStaysIgnored) }
+
+func ignoredSignalStaysIgnored(t *testing.T, bins string) {
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGHUP} {
 		t.Run(sig.String(), func(t *testing.T) {
 			r, base := bigRepo(t, 20_000)
 			started := filepath.Join(t.TempDir(), "started")
 			fake := faultyGit(t, `: > `+started+`; sleep 1; exec "$REAL" "$@"`)
-			bin := testutil.Bin(t, "review-package")
+			bin := filepath.Join(bins, "review-package")
 			want := testutil.RunIn(r.Root, r.Env, bin, "plan.md", base, "HEAD", "want.diff")
 			require.Equal(t, 0, want.Code, want.Stderr)
 			name := map[syscall.Signal]string{syscall.SIGINT: "INT", syscall.SIGHUP: "HUP"}[sig]
@@ -281,6 +292,10 @@ func waitFor(t *testing.T, cond func() bool) {
 }
 
 func TestGitDyingMidStreamLeavesNoPackage(t *testing.T) {
+	eachBuild(t, gitDyingMidStreamLeavesNoPackage)
+}
+
+func gitDyingMidStreamLeavesNoPackage(t *testing.T, bins string) {
 	cases := []struct {
 		name, body string
 		status     int
@@ -294,7 +309,7 @@ func TestGitDyingMidStreamLeavesNoPackage(t *testing.T) {
 			r, base := bigRepo(t, 100_000)
 			env := withPath(r.Env, faultyGit(t, c.body))
 			r.Write("old.diff", "old package\n")
-			bin := testutil.Bin(t, "review-package")
+			bin := filepath.Join(bins, "review-package")
 			res := testutil.RunIn(r.Root, env, bin, "plan.md", base, "HEAD", "old.diff")
 			assert.Equal(t, c.status, res.Code)
 			assert.Equal(t, c.stderr, res.Stderr)
@@ -309,6 +324,10 @@ func TestGitDyingMidStreamLeavesNoPackage(t *testing.T) {
 }
 
 func TestCorruptObjectPassesGitsFailureThrough(t *testing.T) {
+	eachBuild(t, corruptObjectPassesGitsFailureThrough)
+}
+
+func corruptObjectPassesGitsFailureThrough(t *testing.T, bins string) {
 	r := testutil.NewRepo(t)
 	r.Write("plan.md", twoTasks)
 	base := r.Commit("plan")
@@ -316,7 +335,7 @@ func TestCorruptObjectPassesGitsFailureThrough(t *testing.T) {
 	blob := r.Git("rev-parse", "HEAD:f.txt")
 	obj := filepath.Join(r.Root, ".git", "objects", blob[:2], blob[2:])
 	require.NoError(t, os.Remove(obj))
-	res := r.Run("", "review-package", "plan.md", base, "HEAD", "out.diff")
+	res := r.RunBuild(bins, "", "review-package", "plan.md", base, "HEAD", "out.diff")
 	assert.Equal(t, 128, res.Code)
 	assert.Contains(t, res.Stderr, "fatal: ")
 	assert.Contains(t, res.Stderr, blob[:7])
@@ -453,10 +472,12 @@ func TestUnwritableReferenceWorkspaceIsAdopted(t *testing.T) {
 // can be made is written in place, but opened only once the first byte is
 // ready: a task that is not found leaves the old brief whole.
 func TestInPlaceOutfileIsOpenedOnlyWhenThereIsSomethingToWrite(t *testing.T) {
+	eachBuild(t, inPlaceOutfileIsOpenedOnlyWhenThereIsSomethingToWrite)
+}
+
+func inPlaceOutfileIsOpenedOnlyWhenThereIsSomethingToWrite(t *testing.T, bins string) {
 	r := testutil.NewSharedRepo(t)
 	r.Write("plan.md", twoTasks)
-	bins, err := testutil.BuildBinaries()
-	require.NoError(t, err)
 	out := r.Write("d/out.md", "old brief\n")
 	testutil.Chmod(t, out, 0o666)
 	testutil.Chmod(t, filepath.Join(r.Root, "d"), 0o555)

@@ -74,6 +74,10 @@ func TestConcurrentBriefs(t *testing.T) {
 }
 
 func TestConcurrentPackagesToOneOutfile(t *testing.T) {
+	eachBuild(t, concurrentPackagesToOneOutfile)
+}
+
+func concurrentPackagesToOneOutfile(t *testing.T, bins string) {
 	r := testutil.NewRepo(t)
 	r.Write("plan.md", twoTasks)
 	var commits []string
@@ -83,7 +87,7 @@ func TestConcurrentPackagesToOneOutfile(t *testing.T) {
 	// Each writer's full output, alone.
 	want := map[string]bool{}
 	for _, base := range commits {
-		res := r.Run("", "review-package", "plan.md", base, "HEAD", "alone.diff")
+		res := r.RunBuild(bins, "", "review-package", "plan.md", base, "HEAD", "alone.diff")
 		require.Equal(t, 0, res.Code, res.Stderr)
 		want[readFile(t, filepath.Join(r.Root, "alone.diff"))] = true
 	}
@@ -93,7 +97,7 @@ func TestConcurrentPackagesToOneOutfile(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				res := r.Run("", "review-package", "plan.md", base, "HEAD", "shared.diff")
+				res := r.RunBuild(bins, "", "review-package", "plan.md", base, "HEAD", "shared.diff")
 				assert.Equal(t, 0, res.Code, res.Stderr)
 			}()
 		}

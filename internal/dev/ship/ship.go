@@ -53,6 +53,7 @@ type Build struct {
 	GOARCH  string   // "" for the host's
 	Version string   // stamped into the binaries; "" leaves --version to the build record
 	Race    bool     // build with the race detector (tests run under -race)
+	Tags    []string // build tags besides the shipped ones (a test build's)
 	Env     []string // extra environment for the go command
 	Only    []string // a subset of Commands; nil means all
 	Extra   []string // more main packages to build the same way (the bench's floor program)
@@ -64,7 +65,8 @@ func (b Build) Args() []string {
 	if b.Install {
 		verb = "install"
 	}
-	args := []string{verb, "-trimpath", "-tags", Tags, "-ldflags", LDFlags(b.Version)}
+	tags := strings.Join(append([]string{Tags}, b.Tags...), ",")
+	args := []string{verb, "-trimpath", "-tags", tags, "-ldflags", LDFlags(b.Version)}
 	if b.Race {
 		args = append(args, "-race")
 	}

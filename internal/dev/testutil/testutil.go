@@ -22,7 +22,11 @@ import (
 	"github.com/sdd-go/sdd-go/internal/dev/ship"
 )
 
-var build struct {
+// builds are the sets of binaries this process built (or was given), by
+// their extra build tags ("" for the shipped build).
+var builds sync.Map // string → *binaries
+
+type binaries struct {
 	once  sync.Once
 	dir   string
 	err   error
@@ -33,6 +37,12 @@ var build struct {
 // building them: the Windows suite runs under Wine, where there is no Go
 // toolchain, with binaries cross-built on the Linux side.
 const BinDirEnv = "SDD_TEST_BIN_DIR"
+
+// NamedTempsTag is the build tag under which internal/atomicfile writes
+// outputs to named temporary files on Linux too, as it does where O_TMPFILE
+// is missing (other systems, some file systems): tests build a second set
+// of binaries with it (NamedTempBinaries), so that path runs here.
+const NamedTempsTag = "sdd_named_temps"
 
 // ModuleRoot is the directory holding go.mod: the nearest one above this
 // source file, so the answer does not depend on where the package sits.
@@ -58,39 +68,79 @@ func ModuleRoot() string {
 // readable by everyone, so tests can run the binaries as another user. With
 // $SDD_TEST_BIN_DIR set it returns that directory instead (see BinDirEnv).
 // The caller (TestMain) removes what it built with CleanupBinaries.
-func BuildBinaries() (string, error) {
-	build.once.Do(func() {
-		if dir := os.Getenv(BinDirEnv); dir != "" {
-			build.dir, build.given = dir, true
+func BuildBinaries() (string, error) { return buildTagged("") }
+
+// NamedTempBinaries is BuildBinaries with NamedTempsTag: the commands as
+// they run where no unnamed temporary file can be made.
+func NamedTempBinaries() (string, error) { return buildTagged(NamedTempsTag) }
+
+func buildTagged(tag string) (string, error) {
+	v, _ := builds.LoadOrStore(tag, &binaries{})
+	b := v.(*binaries)
+	b.once.Do(func() {
+		if dir := os.Getenv(BinDirEnv); dir != "" && tag == "" {
+			b.dir, b.given = dir, true
 			return
 		}
-		build.dir, build.err = os.MkdirTemp("", "sdd-bin-")
-		if build.err != nil {
+		b.dir, b.err = os.MkdirTemp("", "sdd-bin-")
+		if b.err != nil {
 			return
 		}
-		if build.err = os.Chmod(build.dir, 0o755); build.err != nil {
+		if b.err = os.Chmod(b.dir, 0o755); b.err != nil {
 			return
 		}
-		b := ship.Build{Root: ModuleRoot(), Out: build.dir, Race: RaceEnabled}
-		build.err = b.Run(context.Background())
+		sb := ship.Build{Root: ModuleRoot(), Out: b.dir, Race: RaceEnabled}
+		if tag != "" {
+			sb.Tags = []string{tag}
+		}
+		b.err = sb.Run(context.Background())
 		if RaceEnabled {
 			// A race-enabled program sleeps a second at exit by default;
 			// every environment the tests derive from this process's
 			// (gitenv.Hermetic) inherits the override.
-			build.err = errors.Join(build.err, os.Setenv("GORACE", RaceOptions))
+			b.err = errors.Join(b.err, os.Setenv("GORACE", RaceOptions))
 		}
 	})
-	return build.dir, build.err
+	return b.dir, b.err
 }
 
 // RaceOptions is GORACE for the race-enabled binaries under test.
 const RaceOptions = "atexit_sleep_ms=0 halt_on_error=1"
 
-// CleanupBinaries removes what BuildBinaries made.
+// CleanupBinaries removes what BuildBinaries and NamedTempBinaries made.
 func CleanupBinaries() {
-	if build.dir != "" && !build.given {
-		os.RemoveAll(build.dir)
+	builds.Range(func(_, v any) bool {
+		if b := v.(*binaries); b.dir != "" && !b.given {
+			os.RemoveAll(b.dir)
+		}
+		return true
+	})
+}
+
+// Build is one set of the commands' binaries.
+type Build struct {
+	Name string // "shipped" or "named-temps"
+	Dir  string
+}
+
+// OutputBuilds are the builds that tests of output files run against: the
+// shipped one and, on Linux (where the shipped one uses unnamed temporary
+// files), the NamedTempsTag one. It fails t if a build fails.
+func OutputBuilds(t testing.TB) []Build {
+	t.Helper()
+	dir, err := BuildBinaries()
+	if err != nil {
+		t.Fatal(err)
 	}
+	out := []Build{{"shipped", dir}}
+	if runtime.GOOS == "linux" && os.Getenv(BinDirEnv) == "" {
+		named, err := NamedTempBinaries()
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, Build{"named-temps", named})
+	}
+	return out
 }
 
 // Bin is the path of one built command; BuildBinaries must have run.
@@ -192,6 +242,11 @@ func (r *Repo) Commit(msg string, files ...string) string {
 func (r *Repo) Run(dir, name string, args ...string) Result {
 	r.t.Helper()
 	return RunIn(filepath.Join(r.Root, dir), r.Env, Bin(r.t, name), args...)
+}
+
+// RunBuild is Run with the binaries in bins (a Build's Dir).
+func (r *Repo) RunBuild(bins, dir, name string, args ...string) Result {
+	return RunIn(filepath.Join(r.Root, dir), r.Env, filepath.Join(bins, name), args...)
 }
 
 // Enter makes the repository this process's working directory and its

@@ -1,0 +1,372 @@
+package e2e
+
+// OUTFILEs that are the process's own descriptors (/dev/stdout,
+// /dev/stderr, /dev/fd/N, /proc/self/fd/N: docs/spec.md diff3, revision of
+// 2026-12-03): whatever the kernel finds there is written, through the
+// descriptor's file, never replaced by name. And signals at the moment an
+// output gets its name (every-signals).
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+	"unsafe"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/sdd-go/sdd-go/internal/dev/testutil"
+)
+
+// fdRun runs a command with the given files as its descriptors 1, 2, 3, …
+// (a nil one is a pipe read into the result, as testutil.RunIn does).
+func fdRun(t *testing.T, dir string, env []string, bin string, files []*os.File, args ...string) testutil.Result {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Dir, cmd.Env = dir, env
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if len(files) > 0 && files[0] != nil {
+		cmd.Stdout = files[0]
+	}
+	if len(files) > 1 && files[1] != nil {
+		cmd.Stderr = files[1]
+	}
+	if len(files) > 2 {
+		cmd.ExtraFiles = files[2:]
+	}
+	err := cmd.Run()
+	res := testutil.Result{Stdout: stdout.String(), Stderr: stderr.String()}
+	var ee *exec.ExitError
+	if err != nil {
+		require.ErrorAs(t, err, &ee)
+		res.Code = ee.ExitCode()
+	}
+	return res
+}
+
+// overlay is what a file holds when head is written over the start of
+// body: a success line written through the shell's descriptor (offset 0)
+// after the output was written through another.
+func overlay(body, head string) string {
+	if len(head) >= len(body) {
+		return head
+	}
+	return head + body[len(head):]
+}
+
+// outputCase is one command writing to a descriptor path: its arguments
+// without the OUTFILE, its output as written to a plain file, and its
+// success line for an OUTFILE.
+type outputCase struct {
+	name string
+	args []string
+	want string
+	line func(out string) string
+}
+
+func descriptorCases(t *testing.T, r *testutil.Repo) []outputCase {
+	r.Write("plan.md", longTask)
+	base := r.Commit("one", "f.txt", "1\n")
+	r.Commit("two", "f.txt", "2\n")
+	res := r.Run("", "review-package", "plan.md", base, "HEAD", "want.diff")
+	require.Equal(t, 0, res.Code, res.Stderr)
+	pkg := readFile(t, filepath.Join(r.Root, "want.diff"))
+	require.NoError(t, os.Remove(filepath.Join(r.Root, "want.diff")))
+	return []outputCase{
+		{"task-brief", []string{"plan.md", "1"}, longBrief, func(out string) string { return "wrote " + out + ": 4 lines\n" }},
+		{"review-package", []string{"plan.md", base, "HEAD"}, pkg, func(out string) string {
+			return fmt.Sprintf("wrote %s: 1 commit(s), %d bytes\n", out, len(pkg))
+		}},
+	}
+}
+
+// A pipe (a shell pipeline, an agent host reading the command's output) is
+// written directly: the output, then the success line, exit 0.
+func TestDescriptorOutfileThatIsAPipe(t *testing.T) {
+	r := testutil.NewRepo(t)
+	for _, c := range descriptorCases(t, r) {
+		bin := testutil.Bin(t, c.name)
+		for _, out := range []string{"/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"} {
+			res := fdRun(t, r.Root, r.Env, bin, nil, append(c.args, out)...)
+			assert.Equal(t, 0, res.Code, "%s %s: %s", c.name, out, res.Stderr)
+			assert.Equal(t, c.want+c.line(out), res.Stdout, "%s %s", c.name, out)
+			assert.Empty(t, res.Stderr)
+		}
+		res := fdRun(t, r.Root, r.Env, bin, nil, append(c.args, "/dev/stderr")...)
+		assert.Equal(t, 0, res.Code, "%s /dev/stderr: %s", c.name, res.Stderr)
+		assert.Equal(t, c.want, res.Stderr, c.name)
+		assert.Equal(t, c.line("/dev/stderr"), res.Stdout, c.name)
+
+		// /dev/fd/3 open on a pipe the caller reads.
+		pr, pw, err := os.Pipe()
+		require.NoError(t, err)
+		got := make(chan string)
+		go func() { b, _ := io.ReadAll(pr); got <- string(b) }()
+		res = fdRun(t, r.Root, r.Env, bin, []*os.File{nil, nil, pw}, append(c.args, "/dev/fd/3")...)
+		require.NoError(t, pw.Close())
+		assert.Equal(t, 0, res.Code, "%s /dev/fd/3: %s", c.name, res.Stderr)
+		assert.Equal(t, c.want, <-got, c.name)
+		assert.Equal(t, c.line("/dev/fd/3"), res.Stdout, c.name)
+		require.NoError(t, pr.Close())
+	}
+	assertNoTemps(t, r.Root)
+	assertOnly(t, r.Root, "plan.md", "f.txt")
+}
+
+// A regular file behind the descriptor is written in place, as `>` would
+// write it (opened anew by the path, truncated): the same file, never one
+// renamed over it. The success line then goes through the shell's own
+// descriptor: over the start of the output for `>` (offset 0), after it
+// for `>>`.
+func TestDescriptorOutfileThatIsARegularFile(t *testing.T) {
+	eachBuild(t, func(t *testing.T, bins string) {
+		r := testutil.NewRepo(t)
+		dir := testutil.RealTempDir(t)
+		for _, c := range descriptorCases(t, r) {
+			bin := filepath.Join(bins, c.name)
+			open := func(flags int) (*os.File, string) {
+				p := filepath.Join(dir, "out")
+				require.NoError(t, os.WriteFile(p, []byte("old contents, longer than nothing\n"), 0o640))
+				f, err := os.OpenFile(p, flags, 0)
+				require.NoError(t, err)
+				t.Cleanup(func() { f.Close() })
+				return f, p
+			}
+			sameFile := func(f *os.File, p string) {
+				a, err := f.Stat()
+				require.NoError(t, err)
+				b, err := os.Stat(p)
+				require.NoError(t, err)
+				assert.True(t, os.SameFile(a, b), "%s: written in place, not replaced", c.name)
+				assert.Equal(t, os.FileMode(0o640), b.Mode().Perm())
+			}
+
+			// `> out`
+			f, p := open(os.O_WRONLY | os.O_TRUNC)
+			res := fdRun(t, r.Root, r.Env, bin, []*os.File{f}, append(c.args, "/dev/stdout")...)
+			assert.Equal(t, 0, res.Code, "%s: %s", c.name, res.Stderr)
+			assert.Equal(t, overlay(c.want, c.line("/dev/stdout")), readFile(t, p), c.name)
+			sameFile(f, p)
+
+			// `>> out`
+			f, p = open(os.O_WRONLY | os.O_APPEND)
+			res = fdRun(t, r.Root, r.Env, bin, []*os.File{f}, append(c.args, "/dev/stdout")...)
+			assert.Equal(t, 0, res.Code, "%s: %s", c.name, res.Stderr)
+			assert.Equal(t, c.want+c.line("/dev/stdout"), readFile(t, p), c.name)
+			sameFile(f, p)
+
+			// `3> out`, and `2> out`
+			for fd, out := range map[int]string{3: "/dev/fd/3", 2: "/dev/stderr"} {
+				f, p = open(os.O_WRONLY)
+				files := []*os.File{nil, nil, nil}
+				files[fd-1] = f
+				res = fdRun(t, r.Root, r.Env, bin, files, append(c.args, out)...)
+				assert.Equal(t, 0, res.Code, "%s %s: %s", c.name, out, res.Stderr)
+				assert.Equal(t, c.want, readFile(t, p), "%s %s", c.name, out)
+				assert.Equal(t, c.line(out), res.Stdout)
+				sameFile(f, p)
+			}
+			assertOnly(t, dir, "out")
+		}
+		// A task that is not found leaves the file as it was: it is
+		// opened only once there is something to write.
+		p := filepath.Join(dir, "out")
+		require.NoError(t, os.WriteFile(p, []byte("kept\n"), 0o644))
+		f, err := os.OpenFile(p, os.O_WRONLY, 0)
+		require.NoError(t, err)
+		defer f.Close()
+		res := fdRun(t, r.Root, r.Env, filepath.Join(bins, "task-brief"), []*os.File{nil, nil, f}, "plan.md", "9", "/dev/fd/3")
+		assert.Equal(t, 3, res.Code, res.Stderr)
+		assert.Equal(t, "kept\n", readFile(t, p))
+		assertNoTemps(t, r.Root)
+		assertNoTemps(t, dir)
+	})
+}
+
+// A descriptor open on a deleted file is written through: the data lands
+// in the file the descriptor holds, and nothing is made by name (no
+// "out (deleted)" beside it).
+func TestDescriptorOutfileThatIsADeletedFile(t *testing.T) {
+	eachBuild(t, func(t *testing.T, bins string) {
+		r := testutil.NewRepo(t)
+		dir := testutil.RealTempDir(t)
+		for _, c := range descriptorCases(t, r) {
+			bin := filepath.Join(bins, c.name)
+			for _, fd := range []int{1, 3} {
+				p := filepath.Join(dir, "out")
+				f, err := os.OpenFile(p, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o644)
+				require.NoError(t, err)
+				require.NoError(t, os.Remove(p))
+				files := []*os.File{nil, nil, nil}
+				files[fd-1] = f
+				out := fmt.Sprintf("/dev/fd/%d", fd)
+				res := fdRun(t, r.Root, r.Env, bin, files, append(c.args, out)...)
+				assert.Equal(t, 0, res.Code, "%s %s: %s", c.name, out, res.Stderr)
+				var got bytes.Buffer
+				_, err = f.Seek(0, io.SeekStart)
+				require.NoError(t, err)
+				_, err = got.ReadFrom(f)
+				require.NoError(t, err)
+				want := c.want
+				if fd == 1 {
+					want = overlay(want, c.line(out))
+				} else {
+					assert.Equal(t, c.line(out), res.Stdout)
+				}
+				assert.Equal(t, want, got.String(), "%s %s", c.name, out)
+				require.NoError(t, f.Close())
+				assertOnly(t, dir)
+			}
+		}
+		assertNoTemps(t, r.Root)
+	})
+}
+
+// A descriptor that is not open is a path that does not exist, as for the
+// shell's `>`: exit 1 naming it, and nothing made.
+func TestDescriptorOutfileThatIsNotOpen(t *testing.T) {
+	r := testutil.NewRepo(t)
+	r.Write("plan.md", twoTasks)
+	for _, task := range []string{"1", "9"} {
+		res := r.Run("", "task-brief", "plan.md", task, "/dev/fd/9")
+		assert.Equal(t, 1, res.Code, res.Stderr)
+		assert.Equal(t, "task-brief: /dev/fd/9: no such file or directory\n", res.Stderr)
+		assert.Empty(t, res.Stdout)
+	}
+}
+
+// inotifyCreates watches dir for new names and sends each on the channel
+// until the test ends.
+func inotifyCreates(t *testing.T, dir string) <-chan string {
+	t.Helper()
+	fd, err := syscall.InotifyInit1(syscall.IN_CLOEXEC)
+	require.NoError(t, err)
+	_, err = syscall.InotifyAddWatch(fd, dir, syscall.IN_CREATE|syscall.IN_MOVED_TO)
+	require.NoError(t, err)
+	names := make(chan string, 1024)
+	go func() {
+		buf := make([]byte, 64*1024)
+		for {
+			n, err := syscall.Read(fd, buf)
+			if err != nil || n <= 0 {
+				return
+			}
+			for off := 0; off+syscall.SizeofInotifyEvent <= n; {
+				ev := (*syscall.InotifyEvent)(unsafe.Pointer(&buf[off]))
+				name := buf[off+syscall.SizeofInotifyEvent : off+syscall.SizeofInotifyEvent+int(ev.Len)]
+				names <- strings.TrimRight(string(name), "\x00")
+				off += syscall.SizeofInotifyEvent + int(ev.Len)
+			}
+		}
+	}()
+	t.Cleanup(func() { syscall.Close(fd) })
+	return names
+}
+
+// No signal at any moment leaves a named temporary file: SIGTERM is sent
+// the instant a .sdd-* name appears beside the OUTFILE (inotify), which is
+// when one could be left: the unnamed output linked beside an existing
+// target before the rename, or a named temporary file being written. Each
+// run must end with the old file or the new one, complete, and no .sdd-*
+// name.
+func TestSignalWhenTheTemporaryFileIsNamed(t *testing.T) {
+	eachBuild(t, func(t *testing.T, bins string) {
+		r := testutil.NewRepo(t)
+		r.Write("plan.md", longTask)
+		dir := filepath.Join(r.Root, "out")
+		require.NoError(t, os.Mkdir(dir, 0o755))
+		out := filepath.Join(dir, "brief.md")
+		names := inotifyCreates(t, dir)
+		bin := filepath.Join(bins, "task-brief")
+		// Before the fix, the shipped build left a name within 10 to 40
+		// runs.
+		deadline := time.Now().Add(2 * time.Second)
+		runs, caught := 0, 0
+		for runs < 200 && time.Now().Before(deadline) {
+			runs++
+			require.NoError(t, os.WriteFile(out, []byte("old\n"), 0o644))
+			for len(names) > 0 {
+				<-names
+			}
+			cmd := exec.Command(bin, "plan.md", "1", "out/brief.md")
+			cmd.Dir, cmd.Env = r.Root, r.Env
+			require.NoError(t, cmd.Start())
+			done := make(chan error, 1)
+			go func() { done <- cmd.Wait() }()
+			var err error
+		wait:
+			for {
+				select {
+				case name := <-names:
+					if strings.HasPrefix(name, ".sdd-") {
+						_ = cmd.Process.Signal(syscall.SIGTERM)
+						caught++
+						err = <-done
+						break wait
+					}
+				case err = <-done:
+					break wait
+				}
+			}
+			if err != nil {
+				var ee *exec.ExitError
+				require.ErrorAs(t, err, &ee)
+				ws := ee.Sys().(syscall.WaitStatus)
+				require.True(t, ws.Signaled() && ws.Signal() == syscall.SIGTERM, "run %d: %v", runs, err)
+			}
+			got := readFile(t, out)
+			require.True(t, got == "old\n" || got == longBrief, "run %d: %q", runs, got)
+			entries, err := os.ReadDir(dir)
+			require.NoError(t, err)
+			require.Len(t, entries, 1, "run %d left %v", runs, entries)
+		}
+		t.Logf("%d runs, %d signalled while a temporary name existed", runs, caught)
+		require.Greater(t, caught, 10, "the signal must have met the named file")
+	})
+}
+
+// The two builds differ as they should: writing a new file, the shipped
+// one makes no temporary name at all (an unnamed file, linked in), the
+// sdd_named_temps one makes a .sdd-* name first. (Without this, a tag that
+// changed nothing would leave every test of the named path passing
+// vacuously.)
+func TestBuildsDifferInTheirTemporaryFiles(t *testing.T) {
+	builds := testutil.OutputBuilds(t)
+	require.Len(t, builds, 2)
+	for _, b := range builds {
+		r := testutil.NewRepo(t)
+		r.Write("plan.md", twoTasks)
+		dir := filepath.Join(r.Root, "out")
+		require.NoError(t, os.Mkdir(dir, 0o755))
+		const oTmpfile = 0x400000 | syscall.O_DIRECTORY // O_TMPFILE
+		if fd, err := syscall.Open(dir, syscall.O_RDWR|oTmpfile, 0o600); err != nil {
+			t.Skipf("no O_TMPFILE in %s (%v): both builds name their temporary files here", dir, err)
+		} else {
+			syscall.Close(fd)
+		}
+		names := inotifyCreates(t, dir)
+		res := r.RunBuild(b.Dir, "", "task-brief", "plan.md", "1", "out/new.md")
+		require.Equal(t, 0, res.Code, res.Stderr)
+		var seen []string
+		for {
+			select {
+			case n := <-names:
+				seen = append(seen, n)
+				continue
+			case <-time.After(100 * time.Millisecond):
+			}
+			break
+		}
+		named := len(seen) > 0 && strings.HasPrefix(seen[0], ".sdd-")
+		assert.Equal(t, b.Name == "named-temps", named, "%s made %v", b.Name, seen)
+		assert.Contains(t, seen, "new.md")
+	}
+}
