@@ -13,9 +13,16 @@ VERSION ?=
 ## all: the same as build.
 all: build
 
-## help: list every target with one line each.
+# The targets that make or install the product; every other one checks or
+# measures it (the tooling under internal/dev and scripts/).
+PRODUCT_TARGETS := all build install install-skill demo dist clean
+
+## help: list every target with one line each: the product's, then the tooling's.
 help:
-	@grep -h '^## [a-z-]*:' $(MAKEFILE_LIST) | sed 's/^## //' | awk '{ i = index($$0, ": "); printf "  %-14s %s\n", substr($$0, 1, i - 1), substr($$0, i + 2) }'
+	@grep -h '^## [a-z-]*:' $(MAKEFILE_LIST) | sed 's/^## //' | awk -v product=' $(PRODUCT_TARGETS) ' '\
+		{ i = index($$0, ": "); t = substr($$0, 1, i - 1); line = sprintf("  %-14s %s", t, substr($$0, i + 2)); \
+		  if (index(product, " " t " ")) p = p line "\n"; else d = d line "\n" } \
+		END { printf "Build and install (the product):\n%s\nCheck and measure (the tooling):\n%s", p, d }'
 
 ## build: bin/sdd-workspace, bin/task-brief, bin/review-package, built as they ship (internal/dev/ship).
 build:
