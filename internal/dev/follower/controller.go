@@ -291,8 +291,18 @@ func (c *controller) parseReviewer(text string) reviewerAnswer {
 	return a
 }
 
+// pkgValues are <package> and, when known, <bytes>: a prompt that needs
+// <bytes> the follower does not know is refused by Fill.
+func pkgValues(v Values, pkg, bytes string) Values {
+	v = v.With("<package>", pkg)
+	if bytes != "" {
+		v["<bytes>"] = bytes
+	}
+	return v
+}
+
 func (c *controller) review(tr *taskRun, pkg, bytes string) string {
-	prompt := c.block("Reviewer prompt", tr.v.With("<package>", pkg, "<bytes>", bytes))
+	prompt := c.block("Reviewer prompt", pkgValues(tr.v, pkg, bytes))
 	if tr.noReport {
 		prompt = replaceLine(prompt, "Report: ", NoReportLine)
 	}
@@ -393,10 +403,9 @@ func (c *controller) reReviewPackage(tr *taskRun, r int) string {
 var addressedRe = regexp.MustCompile(`^(ADDRESSED|NOT ADDRESSED)(?: — (.*))?$`)
 
 func (c *controller) reReview(tr *taskRun, r int, pkg, bytes string) string {
-	prompt := c.block("Re-reviewer prompt", tr.v.With("<R>", strconv.Itoa(r),
+	prompt := c.block("Re-reviewer prompt", pkgValues(tr.v, pkg, bytes).With("<R>", strconv.Itoa(r),
 		"<open findings>", joinFindings(tr.open),
-		"<the review file with the details>", tr.review,
-		"<package>", pkg, "<bytes>", bytes))
+		"<the review file with the details>", tr.review))
 	ar := c.dispatch(fmt.Sprintf("Task %d: re-review round %d", tr.n, r), prompt, ModelReReviewer)
 	x := c.takeReReview(tr, ar.Reply)
 	return c.record(tr, r, x)
@@ -509,7 +518,7 @@ func (c *controller) final(pending string) {
 }
 
 func (c *controller) finalReview(pkg, bytes string) {
-	v := c.v.With("<who>", "Final", "<package>", pkg, "<bytes>", bytes)
+	v := pkgValues(c.v.With("<who>", "Final"), pkg, bytes)
 	ar := c.dispatch("Final review", c.block("Final reviewer prompt", v), ModelFinal)
 	a := c.parseReviewer(ar.Reply)
 	if a.spec != "n/a" {

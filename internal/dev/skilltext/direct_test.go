@@ -239,9 +239,17 @@ func (a *directActor) read(path string, offset, limit int) follower.Result {
 		return follower.Result{Text: fmt.Sprintf("<system-reminder>Warning: the file exists but is shorter than the provided offset (%d). The file has %d lines.</system-reminder>", offset, len(lines))}
 	}
 	to := min(from+limit, len(lines))
-	part := strings.Join(lines[from:to], "")
-	if tokens := (len(part) + bytesPerTokens - 1) / bytesPerTokens; tokens > readMaxTokens && !whole {
-		return follower.Result{Text: fmt.Sprintf("File content (%d tokens) exceeds maximum allowed tokens (%d). Use offset and limit parameters to read specific portions of the file, or search for specific content instead of reading the whole file.", tokens, readMaxTokens), IsError: true}
+	tokens := func(to int) int { return (len(strings.Join(lines[from:to], "")) + bytesPerTokens - 1) / bytesPerTokens }
+	note := ""
+	if n := tokens(to); n > readMaxTokens {
+		if !whole {
+			return follower.Result{Text: fmt.Sprintf("File content (%d tokens) exceeds maximum allowed tokens (%d). Use offset and limit parameters to read specific portions of the file, or search for specific content instead of reading the whole file.", n, readMaxTokens), IsError: true}
+		}
+		// A whole read over the cap comes back as its first page.
+		for to > from+1 && tokens(to) > readMaxTokens {
+			to--
+		}
+		note = fmt.Sprintf("\n[Truncated: PARTIAL view — lines %d-%d of %d; use offset and limit to read the rest]", from+1, to, len(lines))
 	}
 	var out strings.Builder
 	for i, l := range lines[from:to] {
@@ -250,7 +258,7 @@ func (a *directActor) read(path string, offset, limit int) follower.Result {
 		}
 		fmt.Fprintf(&out, "%d\t%s", from+i+1, strings.TrimSuffix(l, "\n"))
 	}
-	return follower.Result{Text: out.String()}
+	return follower.Result{Text: out.String() + note}
 }
 
 func directKB(n int) string {
