@@ -482,11 +482,7 @@ func (c *controller) record(tr *taskRun, r, x int) string {
 func (c *controller) breaker(tr *taskRun, parked int) string {
 	task, _ := c.sc.task(tr.n)
 	for i, f := range tr.open {
-		ruling := ""
-		if d := task.Defect; d != nil && f.text == d.Finding {
-			ruling = d.Ruling
-		}
-		kind, why, _ := strings.Cut(ruling, ": ")
+		kind, why, _ := strings.Cut(task.Rulings[f.text], ": ")
 		switch kind {
 		case "park":
 			s := c.resumeBlock("Park", tr.v.With("<finding>", f.line(), "<why>", why))

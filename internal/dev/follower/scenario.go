@@ -44,6 +44,10 @@ type Task struct {
 	Minors       []string // Minor one-liners the task's review reports
 	Unverifiable string   // an item the reviewer cannot verify (spec ⚠️), or ""
 	OutOfScope   []string // what the re-reviewer notes outside its scope
+	// Rulings are the controller's rulings on findings round 5 leaves
+	// open, by the finding's text (after its id): "park: <why>" or
+	// "block: <reason>".
+	Rulings map[string]string
 }
 
 // Commit is one commit of an implementer.
@@ -64,9 +68,6 @@ type Defect struct {
 	Marker  string // a text of Wrong the right content lacks: how reviewers see the defect
 	Finding string // the finding after its id and grade: "greet.txt:1 greeting misspelled"
 	FixedIn int    // the fix round that fixes it; 0 means 1; earlier rounds commit nothing
-	// Ruling is the controller's ruling if round 5 leaves it open:
-	// "park: <why>" or "block: <reason>".
-	Ruling string
 }
 
 // Human is what the human said in answer to the controller's questions.

@@ -487,11 +487,16 @@ func (sc Scenario) finalReviewer(d Dispatch) Script {
 		return run(t, d, reviewerFailed, func(a *agent) string {
 			a.readRole("Final review", reviewerLabels...)
 			path, pkg := a.readPackage()
-			a.read(a.field("Ledger"))
+			ledger := a.read(a.field("Ledger"))
 			a.read(a.field("Constraints"))
+			// A parked finding stays parked: the run ruled on it.
 			var open []finding
 			for _, task := range sc.Tasks {
-				open = append(open, judge(task, pkg)...)
+				for _, f := range judge(task, pkg) {
+					if !strings.Contains(ledger, fmt.Sprintf("Task %d: parked — ", task.N)) || !strings.Contains(ledger, f.text) {
+						open = append(open, f)
+					}
+				}
 			}
 			open = numbered(open, 1)
 			reviewPath := strings.TrimSuffix(path, ".diff") + ".md"

@@ -159,7 +159,7 @@ func (t *Text) Table(heading string) []Row {
 	for ; i < len(lines); i++ {
 		l := strings.TrimSpace(lines[i])
 		if !strings.HasPrefix(l, "|") {
-			if len(rows) > 0 || strings.HasPrefix(l, "#") {
+			if len(rows) > 0 || heading != "" && strings.HasPrefix(l, "#") {
 				break
 			}
 			continue

@@ -76,10 +76,14 @@ type directActor struct {
 type directOptions struct {
 	skillDir string // default: the repository's skill/
 	maxCalls int
+	// after is an earlier run in the same session: its subagents can
+	// still be reached (a controller resumed after a compaction).
+	after *directRun
 }
 
 // directRun is what a run left.
 type directRun struct {
+	h     *directHost
 	calls []directCall
 	final string // the controller's last words
 	cut   bool   // stopped after maxCalls controller calls
@@ -110,7 +114,10 @@ func runDirect(t *testing.T, repo *testutil.Repo, sc follower.Scenario, o direct
 		keep: keep, maxCalls: o.maxCalls,
 		env: []string{"PATH=" + strings.Join([]string{tools, binDir, "/usr/local/bin", "/usr/bin", "/bin"}, ":"), "HOME=" + home},
 	}
-	r := &directRun{keep: keep}
+	if o.after != nil {
+		h.agents, h.ids = o.after.h.agents, o.after.h.ids
+	}
+	r := &directRun{h: h, keep: keep}
 	func() {
 		defer func() {
 			if x := recover(); x != nil {

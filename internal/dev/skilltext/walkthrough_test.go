@@ -215,28 +215,7 @@ func walk(t *testing.T, skillDir string) (problems, *directRun) {
 	// The ledger as Finish found it, line by line, and the files beside it.
 	kept := filepath.Join(r.keep, "greet")
 	s := func(sha string) string { return short(repo, sha) }
-	want := strings.Join([]string{
-		"# SDD ledger — plan: " + walkPlanPath,
-		"Task 1: base=" + mainHead,
-		"Task 1: implementer=agent-1",
-		"Task 1: reviewed_head=" + c[1],
-		"Task 1: minor (deferred): check1.sh repeats the file name",
-		fmt.Sprintf("Task 1: complete (commits %s..%s, review clean)", s(mainHead), s(c[1])),
-		"Task 2: base=" + c[1],
-		"Task 2: implementer=agent-3",
-		"Task 2: reviewed_head=" + c[2],
-		"Task 2: reviewed_head=" + c[3],
-		fmt.Sprintf("Task 2: fix round 1/5 (1 addressed, 0 open — none; commits %s..%s)", s(c[2]), s(c[3])),
-		fmt.Sprintf("Task 2: complete (commits %s..%s, review clean)", s(c[1]), s(c[3])),
-		"Task 3: base=" + c[3],
-		"Task 3: implementer=agent-6",
-		"Task 3: reviewed_head=" + c[4],
-		fmt.Sprintf("Task 3: complete (commits %s..%s, review clean)", s(c[3]), s(c[4])),
-		"Final: base=" + mainHead,
-		"Final: reviewed_head=" + c[4],
-		"Final: minor (deferred): naming drift between greet and bye",
-		fmt.Sprintf("Final: complete (commits %s..%s, review clean)", s(mainHead), s(c[4])),
-	}, "\n") + "\n"
+	want := walkLedger(repo, mainHead, c, "agent-1", "agent-3", "agent-6")
 	ledger, _ := os.ReadFile(filepath.Join(kept, "progress.md"))
 	p.eq("the ledger Finish deleted", want, string(ledger))
 	pkg := func(a, b string) string { return "review-" + s(a) + ".." + s(b) }
@@ -281,6 +260,34 @@ func walk(t *testing.T, skillDir string) (problems, *directRun) {
 		}
 	}
 	return p, r
+}
+
+// walkLedger is the walk-through's ledger at its end, for the branch's
+// commits c (after mainHead) and the implementers' ids.
+func walkLedger(repo *testutil.Repo, mainHead string, c []string, ids ...string) string {
+	s := func(sha string) string { return short(repo, sha) }
+	return strings.Join([]string{
+		"# SDD ledger — plan: " + walkPlanPath,
+		"Task 1: base=" + mainHead,
+		"Task 1: implementer=" + ids[0],
+		"Task 1: reviewed_head=" + c[1],
+		"Task 1: minor (deferred): check1.sh repeats the file name",
+		fmt.Sprintf("Task 1: complete (commits %s..%s, review clean)", s(mainHead), s(c[1])),
+		"Task 2: base=" + c[1],
+		"Task 2: implementer=" + ids[1],
+		"Task 2: reviewed_head=" + c[2],
+		"Task 2: reviewed_head=" + c[3],
+		fmt.Sprintf("Task 2: fix round 1/5 (1 addressed, 0 open — none; commits %s..%s)", s(c[2]), s(c[3])),
+		fmt.Sprintf("Task 2: complete (commits %s..%s, review clean)", s(c[1]), s(c[3])),
+		"Task 3: base=" + c[3],
+		"Task 3: implementer=" + ids[2],
+		"Task 3: reviewed_head=" + c[4],
+		fmt.Sprintf("Task 3: complete (commits %s..%s, review clean)", s(c[3]), s(c[4])),
+		"Final: base=" + mainHead,
+		"Final: reviewed_head=" + c[4],
+		"Final: minor (deferred): naming drift between greet and bye",
+		fmt.Sprintf("Final: complete (commits %s..%s, review clean)", s(mainHead), s(c[4])),
+	}, "\n") + "\n"
 }
 
 // TestWalkThrough follows skill/ through the run of skill/example.md and
