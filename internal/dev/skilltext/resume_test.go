@@ -155,6 +155,8 @@ func TestResumeRowsTheTextLacks(t *testing.T) {
 			"no row of the Resume tables fits Task 2", []string{review, "ToolSearch select:SendMessage", "SendMessage fix 2 round 1 to agent-3", "Bash Re-review package"}},
 		{"a re-review not in: dispatched again", 13, []string{"look lists sizes"},
 			"placeholders no value fills: <bytes>", []string{review, "Agent re-reviewer 2 (sonnet)", "Bash Record the round+Close+Start task N"}},
+		{"a final review not in: dispatched again", 19, []string{"look lists sizes"},
+			"placeholders no value fills: <bytes>", []string{"Read resume.md", "Agent final reviewer 0 (opus)", "Bash Close+Finish"}},
 		{"a re-review is in, its round not recorded: Record the round", 14, []string{"resume rows"},
 			"no fix round line", []string{review, review, "Bash Record the round+Close+Start task N"}},
 	} {
@@ -180,4 +182,245 @@ func TestResumeRowsTheTextLacks(t *testing.T) {
 			})
 		})
 	}
+}
+
+const finding2 = "bye.txt:1 says goodby, the brief says bye"
+
+// stubborn is the walk-through with Task 2's defect fixed in round fixedIn
+// (never, past 5), and the rulings on it.
+func stubborn(fixedIn int, ruling string) follower.Scenario {
+	sc := walkScenario()
+	d := *sc.Tasks[1].Defect
+	d.FixedIn = fixedIn
+	sc.Tasks[1].Defect = &d
+	sc.Tasks[1].Rulings = map[string]string{finding2: ruling, "bye.txt lacks a header": "park: a header is not in the brief"}
+	return sc
+}
+
+// taskLines are a ledger's lines of one unit ("Task 2: ", "Final: ").
+func taskLines(ledger, prefix string) []string {
+	var out []string
+	for _, l := range strings.Split(ledger, "\n") {
+		if strings.HasPrefix(l, prefix) {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// TestResumeRoundWithoutCommits: round 1 makes no commit (its finding
+// stays open), round 2 fixes it; cut after the round's package, and after
+// its record.
+func TestResumeRoundWithoutCommits(t *testing.T) {
+	sc := stubborn(2, "")
+	t.Run("uncut", func(t *testing.T) {
+		repo := walkRepo(t, walkPlanPath, walkPlan)
+		r := runDirect(t, repo, sc, directOptions{})
+		requireFinished(t, r)
+		c := branchCommits(repo, "main")
+		require.Len(t, c, 5)
+		s := func(x string) string { return short(repo, x) }
+		assert.Equal(t, []string{
+			"Task 2: base=" + c[1],
+			"Task 2: implementer=agent-3",
+			"Task 2: reviewed_head=" + c[2],
+			"Task 2: reviewed_head=" + c[2],
+			"Task 2: fix round 1/5 (0 addressed, 1 open — F1 " + finding2 + "; commits " + s(c[2]) + ".." + s(c[2]) + ")",
+			"Task 2: reviewed_head=" + c[3],
+			"Task 2: fix round 2/5 (1 addressed, 0 open — none; commits " + s(c[2]) + ".." + s(c[3]) + ")",
+			"Task 2: complete (commits " + s(c[1]) + ".." + s(c[3]) + ", review clean)",
+		}, taskLines(readFileT(t, filepath.Join(r.keep, "greet", "progress.md")), "Task 2: "))
+		got := actions(t, "", r.calls)
+		assert.Equal(t, []string{"ToolSearch select:SendMessage", "SendMessage fix 2 round 1 to agent-3", "Bash Re-review package",
+			"Bash Record the round", "SendMessage fix 2 round 2 to agent-3", "Bash Re-review package", "Agent re-reviewer 2 (sonnet)",
+			"Bash Record the round+Close+Start task N"}, got[10:18])
+	})
+	t.Run("cut after its record: round 2", func(t *testing.T) {
+		repo, cut := cutRun(t, walkPlanPath, walkPlan, sc, 14, "")
+		r := resumeRun(t, repo, cut, sc, "")
+		requireNext(t, "", r, "ToolSearch select:SendMessage", "SendMessage fix 2 round 2 to agent-3", "Bash Re-review package")
+		requireFinished(t, r)
+	})
+	t.Run("cut after its package", func(t *testing.T) {
+		t.Run("the text as it is", func(t *testing.T) {
+			repo, cut := cutRun(t, walkPlanPath, walkPlan, sc, 13, "")
+			r := resumeRun(t, repo, cut, sc, "")
+			require.Contains(t, r.final, "Task 2: its package is not in the workspace",
+				"the row for a round without commits comes after \"that review not in\", which takes it")
+		})
+		t.Run("fixed", func(t *testing.T) {
+			dir := fixedSkill(t, "resume rows")
+			repo, cut := cutRun(t, walkPlanPath, walkPlan, sc, 13, dir)
+			r := resumeRun(t, repo, cut, sc, dir)
+			requireNext(t, dir, r, "Read review-….md", "Bash Record the round", "ToolSearch select:SendMessage", "SendMessage fix 2 round 2 to agent-3")
+			requireFinished(t, r)
+		})
+	})
+}
+
+// TestBreaker: a finding no round fixes: rounds 1-3 go to the implementer,
+// 4-5 to a fresh one on the stronger model; after round 5 it is parked
+// (and the task closed in the same call) or the run is BLOCKED.
+func TestBreaker(t *testing.T) {
+	const why = "the brief allows either spelling"
+	t.Run("park", func(t *testing.T) {
+		repo := walkRepo(t, walkPlanPath, walkPlan)
+		r := runDirect(t, repo, stubborn(9, "park: "+why), directOptions{})
+		requireFinished(t, r)
+		got := actions(t, "", r.calls)
+		var rounds []string
+		for _, a := range got {
+			if strings.Contains(a, "fix 2") {
+				rounds = append(rounds, a)
+			}
+		}
+		assert.Equal(t, []string{"SendMessage fix 2 round 1 to agent-3", "SendMessage fix 2 round 2 to agent-3", "SendMessage fix 2 round 3 to agent-3",
+			"Agent fix 2 (opus)", "Agent fix 2 (opus)"}, rounds)
+		assert.Contains(t, got, "Bash Park+Close+Start task N")
+		c := branchCommits(repo, "main")
+		require.Len(t, c, 4, "no fix commit")
+		lines := taskLines(readFileT(t, filepath.Join(r.keep, "greet", "progress.md")), "Task 2: ")
+		s := func(x string) string { return short(repo, x) }
+		assert.Equal(t, []string{
+			"Task 2: fix round 5/5 (0 addressed, 1 open — F1 " + finding2 + "; commits " + s(c[2]) + ".." + s(c[2]) + ")",
+			"Task 2: parked — F1 " + finding2 + " — ruling: " + why,
+			"Task 2: complete (commits " + s(c[1]) + ".." + s(c[2]) + ", 1 parked)",
+		}, lines[len(lines)-3:])
+	})
+	t.Run("park, cut after round 5's record", func(t *testing.T) {
+		sc := stubborn(9, "park: "+why)
+		repo, cut := cutRun(t, walkPlanPath, walkPlan, sc, 26, "")
+		require.Contains(t, lastLine(readFileT(t, filepath.Join(repo.Root, ".superpowers", "sdd", "greet", "progress.md"))), "Task 2: fix round 5/5")
+		r := resumeRun(t, repo, cut, sc, "")
+		requireNext(t, "", r, "Read resume.md", "Bash Park+Close+Start task N")
+		requireFinished(t, r)
+	})
+	t.Run("block", func(t *testing.T) {
+		sc := stubborn(9, "block: Task 3 reads bye.txt")
+		repo := walkRepo(t, walkPlanPath, walkPlan)
+		r := runDirect(t, repo, sc, directOptions{})
+		require.Contains(t, r.final, "Task 2 is BLOCKED")
+		require.Empty(t, failedCalls(r.calls))
+		ledger := readFileT(t, filepath.Join(repo.Root, ".superpowers", "sdd", "greet", "progress.md"))
+		require.True(t, strings.HasSuffix(ledger, "Task 2: BLOCKED — F1 "+finding2+": Task 3 reads bye.txt\n"), ledger)
+		got := actions(t, "", r.calls)
+		assert.Equal(t, []string{"Read resume.md", "Bash Block", "Say"}, got[len(got)-3:])
+
+		// Resumed, the BLOCKED line stops the run again, and nothing runs.
+		again := resumeRun(t, repo, r, sc, "")
+		requireNext(t, "", again, "Say")
+		assert.Len(t, controllerCalls(again.calls), 2)
+		assert.Contains(t, again.final, "Task 2 is BLOCKED")
+		assert.Equal(t, ledger, readFileT(t, filepath.Join(repo.Root, ".superpowers", "sdd", "greet", "progress.md")))
+	})
+}
+
+// TestResumeParked: round 5 left two findings open; with one parked the
+// controller rules on the other and closes; with both parked it closes.
+func TestResumeParked(t *testing.T) {
+	sc := stubborn(9, "park: the brief allows either spelling")
+	for _, c := range []struct {
+		name   string
+		parked []string
+		next   []string
+	}{
+		{"one of two parked: go on ruling", []string{"F1 " + finding2}, []string{"Read resume.md", "Bash Park+Close+Start task N"}},
+		{"both parked: Close", []string{"F1 " + finding2, "F2 bye.txt lacks a header"}, []string{"Read resume.md", "Bash Close+Start task N"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			repo, cut := cutRun(t, walkPlanPath, walkPlan, sc, 26, "")
+			p := filepath.Join(repo.Root, ".superpowers", "sdd", "greet", "progress.md")
+			ledger := readFileT(t, p)
+			i := strings.LastIndex(strings.TrimSuffix(ledger, "\n"), "\n")
+			last := ledger[i+1:]
+			require.True(t, strings.HasPrefix(last, "Task 2: fix round 5/5 (0 addressed, 1 open — F1 "), last)
+			two := strings.Replace(last, "1 open — F1 "+finding2+";", "2 open — F1 "+finding2+"; F2 bye.txt lacks a header;", 1)
+			ledger = ledger[:i+1] + two
+			for _, f := range c.parked {
+				ledger += "Task 2: parked — " + f + " — ruling: " + sc.Tasks[1].Rulings[strings.SplitN(f, " ", 2)[1]][len("park: "):] + "\n"
+			}
+			require.NoError(t, os.WriteFile(p, []byte(ledger), 0o644))
+			r := resumeRun(t, repo, cut, sc, "")
+			requireNext(t, "", r, c.next...)
+			requireFinished(t, r)
+			lines := taskLines(readFileT(t, filepath.Join(r.keep, "greet", "progress.md")), "Task 2: ")
+			assert.Equal(t, []string{
+				"Task 2: parked — F1 " + finding2 + " — ruling: the brief allows either spelling",
+				"Task 2: parked — F2 bye.txt lacks a header — ruling: a header is not in the brief",
+			}, lines[len(lines)-3:len(lines)-1])
+			assert.Contains(t, lines[len(lines)-1], ", 2 parked)")
+		})
+	}
+}
+
+// TestResumeFinal: the final review's rows.
+func TestResumeFinal(t *testing.T) {
+	t.Run("every task complete, no Final: line: the final package", func(t *testing.T) {
+		repo, cut := cutRun(t, walkPlanPath, walkPlan, walkScenario(), 19, "")
+		ws := filepath.Join(repo.Root, ".superpowers", "sdd", "greet")
+		ledger := readFileT(t, filepath.Join(ws, "progress.md"))
+		i := strings.Index(ledger, "Final: base=")
+		require.Positive(t, i)
+		require.NoError(t, os.WriteFile(filepath.Join(ws, "progress.md"), []byte(ledger[:i]), 0o644))
+		final := "review-" + short(repo, "main") + ".." + short(repo, "HEAD") + ".diff"
+		require.NoError(t, os.Remove(filepath.Join(ws, final)))
+		r := resumeRun(t, repo, cut, walkScenario(), "")
+		requireNext(t, "", r, "Read resume.md", "Bash Final package", "Agent final reviewer 0 (opus)", "Bash Close+Finish")
+		requireFinished(t, r)
+		requireWalkLedger(t, repo, r)
+	})
+	// The run finished; its workspace is back as Finish found it.
+	finished := func(t *testing.T, dir string) (*testutil.Repo, *directRun, string) {
+		repo := walkRepo(t, walkPlanPath, walkPlan)
+		done := runDirect(t, repo, walkScenario(), directOptions{skillDir: dir})
+		requireFinished(t, done)
+		ws := filepath.Join(repo.Root, ".superpowers", "sdd", "greet")
+		require.NoError(t, os.Rename(filepath.Join(done.keep, "greet"), ws))
+		return repo, done, ws
+	}
+	// The final review is in; a Final: BLOCKED line follows it.
+	blocked := func(t *testing.T, dir string) (*testutil.Repo, *directRun, string) {
+		repo, cut := cutRun(t, walkPlanPath, walkPlan, walkScenario(), 20, dir)
+		p := filepath.Join(repo.Root, ".superpowers", "sdd", "greet", "progress.md")
+		ledger := readFileT(t, p) + "Final: BLOCKED — greet and bye disagree on the encoding\n"
+		require.NoError(t, os.WriteFile(p, []byte(ledger), 0o644))
+		return repo, cut, ledger
+	}
+	t.Run("Final: complete", func(t *testing.T) {
+		t.Run("the text as it is: closes the final review again", func(t *testing.T) {
+			repo, done, _ := finished(t, "")
+			r := resumeRun(t, repo, done, walkScenario(), "")
+			requireNext(t, "", r, "Read resume.md", "Read review-….md", "Bash Close+Finish")
+			assert.Len(t, taskLines(readFileT(t, filepath.Join(r.keep, "greet", "progress.md")), "Final: complete"), 2)
+		})
+		t.Run("fixed: delete the workspace", func(t *testing.T) {
+			dir := fixedSkill(t, "final rows")
+			repo, done, ws := finished(t, dir)
+			r := resumeRun(t, repo, done, walkScenario(), dir)
+			requireNext(t, dir, r, "Read resume.md", "Bash Finish", "Say")
+			requireFinished(t, r)
+			assert.NoDirExists(t, ws)
+			requireWalkLedger(t, repo, r)
+		})
+	})
+	t.Run("Final: BLOCKED", func(t *testing.T) {
+		t.Run("the text as it is: finishes", func(t *testing.T) {
+			repo, cut, _ := blocked(t, "")
+			r := resumeRun(t, repo, cut, walkScenario(), "")
+			requireNext(t, "", r, "Read resume.md", "Read review-….md", "Bash Close+Finish")
+		})
+		t.Run("fixed: stop", func(t *testing.T) {
+			dir := fixedSkill(t, "final rows")
+			repo, cut, ledger := blocked(t, dir)
+			r := resumeRun(t, repo, cut, walkScenario(), dir)
+			requireNext(t, dir, r, "Read resume.md", "Say")
+			assert.Contains(t, r.final, "greet and bye disagree on the encoding")
+			assert.Equal(t, ledger, readFileT(t, filepath.Join(repo.Root, ".superpowers", "sdd", "greet", "progress.md")))
+		})
+	})
+}
+
+func lastLine(s string) string {
+	s = strings.TrimSuffix(s, "\n")
+	return s[strings.LastIndex(s, "\n")+1:]
 }

@@ -71,6 +71,18 @@ var textFixes = map[string][]textEdit{
 	"look lists sizes": {{file: "SKILL.md",
 		old: `echo 'workspace files:'; ls "$ws"`,
 		new: `echo 'workspace files:'; ls -l "$ws"`}},
+	// resume.md's rows for one or two `Final: reviewed_head=` lines do
+	// not ask for the last line, so they come before, and take, a
+	// ledger that ends `Final: complete` (a second Close appends the
+	// final lines twice) or `Final: BLOCKED` (the run finishes anyway).
+	"final rows": {
+		{file: "resume.md",
+			old: "| `Final: complete` | delete the workspace if it is still there; hand over |\n| `Final: BLOCKED` | stop: report to the human |\n",
+			new: ""},
+		{file: "resume.md",
+			old: "| every task complete, no `Final:` line | the final package |\n",
+			new: "| `Final: complete` | delete the workspace if it is still there; hand over |\n| `Final: BLOCKED` | stop: report to the human |\n| every task complete, no `Final:` line | the final package |\n"},
+	},
 	// The Resume table has no row for a first review that is in with
 	// findings open and no fix yet, sends a re-review that is in to Close
 	// without recording its round, and shadows resume.md's row for a
