@@ -424,3 +424,257 @@ func lastLine(s string) string {
 	s = strings.TrimSuffix(s, "\n")
 	return s[strings.LastIndex(s, "\n")+1:]
 }
+
+// earlierRun is a repository whose branch already holds Task 1's two
+// commits, made by an earlier run, and whose plan has its workspace
+// (made by sdd-workspace, as Look would).
+func earlierRun(t *testing.T) (repo *testutil.Repo, ws string) {
+	t.Helper()
+	repo = walkRepo(t, walkPlanPath, walkPlan)
+	repo.Commit("greet.txt", "greet.txt", "hello\n")
+	repo.Commit("check1.sh", "check1.sh", "grep -qx hello greet.txt\n")
+	res := testutil.RunIn(repo.Root, repo.Env, binPath("sdd-workspace"), walkPlanPath)
+	require.Equal(t, 0, res.Code, res.Stderr)
+	return repo, strings.TrimSpace(res.Stdout)
+}
+
+// snapshotTree reads every file under dir.
+func snapshotTree(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	require.NoError(t, filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		out[strings.TrimPrefix(p, dir)] = string(b)
+		return err
+	}))
+	return out
+}
+
+// earlierDoneLedger is the start of the ledger that records Task 1 as done
+// by an earlier run.
+func earlierDoneLedger(repo *testutil.Repo) string {
+	c := branchCommits(repo, "main")
+	m := repo.Git("rev-parse", "main")
+	return IdentityPrefix + walkPlanPath + "\n" +
+		"Task 1: base=" + m + "\n" +
+		"Task 1: reviewed_head=" + c[1] + "\n" +
+		"Task 1: complete (commits " + short(repo, m) + ".." + short(repo, c[1]) + ", earlier run, human confirmed)\n" +
+		"Task 2: base=" + c[1] + "\n"
+}
+
+// TestResumeIdentityOnlyLedger: a ledger holding only its first line is
+// read as no ledger: Setup 4's questions come again (the branch has an
+// earlier run's commits), and nothing is written until the human answers;
+// the answer is recorded in the call that starts the next task.
+func TestResumeIdentityOnlyLedger(t *testing.T) {
+	repo, ws := earlierRun(t)
+	ledger := filepath.Join(ws, "progress.md")
+	require.NoError(t, os.WriteFile(ledger, []byte(IdentityPrefix+walkPlanPath+"\n"), 0o644))
+	before := snapshotTree(t, ws)
+
+	ask := runDirect(t, repo, walkScenario(), directOptions{})
+	requireNext(t, "", ask, "Say")
+	assert.Contains(t, ask.final, "commits since main")
+	assert.Contains(t, ask.final, "greet.txt")
+	assert.Equal(t, before, snapshotTree(t, ws), "nothing is written before the human answers")
+
+	sc := walkScenario()
+	sc.Human = follower.Human{Answered: true, Done: []follower.Earlier{{N: 1, First: 1, Last: 2}}}
+	r := resumeRun(t, repo, ask, sc, "")
+	requireNext(t, "", r, "Read resume.md", "Bash Start the run+Earlier run, done+Start task N", "Agent implementer 2 (sonnet)")
+	requireFinished(t, r)
+	got := readFileT(t, filepath.Join(r.keep, filepath.Base(ws), "progress.md"))
+	require.True(t, strings.HasPrefix(got, earlierDoneLedger(repo)), got)
+}
+
+// TestResumeFlatLedger: no ledger of this plan, the old flat ledger and
+// commits of this plan on the branch: the controller asks once, leaves the
+// flat ledger alone, and records the human's answer (Earlier run, done)
+// before the next task starts.
+func TestResumeFlatLedger(t *testing.T) {
+	repo, ws := earlierRun(t)
+	flat := filepath.Join(repo.Root, ".superpowers", "sdd", "progress.md")
+	flatText := "# SDD progress\nTask 1: greeting — done (greet.txt, check1.sh)\n"
+	require.NoError(t, os.WriteFile(flat, []byte(flatText), 0o644))
+
+	ask := runDirect(t, repo, walkScenario(), directOptions{})
+	requireNext(t, "", ask, "Say")
+	assert.Contains(t, ask.final, "old flat ledger")
+	assert.Contains(t, ask.final, "Task 1: greeting — done")
+	assert.NoFileExists(t, filepath.Join(ws, "progress.md"))
+
+	sc := walkScenario()
+	sc.Human = follower.Human{Answered: true, Done: []follower.Earlier{{N: 1, First: 1, Last: 2}}}
+	r := resumeRun(t, repo, ask, sc, "")
+	requireNext(t, "", r, "Read resume.md", "Bash Start the run+Earlier run, done+Start task N", "Agent implementer 2 (sonnet)")
+	requireFinished(t, r)
+	got := readFileT(t, filepath.Join(r.keep, filepath.Base(ws), "progress.md"))
+	require.True(t, strings.HasPrefix(got, earlierDoneLedger(repo)), got)
+	assert.Equal(t, flatText, readFileT(t, flat), "the flat ledger is never edited")
+	for _, c := range controllerCalls(r.calls) {
+		if c.Tool == "Agent" && strings.HasPrefix(c.Input, "You implement Task 1 ") {
+			t.Errorf("Task 1, done by the earlier run, was dispatched again")
+		}
+	}
+}
+
+// TestResumeEarlierRunToReview: the human wants the earlier run's commits
+// reviewed as Task 1: only its base is recorded, the package is built at
+// once (no Start task N), and the reviewer is told there is no report.
+func TestResumeEarlierRunToReview(t *testing.T) {
+	sc := walkScenario()
+	sc.Human = follower.Human{Answered: true, Review: &follower.Earlier{N: 1, First: 1}}
+	t.Run("the text as it is: no brief", func(t *testing.T) {
+		repo, _ := earlierRun(t)
+		r := runDirect(t, repo, sc, directOptions{})
+		require.Contains(t, r.final, "task-1-brief.md: File does not exist.")
+	})
+	dir := fixedSkill(t, "brief for the review")
+	repo, _ := earlierRun(t)
+	r := runDirect(t, repo, sc, directOptions{skillDir: dir})
+	requireNext(t, dir, r, "Read resume.md", "Bash Start the run+Earlier run, to review", "Bash Build the package", "Agent reviewer 1 (opus)", "Bash Close+Start task N")
+	requireFinished(t, r)
+	for _, c := range r.calls {
+		if c.Tool == "Agent" && strings.HasPrefix(c.Input, "You review Task 1 ") {
+			assert.Contains(t, c.Input, "\n"+follower.NoReportLine+"\n")
+		}
+	}
+	c := branchCommits(repo, "main")
+	lines := taskLines(readFileT(t, filepath.Join(r.keep, "greet", "progress.md")), "Task 1: ")
+	m := repo.Git("rev-parse", "main")
+	assert.Equal(t, []string{
+		"Task 1: base=" + m, "Task 1: implementer=none", "Task 1: reviewed_head=" + c[1],
+		"Task 1: minor (deferred): check1.sh repeats the file name",
+		"Task 1: complete (commits " + short(repo, m) + ".." + short(repo, c[1]) + ", review clean)",
+	}, lines)
+}
+
+// TestResumeWorkspaceGone: git clean -fdx deleted the workspace in the
+// middle of Task 2; Look makes a new one, the controller asks about the
+// branch's commits, and the human's answer rebuilds the ledger: Task 1
+// done, Task 2's commits reviewed.
+func TestResumeWorkspaceGone(t *testing.T) {
+	dir := fixedSkill(t, "brief for the review")
+	repo, cut := cutRun(t, walkPlanPath, walkPlan, walkScenario(), 12, dir)
+	repo.Git("clean", "-q", "-fdx")
+	require.NoDirExists(t, filepath.Join(repo.Root, ".superpowers"))
+	ask := resumeRun(t, repo, cut, walkScenario(), dir)
+	requireNext(t, dir, ask, "Say")
+	assert.Contains(t, ask.final, "Task 2: fix F1")
+
+	sc := walkScenario()
+	sc.Human = follower.Human{Answered: true, Done: []follower.Earlier{{N: 1, First: 1, Last: 2}}, Review: &follower.Earlier{N: 2, First: 3}}
+	r := resumeRun(t, repo, ask, sc, dir)
+	requireNext(t, dir, r, "Read resume.md", "Bash Start the run+Earlier run, done+Earlier run, to review", "Bash Build the package",
+		"Agent reviewer 2 (opus)", "Bash Close+Start task N")
+	requireFinished(t, r)
+}
+
+// foreignLedger is a workspace of this plan (its marker says so) whose
+// ledger names another plan: a directory someone made by hand.
+func foreignLedger(t *testing.T, ledger string) (*testutil.Repo, string, map[string]string) {
+	t.Helper()
+	repo := testutil.NewRepo(t)
+	repo.Commit("plans", walkPlanPath, walkPlan, "docs/plans/other.md", "# Other\n\n## Task 1: Other\nx\n")
+	repo.Git("checkout", "-q", "-b", "feature/run")
+	res := testutil.RunIn(repo.Root, repo.Env, binPath("sdd-workspace"), walkPlanPath)
+	require.Equal(t, 0, res.Code, res.Stderr)
+	ws := strings.TrimSpace(res.Stdout)
+	require.NoError(t, os.WriteFile(filepath.Join(ws, "progress.md"), []byte(ledger), 0o644))
+	return repo, ws, snapshotTree(t, ws)
+}
+
+// TestResumeForeignLedger: a ledger naming another plan stops the run with
+// a question and stays byte for byte; the same plan spelled otherwise is
+// this plan's.
+func TestResumeForeignLedger(t *testing.T) {
+	other := IdentityPrefix + "docs/plans/other.md\nTask 1: base=" + strings.Repeat("a", 40) + "\n"
+	t.Run("another plan", func(t *testing.T) {
+		repo, ws, before := foreignLedger(t, other)
+		r := runDirect(t, repo, walkScenario(), directOptions{})
+		requireNext(t, "", r, "Bash ? [ 'docs/plans/other.md' -ef 'docs/plans/greet.md' ]", "Say")
+		assert.Contains(t, r.final, "another run's only record")
+		assert.Equal(t, before, snapshotTree(t, ws))
+	})
+	t.Run("this plan by another spelling", func(t *testing.T) {
+		own := IdentityPrefix + "./" + walkPlanPath + "\n"
+		repo, _, _ := foreignLedger(t, own)
+		p := filepath.Join(repo.Root, ".superpowers", "sdd", "greet", "progress.md")
+		require.NoError(t, os.WriteFile(p, []byte(own+"Task 1: base="+repo.Git("rev-parse", "HEAD")+"\n"), 0o644))
+		r := runDirect(t, repo, walkScenario(), directOptions{maxCalls: 4})
+		requireNext(t, "", r, "Bash ? [ './docs/plans/greet.md' -ef 'docs/plans/greet.md' ]", "Agent implementer 1 (sonnet)")
+	})
+	t.Run("another plan, first line only", func(t *testing.T) {
+		first := IdentityPrefix + "docs/plans/other.md\n"
+		t.Run("the text as it is: Start the run writes into it", func(t *testing.T) {
+			repo, ws, _ := foreignLedger(t, first)
+			r := runDirect(t, repo, walkScenario(), directOptions{maxCalls: 3})
+			requireNext(t, "", r, "Bash Start the run+Start task N")
+			assert.True(t, strings.HasPrefix(readFileT(t, filepath.Join(ws, "progress.md")), first+"Task 1: base="))
+		})
+		t.Run("fixed", func(t *testing.T) {
+			dir := fixedSkill(t, "foreign first")
+			repo, ws, before := foreignLedger(t, first)
+			r := runDirect(t, repo, walkScenario(), directOptions{skillDir: dir})
+			requireNext(t, dir, r, "Bash ? [ 'docs/plans/other.md' -ef 'docs/plans/greet.md' ]", "Say")
+			assert.Equal(t, before, snapshotTree(t, ws))
+		})
+	})
+}
+
+// TestResumeMovedPlan: the plan moved (committed on the branch) after
+// Task 1's review; sdd-workspace passes over the old workspace, whose plan
+// path is gone, and says so on stderr; the controller asks, and on yes
+// carries the record over (Carry over: a new first line, the old lines
+// and files), leaves the old directory byte for byte, runs Look again and
+// resumes from the carried ledger.
+//
+// This needs sdd-workspace's note, worded
+// "sdd-workspace: note: <dir> belongs to <recorded plan path>, which no
+// longer exists; if <PLAN_FILE> moved from there, its ledger is
+// <dir>/progress.md".
+func TestResumeMovedPlan(t *testing.T) {
+	const oldPath = "docs/plans/old/greet.md"
+	sc := walkScenario()
+	sc.Plan = oldPath
+	repo, cut := cutRun(t, oldPath, walkPlan, sc, 6, "")
+	repo.Git("mv", oldPath, walkPlanPath)
+	repo.Git("commit", "-q", "-m", "move the plan")
+	old := filepath.Join(repo.Root, ".superpowers", "sdd", "greet")
+	before := snapshotTree(t, old)
+
+	sc.Plan = walkPlanPath
+	ask := resumeRun(t, repo, cut, sc, "")
+	requireNext(t, "", ask, "Say")
+	require.Contains(t, ask.final, old+" belongs to "+oldPath+", which no longer exists: did "+walkPlanPath+" move from there?",
+		"the controller asks only when sdd-workspace notes the gone plan on stderr (the note comes with internal/workspace's change)")
+
+	sc.Human = follower.Human{Answered: true, Moved: true}
+	r := resumeRun(t, repo, ask, sc, "")
+	requireNext(t, "", r, "Read resume.md", "Bash Carry over", "Bash Look", "Read review-….md", "Bash Close+Start task N")
+	requireFinished(t, r)
+	assert.Equal(t, before, snapshotTree(t, old), "the old workspace is never edited")
+
+	var carried string
+	for _, c := range controllerCalls(r.calls) {
+		if strings.Contains(c.Input, "'"+old+"/progress.md'") {
+			for name, l := range c.Ledgers {
+				if name != "greet" {
+					carried = l
+				}
+			}
+		}
+	}
+	oldLedger := before["/progress.md"]
+	require.Equal(t, IdentityPrefix+walkPlanPath+"\n"+strings.SplitN(oldLedger, "\n", 2)[1], carried,
+		"the carried ledger: this plan's first line, then the old lines")
+	kept := dirFiles(t, filepath.Join(r.keep, "greet-plans"))
+	for name := range before {
+		if name != "/progress.md" && name != "/plan-path" {
+			assert.Contains(t, kept, name[1:], "carried over")
+		}
+	}
+}

@@ -71,6 +71,18 @@ var textFixes = map[string][]textEdit{
 	"look lists sizes": {{file: "SKILL.md",
 		old: `echo 'workspace files:'; ls "$ws"`,
 		new: `echo 'workspace files:'; ls -l "$ws"`}},
+	// "none, or only its first line" comes before "first line names
+	// another plan", so a foreign ledger of one line is taken for this
+	// plan's: Start the run keeps its first line and appends this run's.
+	"foreign first": {{file: "SKILL.md",
+		old: "| none, or only its first line | Setup 4, then **Start the run** |\n| first line names another plan | stop, ask the human |\n",
+		new: "| first line names another plan | stop, ask the human |\n| none, or only its first line | Setup 4, then **Start the run** |\n"}},
+	// Earlier run, to review records the task's base and skips Start task
+	// N, which writes the brief: the reviewer is sent a brief that does
+	// not exist.
+	"brief for the review": {{file: "resume.md",
+		old: "printf 'Task <N>: base=%s\\n' \"$(git rev-parse \"$first^\")\" >> \"$L\"\n",
+		new: "printf 'Task <N>: base=%s\\n' \"$(git rev-parse \"$first^\")\" >> \"$L\" && task-brief '<plan file>' <N>\n"}},
 	// resume.md's rows for one or two `Final: reviewed_head=` lines do
 	// not ask for the last line, so they come before, and take, a
 	// ledger that ends `Final: complete` (a second Close appends the
