@@ -116,6 +116,7 @@ var reviewNameRe = regexp.MustCompile(`review-[0-9a-f]+\.\.[0-9a-f]+`)
 // TestActionsNameTheBlocks: the walk-through's calls by name, which is
 // also skill/example.md's list of calls.
 func TestActionsNameTheBlocks(t *testing.T) {
+	t.Parallel()
 	p, r := walk(t, "")
 	require.Empty(t, p)
 	require.Equal(t, []string{

@@ -69,6 +69,7 @@ func requireWalkLedger(t *testing.T, repo *testutil.Repo, r *directRun) {
 // resumes it: the new controller takes the next step the text prescribes,
 // and the run ends with the ledger an uncut run writes.
 func TestResumeAfterACut(t *testing.T) {
+	t.Parallel()
 	review := "Read review-….md"
 	for _, c := range []struct {
 		name string
@@ -85,6 +86,7 @@ func TestResumeAfterACut(t *testing.T) {
 		{"the final review is in: finish", 20, []string{"Read resume.md", review, "Bash Close+Finish", "Say"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			repo, cut := cutRun(t, walkPlanPath, walkPlan, walkScenario(), c.k, "")
 			r := resumeRun(t, repo, cut, walkScenario(), "")
 			requireNext(t, "", r, c.next...)
@@ -98,6 +100,7 @@ func TestResumeAfterACut(t *testing.T) {
 // (the implementer was cut off before writing it): the package is built
 // and the reviewer is told there is no report, and reads none.
 func TestResumeCommittedWorkWithoutReport(t *testing.T) {
+	t.Parallel()
 	repo, cut := cutRun(t, walkPlanPath, walkPlan, walkScenario(), 4, "")
 	ws := filepath.Join(repo.Root, ".superpowers", "sdd", "greet")
 	require.NoError(t, os.Remove(filepath.Join(ws, "task-1-report.md")))
@@ -123,6 +126,7 @@ func TestResumeCommittedWorkWithoutReport(t *testing.T) {
 // (written by hand: the text always starts the next task in the call that
 // closes one): Start task N runs alone, and must stand alone.
 func TestResumeNoLineForTheTask(t *testing.T) {
+	t.Parallel()
 	repo, cut := cutRun(t, walkPlanPath, walkPlan, walkScenario(), 7, "")
 	ws := filepath.Join(repo.Root, ".superpowers", "sdd", "greet")
 	ledger := readFileT(t, filepath.Join(ws, "progress.md"))
@@ -141,6 +145,7 @@ func TestResumeNoLineForTheTask(t *testing.T) {
 // and on a copy with the proposed rows (textFixes), where the resumed run
 // takes the right step and ends with the right ledger.
 func TestResumeRowsTheTextLacks(t *testing.T) {
+	t.Parallel()
 	review := "Read review-….md"
 	for _, c := range []struct {
 		name  string
@@ -161,7 +166,9 @@ func TestResumeRowsTheTextLacks(t *testing.T) {
 			"no fix round line", []string{review, review, "Bash Record the round+Close+Start task N"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			t.Run("the text as it is", func(t *testing.T) {
+				t.Parallel()
 				repo, cut := cutRun(t, walkPlanPath, walkPlan, walkScenario(), c.k, "")
 				r := resumeRun(t, repo, cut, walkScenario(), "")
 				if c.now == "no fix round line" {
@@ -173,6 +180,7 @@ func TestResumeRowsTheTextLacks(t *testing.T) {
 				require.Contains(t, r.final, c.now, callList(r.calls))
 			})
 			t.Run("fixed", func(t *testing.T) {
+				t.Parallel()
 				dir := fixedSkill(t, c.fixes...)
 				repo, cut := cutRun(t, walkPlanPath, walkPlan, walkScenario(), c.k, dir)
 				r := resumeRun(t, repo, cut, walkScenario(), dir)
@@ -212,8 +220,10 @@ func taskLines(ledger, prefix string) []string {
 // stays open), round 2 fixes it; cut after the round's package, and after
 // its record.
 func TestResumeRoundWithoutCommits(t *testing.T) {
+	t.Parallel()
 	sc := stubborn(2, "")
 	t.Run("uncut", func(t *testing.T) {
+		t.Parallel()
 		repo := walkRepo(t, walkPlanPath, walkPlan)
 		r := runDirect(t, repo, sc, directOptions{})
 		requireFinished(t, r)
@@ -236,19 +246,23 @@ func TestResumeRoundWithoutCommits(t *testing.T) {
 			"Bash Record the round+Close+Start task N"}, got[10:18])
 	})
 	t.Run("cut after its record: round 2", func(t *testing.T) {
+		t.Parallel()
 		repo, cut := cutRun(t, walkPlanPath, walkPlan, sc, 14, "")
 		r := resumeRun(t, repo, cut, sc, "")
 		requireNext(t, "", r, "ToolSearch select:SendMessage", "SendMessage fix 2 round 2 to agent-3", "Bash Re-review package")
 		requireFinished(t, r)
 	})
 	t.Run("cut after its package", func(t *testing.T) {
+		t.Parallel()
 		t.Run("the text as it is", func(t *testing.T) {
+			t.Parallel()
 			repo, cut := cutRun(t, walkPlanPath, walkPlan, sc, 13, "")
 			r := resumeRun(t, repo, cut, sc, "")
 			require.Contains(t, r.final, "Task 2: its package is not in the workspace",
 				"the row for a round without commits comes after \"that review not in\", which takes it")
 		})
 		t.Run("fixed", func(t *testing.T) {
+			t.Parallel()
 			dir := fixedSkill(t, "resume rows")
 			repo, cut := cutRun(t, walkPlanPath, walkPlan, sc, 13, dir)
 			r := resumeRun(t, repo, cut, sc, dir)
@@ -262,8 +276,10 @@ func TestResumeRoundWithoutCommits(t *testing.T) {
 // 4-5 to a fresh one on the stronger model; after round 5 it is parked
 // (and the task closed in the same call) or the run is BLOCKED.
 func TestBreaker(t *testing.T) {
+	t.Parallel()
 	const why = "the brief allows either spelling"
 	t.Run("park", func(t *testing.T) {
+		t.Parallel()
 		repo := walkRepo(t, walkPlanPath, walkPlan)
 		r := runDirect(t, repo, stubborn(9, "park: "+why), directOptions{})
 		requireFinished(t, r)
@@ -288,6 +304,7 @@ func TestBreaker(t *testing.T) {
 		}, lines[len(lines)-3:])
 	})
 	t.Run("park, cut after round 5's record", func(t *testing.T) {
+		t.Parallel()
 		sc := stubborn(9, "park: "+why)
 		repo, cut := cutRun(t, walkPlanPath, walkPlan, sc, 26, "")
 		require.Contains(t, lastLine(readFileT(t, filepath.Join(repo.Root, ".superpowers", "sdd", "greet", "progress.md"))), "Task 2: fix round 5/5")
@@ -296,6 +313,7 @@ func TestBreaker(t *testing.T) {
 		requireFinished(t, r)
 	})
 	t.Run("block", func(t *testing.T) {
+		t.Parallel()
 		sc := stubborn(9, "block: Task 3 reads bye.txt")
 		repo := walkRepo(t, walkPlanPath, walkPlan)
 		r := runDirect(t, repo, sc, directOptions{})
@@ -318,6 +336,7 @@ func TestBreaker(t *testing.T) {
 // TestResumeParked: round 5 left two findings open; with one parked the
 // controller rules on the other and closes; with both parked it closes.
 func TestResumeParked(t *testing.T) {
+	t.Parallel()
 	sc := stubborn(9, "park: the brief allows either spelling")
 	for _, c := range []struct {
 		name   string
@@ -328,6 +347,7 @@ func TestResumeParked(t *testing.T) {
 		{"both parked: Close", []string{"F1 " + finding2, "F2 bye.txt lacks a header"}, []string{"Read resume.md", "Bash Close+Start task N"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			repo, cut := cutRun(t, walkPlanPath, walkPlan, sc, 26, "")
 			p := filepath.Join(repo.Root, ".superpowers", "sdd", "greet", "progress.md")
 			ledger := readFileT(t, p)
@@ -355,7 +375,9 @@ func TestResumeParked(t *testing.T) {
 
 // TestResumeFinal: the final review's rows.
 func TestResumeFinal(t *testing.T) {
+	t.Parallel()
 	t.Run("every task complete, no Final: line: the final package", func(t *testing.T) {
+		t.Parallel()
 		repo, cut := cutRun(t, walkPlanPath, walkPlan, walkScenario(), 19, "")
 		ws := filepath.Join(repo.Root, ".superpowers", "sdd", "greet")
 		ledger := readFileT(t, filepath.Join(ws, "progress.md"))
@@ -387,13 +409,16 @@ func TestResumeFinal(t *testing.T) {
 		return repo, cut, ledger
 	}
 	t.Run("Final: complete", func(t *testing.T) {
+		t.Parallel()
 		t.Run("the text as it is: closes the final review again", func(t *testing.T) {
+			t.Parallel()
 			repo, done, _ := finished(t, "")
 			r := resumeRun(t, repo, done, walkScenario(), "")
 			requireNext(t, "", r, "Read resume.md", "Read review-….md", "Bash Close+Finish")
 			assert.Len(t, taskLines(readFileT(t, filepath.Join(r.keep, "greet", "progress.md")), "Final: complete"), 2)
 		})
 		t.Run("fixed: delete the workspace", func(t *testing.T) {
+			t.Parallel()
 			dir := fixedSkill(t, "final rows")
 			repo, done, ws := finished(t, dir)
 			r := resumeRun(t, repo, done, walkScenario(), dir)
@@ -404,12 +429,15 @@ func TestResumeFinal(t *testing.T) {
 		})
 	})
 	t.Run("Final: BLOCKED", func(t *testing.T) {
+		t.Parallel()
 		t.Run("the text as it is: finishes", func(t *testing.T) {
+			t.Parallel()
 			repo, cut, _ := blocked(t, "")
 			r := resumeRun(t, repo, cut, walkScenario(), "")
 			requireNext(t, "", r, "Read resume.md", "Read review-….md", "Bash Close+Finish")
 		})
 		t.Run("fixed: stop", func(t *testing.T) {
+			t.Parallel()
 			dir := fixedSkill(t, "final rows")
 			repo, cut, ledger := blocked(t, dir)
 			r := resumeRun(t, repo, cut, walkScenario(), dir)
@@ -470,6 +498,7 @@ func earlierDoneLedger(repo *testutil.Repo) string {
 // earlier run's commits), and nothing is written until the human answers;
 // the answer is recorded in the call that starts the next task.
 func TestResumeIdentityOnlyLedger(t *testing.T) {
+	t.Parallel()
 	repo, ws := earlierRun(t)
 	ledger := filepath.Join(ws, "progress.md")
 	require.NoError(t, os.WriteFile(ledger, []byte(IdentityPrefix+walkPlanPath+"\n"), 0o644))
@@ -495,6 +524,7 @@ func TestResumeIdentityOnlyLedger(t *testing.T) {
 // flat ledger alone, and records the human's answer (Earlier run, done)
 // before the next task starts.
 func TestResumeFlatLedger(t *testing.T) {
+	t.Parallel()
 	repo, ws := earlierRun(t)
 	flat := filepath.Join(repo.Root, ".superpowers", "sdd", "progress.md")
 	flatText := "# SDD progress\nTask 1: greeting — done (greet.txt, check1.sh)\n"
@@ -525,9 +555,11 @@ func TestResumeFlatLedger(t *testing.T) {
 // reviewed as Task 1: only its base is recorded, the package is built at
 // once (no Start task N), and the reviewer is told there is no report.
 func TestResumeEarlierRunToReview(t *testing.T) {
+	t.Parallel()
 	sc := walkScenario()
 	sc.Human = follower.Human{Answered: true, Review: &follower.Earlier{N: 1, First: 1}}
 	t.Run("the text as it is: no brief", func(t *testing.T) {
+		t.Parallel()
 		repo, _ := earlierRun(t)
 		r := runDirect(t, repo, sc, directOptions{})
 		require.Contains(t, r.final, "task-1-brief.md: File does not exist.")
@@ -557,6 +589,7 @@ func TestResumeEarlierRunToReview(t *testing.T) {
 // branch's commits, and the human's answer rebuilds the ledger: Task 1
 // done, Task 2's commits reviewed.
 func TestResumeWorkspaceGone(t *testing.T) {
+	t.Parallel()
 	dir := fixedSkill(t, "brief for the review")
 	repo, cut := cutRun(t, walkPlanPath, walkPlan, walkScenario(), 12, dir)
 	repo.Git("clean", "-q", "-fdx")
@@ -591,8 +624,10 @@ func foreignLedger(t *testing.T, ledger string) (*testutil.Repo, string, map[str
 // a question and stays byte for byte; the same plan spelled otherwise is
 // this plan's.
 func TestResumeForeignLedger(t *testing.T) {
+	t.Parallel()
 	other := IdentityPrefix + "docs/plans/other.md\nTask 1: base=" + strings.Repeat("a", 40) + "\n"
 	t.Run("another plan", func(t *testing.T) {
+		t.Parallel()
 		repo, ws, before := foreignLedger(t, other)
 		r := runDirect(t, repo, walkScenario(), directOptions{})
 		requireNext(t, "", r, "Bash ? [ 'docs/plans/other.md' -ef 'docs/plans/greet.md' ]", "Say")
@@ -600,6 +635,7 @@ func TestResumeForeignLedger(t *testing.T) {
 		assert.Equal(t, before, snapshotTree(t, ws))
 	})
 	t.Run("this plan by another spelling", func(t *testing.T) {
+		t.Parallel()
 		own := IdentityPrefix + "./" + walkPlanPath + "\n"
 		repo, _, _ := foreignLedger(t, own)
 		p := filepath.Join(repo.Root, ".superpowers", "sdd", "greet", "progress.md")
@@ -608,14 +644,17 @@ func TestResumeForeignLedger(t *testing.T) {
 		requireNext(t, "", r, "Bash ? [ './docs/plans/greet.md' -ef 'docs/plans/greet.md' ]", "Agent implementer 1 (sonnet)")
 	})
 	t.Run("another plan, first line only", func(t *testing.T) {
+		t.Parallel()
 		first := IdentityPrefix + "docs/plans/other.md\n"
 		t.Run("the text as it is: Start the run writes into it", func(t *testing.T) {
+			t.Parallel()
 			repo, ws, _ := foreignLedger(t, first)
 			r := runDirect(t, repo, walkScenario(), directOptions{maxCalls: 3})
 			requireNext(t, "", r, "Bash Start the run+Start task N")
 			assert.True(t, strings.HasPrefix(readFileT(t, filepath.Join(ws, "progress.md")), first+"Task 1: base="))
 		})
 		t.Run("fixed", func(t *testing.T) {
+			t.Parallel()
 			dir := fixedSkill(t, "foreign first")
 			repo, ws, before := foreignLedger(t, first)
 			r := runDirect(t, repo, walkScenario(), directOptions{skillDir: dir})
@@ -637,6 +676,7 @@ func TestResumeForeignLedger(t *testing.T) {
 // longer exists; if <PLAN_FILE> moved from there, its ledger is
 // <dir>/progress.md".
 func TestResumeMovedPlan(t *testing.T) {
+	t.Parallel()
 	const oldPath = "docs/plans/old/greet.md"
 	sc := walkScenario()
 	sc.Plan = oldPath
@@ -677,4 +717,52 @@ func TestResumeMovedPlan(t *testing.T) {
 			assert.Contains(t, kept, name[1:], "carried over")
 		}
 	}
+}
+
+// TestResumeCatches breaks the text's resume rules in a copy, one way at a
+// time, and requires a resumed run to fail.
+func TestResumeCatches(t *testing.T) {
+	t.Parallel()
+	t.Run("the row that sends to resume.md taken first", func(t *testing.T) {
+		t.Parallel()
+		const row = "| anything else (`parked`, round 5, the final review, a lost workspace) | [resume.md](resume.md) |\n"
+		text := readSkillFile(t, "SKILL.md")
+		first := "| none, or only its first line |"
+		require.Contains(t, text, first)
+		dir := skillCopy(t, textEdit{"SKILL.md", row, ""}, textEdit{"SKILL.md", first, strings.TrimSuffix(row, "\n") + "\n" + first})
+		repo, cut := cutRun(t, walkPlanPath, walkPlan, walkScenario(), 3, "")
+		r := resumeRun(t, repo, cut, walkScenario(), dir)
+		require.Contains(t, r.final, "no row of the Resume tables fits Task 1")
+	})
+	t.Run("two rows' actions swapped", func(t *testing.T) {
+		t.Parallel()
+		dir := skillCopy(t,
+			textEdit{"SKILL.md", "| last line `base=`, commits after it | **Build the package** (no report file: tell the reviewer there is none) |",
+				"| last line `base=`, commits after it | dispatch the implementer again |"},
+			textEdit{"SKILL.md", "| last line `base=`, no commits after it | dispatch the implementer again |",
+				"| last line `base=`, no commits after it | **Build the package** (no report file: tell the reviewer there is none) |"})
+		repo, cut := cutRun(t, walkPlanPath, walkPlan, walkScenario(), 3, "")
+		r := resumeRun(t, repo, cut, walkScenario(), dir)
+		require.Contains(t, r.final, "a row the follower does not know")
+	})
+	t.Run("a block that needs the block it is usually appended to", func(t *testing.T) {
+		t.Parallel()
+		dir := skillCopy(t, textEdit{"SKILL.md", "L='<workspace>/progress.md'\nprintf 'Task <N>: base=%s\\n'", "printf 'Task <N>: base=%s\\n' "})
+		p, _ := walk(t, dir)
+		require.Empty(t, p, "appended to Start the run or Close, Start task N gets $L from them")
+		repo, cut := cutRun(t, walkPlanPath, walkPlan, walkScenario(), 7, dir)
+		ws := filepath.Join(repo.Root, ".superpowers", "sdd", "greet")
+		ledger := readFileT(t, filepath.Join(ws, "progress.md"))
+		require.NoError(t, os.WriteFile(filepath.Join(ws, "progress.md"), []byte(ledger[:strings.Index(ledger, "Task 2: base=")]), 0o644))
+		r := resumeRun(t, repo, cut, walkScenario(), dir)
+		require.Contains(t, r.final, "reads $L, which it never sets")
+	})
+	t.Run("Park writes another format", func(t *testing.T) {
+		t.Parallel()
+		dir := skillCopy(t, textEdit{"resume.md", "printf '%s: parked — %s — ruling: %s\\n'", "printf '%s: parked - %s - ruling: %s\\n'"})
+		repo := walkRepo(t, walkPlanPath, walkPlan)
+		r := runDirect(t, repo, stubborn(9, "park: either spelling"), directOptions{skillDir: dir})
+		// The final reviewer does not see the finding parked.
+		require.Contains(t, r.final, "the final review has open findings (F1 "+finding2)
+	})
 }

@@ -293,6 +293,7 @@ func walkLedger(repo *testutil.Repo, mainHead string, c []string, ids ...string)
 // TestWalkThrough follows skill/ through the run of skill/example.md and
 // prints what each step costs.
 func TestWalkThrough(t *testing.T) {
+	t.Parallel()
 	p, r := walk(t, "")
 	if len(p) > 0 {
 		t.Fatalf("%s\n\nlast words: %s\ncalls:\n%s", p, r.final, callList(r.calls))
@@ -312,6 +313,7 @@ func readFileT(t *testing.T, p string) string {
 // TestWalkThroughCatches breaks the text on purpose, one way at a time,
 // in a copy, and requires the walk-through to say what broke.
 func TestWalkThroughCatches(t *testing.T) {
+	t.Parallel()
 	for _, m := range []struct {
 		name string
 		edit textEdit
@@ -352,6 +354,7 @@ func TestWalkThroughCatches(t *testing.T) {
 			"what is left under .superpowers/sdd"},
 	} {
 		t.Run(m.name, func(t *testing.T) {
+			t.Parallel()
 			p, _ := walk(t, skillCopy(t, m.edit))
 			require.NotEmpty(t, p, "the walk-through passed on a broken text")
 			require.Contains(t, p.String(), m.want)
@@ -406,6 +409,7 @@ func packageReads(calls []directCall) map[string][]string {
 // reviewer and the final reviewer read it in parts of 2000 lines, as the
 // role file says, and never whole (the host refuses that).
 func TestWalkThroughLargePackage(t *testing.T) {
+	t.Parallel()
 	repo := walkRepo(t, bigPlanPath, bigPlan)
 	r := runDirect(t, repo, bigScenario(7500), directOptions{})
 	requireFinished(t, r)
@@ -427,13 +431,16 @@ func TestWalkThroughLargePackage(t *testing.T) {
 // reviewer that reads it "once, completely" in one Read misses the rest;
 // read in parts, it sees every line.
 func TestWalkThroughPackageOver2000Lines(t *testing.T) {
+	t.Parallel()
 	t.Run("as the text says now", func(t *testing.T) {
+		t.Parallel()
 		repo := walkRepo(t, bigPlanPath, bigPlan)
 		r := runDirect(t, repo, bigScenario(4000), directOptions{})
 		require.Regexp(t, `one Read of \S+\.diff gave \d+ of its \d+ bytes: the Read tool returns at most 2000 lines`, r.final,
 			"the reviewer must see that one Read gave it 2000 lines of its package:\n%s", callList(r.calls))
 	})
 	t.Run("read in parts", func(t *testing.T) {
+		t.Parallel()
 		repo := walkRepo(t, bigPlanPath, bigPlan)
 		r := runDirect(t, repo, bigScenario(4000), directOptions{skillDir: fixedSkill(t, "read in parts")})
 		requireFinished(t, r)
