@@ -170,6 +170,11 @@ func (a *agent) write(path, content string) {
 // and checks its answer block has exactly these labels.
 func (a *agent) readRole(section string, labels ...string) {
 	a.role = a.read(a.d.RoleFile)
+	if a.role == "" {
+		// A conversation that read the file before (a fix round sent by
+		// SendMessage to the implementer) may be shown no content again.
+		return
+	}
 	if section != "" && !strings.Contains(a.role, "\n## "+section+"\n") {
 		a.fail("%s has no section %q", a.d.RoleFile, section)
 	}

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/sdd-go/sdd-go/internal/dev/follower"
@@ -565,3 +566,75 @@ func (s *directScan) dollar(quoted bool) {
 }
 
 var directNameRe = regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_]*`)
+
+// TestDirectShellCheck: what the executor refuses, and what it lets by.
+func TestDirectShellCheck(t *testing.T) {
+	t.Parallel()
+	for cmd, want := range map[string]string{
+		`cd /tmp`:                     "runs cd",
+		`git status && cd "$x"`:       "runs cd",
+		"if true; then\n  cd sub\nfi": "runs cd",
+		`echo "$L"`:                   "reads $L",
+		`printf '%s' "${b}"`:          "reads $b",
+		`x=$(echo "$(git rev-parse --short "$h")")`: "reads $h",
+		`echo $((n + 1))`:                                     "reads $n",
+		`for m in a; do echo "$m $k"; done`:                   "reads $k",
+		`L=x; echo "$L"`:                                      "",
+		`for m in 'a' 'b'; do printf '%s' "$m"; done`:         "",
+		`echo '$notavar' "\$x"`:                               "",
+		`set -- a b; echo "$1" "$#" "$?"`:                     "",
+		`awk '{ print $1 }' f # $comment`:                     "",
+		`case ${f##*/} in x) ;; esac; for f in a; do :; done`: "",
+		`git -C /tmp/cd log`:                                  "",
+		`echo abcd`:                                           "",
+	} {
+		err := directShellCheck(cmd)
+		if want == "" {
+			assert.NoError(t, err, cmd)
+		} else if assert.Error(t, err, cmd) {
+			assert.Contains(t, err.Error(), want, cmd)
+		}
+	}
+}
+
+// TestDirectTools: the host's limits the executor keeps.
+func TestDirectTools(t *testing.T) {
+	t.Parallel()
+	repo := testutil.NewRepo(t)
+	h := &directHost{t: t, root: repo.Root, agents: map[string]string{}, env: []string{"PATH=/usr/bin:/bin", "HOME=" + t.TempDir()}}
+	a := h.actor("x")
+	big := filepath.Join(repo.Root, "big.txt")
+	require.NoError(t, os.WriteFile(big, []byte(strings.Repeat("0123456789abcdefghijklmnopqrstu\n", 10000)), 0o644))
+
+	r := a.Read(big, 0, 0)
+	assert.True(t, r.IsError)
+	assert.Equal(t, "File content (312.5KB) exceeds maximum allowed size (256KB). Use offset and limit parameters to read specific portions of the file, or search for specific content instead of reading the whole file.", r.Text)
+	r = a.Read(big, 2001, 2000)
+	require.False(t, r.IsError, r.Text)
+	assert.True(t, strings.HasPrefix(r.Text, "2001\t0123"), r.Text[:20])
+	assert.Equal(t, 2000, strings.Count(r.Text, "\n")+1)
+	r = a.Read(big, 1, 5000)
+	assert.True(t, r.IsError, "a part over 25000 tokens is refused")
+	assert.Contains(t, r.Text, "exceeds maximum allowed tokens (25000)")
+	assert.True(t, a.Read("big.txt", 0, 0).IsError, "a relative path")
+
+	small := filepath.Join(repo.Root, "small.txt")
+	require.NoError(t, os.WriteFile(small, []byte(strings.Repeat("x\n", 2500)), 0o644))
+	r = a.Read(small, 0, 0)
+	assert.Equal(t, 2000, strings.Count(r.Text, "\n")+1, "one Read returns 2000 lines")
+
+	w := h.actor("y")
+	assert.True(t, w.Write(small, "y\n").IsError, "a file it has not read")
+	w.Read(small, 0, 0)
+	assert.False(t, w.Write(small, "y\n").IsError)
+
+	res := a.Bash("echo $HOME >/dev/null; cd /")
+	assert.True(t, res.IsError)
+	res = a.Bash("[[ 1 == 1 ]]")
+	assert.True(t, res.IsError, "sh is not bash")
+	res = a.Bash(`x=1; echo "$x" "$(pwd)"`)
+	assert.Equal(t, "1 "+repo.Root+"\n", res.Text)
+
+	reply := a.SendMessage("agent-1", "Fix round 1 of 5 for Task 1. Read /s/implementer-prompt.md, section \"Fix round\", and follow it.\n")
+	assert.Equal(t, "Error: No such tool available: SendMessage", reply.Reply)
+}
