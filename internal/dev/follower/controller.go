@@ -36,7 +36,14 @@ type stopped string
 // it loads the skill, runs Look, decides with the Resume tables (SKILL.md's,
 // then resume.md's, in their order) and goes on with the text's blocks and
 // prompts to the end of the run, a question for the human, or a failure.
-// Its return value is its last words (FailPrefix… on a failure).
+// Its last call is Say, which ends the turn; its return value is the same
+// words (FailPrefix… on a failure).
+//
+// A turn is one Controller: when the human answers a question, the next
+// turn is a new Controller(sc) with the answers in sc.Human, which loads
+// the skill and runs Look again, as the text says to on every resume. The
+// script unwinds itself after Say with a panic it recovers; any other
+// panic (a host stopping a replayed script) passes through untouched.
 func Controller(sc Scenario) Script {
 	return func(t Tools) (last string) {
 		c := &controller{t: t, sc: sc, done: map[int]bool{}}

@@ -86,7 +86,11 @@ func ParseDispatch(prompt string) (Dispatch, bool) {
 
 // Subagent is the router: the script of the subagent a dispatch (an Agent
 // prompt, or a SendMessage to an implementer) starts. ok is false for a
-// prompt the text does not define.
+// prompt the text does not define. The script's return value is the
+// subagent's final text (a host sends it as the agent's last message); it
+// never calls Say. A fix round sent by SendMessage is a script of its own:
+// a host that continues the implementer's conversation runs it after the
+// implementer's script, with the message as the new prompt.
 func (sc Scenario) Subagent(prompt string) (Script, bool) {
 	d, ok := ParseDispatch(prompt)
 	if !ok {
