@@ -24,7 +24,8 @@ import (
 // host in between: each Tools call is done here, as the host's tool would
 // do it, with the host's limits that the text plans for. Bash runs under
 // `sh -u -c` (dash here: bashisms and unset variables fail) in the
-// repository, with only PATH and HOME set, and first refuses a command that
+// repository, with only PATH and HOME set (and GORACE for race-enabled
+// commands), and first refuses a command that
 // cds or reads a variable it does not set; Read refuses a file over 256 KB
 // without offset and limit, in the host's words, returns at most 2000
 // lines, and numbers them as the host does; Write refuses to overwrite a
@@ -114,6 +115,11 @@ func runDirect(t *testing.T, repo *testutil.Repo, sc follower.Scenario, o direct
 		t: t, root: repo.Root, skillDir: o.skillDir, sc: sc, agents: map[string]string{},
 		keep: keep, maxCalls: o.maxCalls,
 		env: []string{"PATH=" + strings.Join([]string{tools, binDir, "/usr/local/bin", "/usr/bin", "/bin"}, ":"), "HOME=" + home},
+	}
+	if g, ok := os.LookupEnv("GORACE"); ok {
+		// The commands are race-enabled under go test -race: without
+		// these options each one sleeps a second as it exits.
+		h.env = append(h.env, "GORACE="+g)
 	}
 	if o.after != nil {
 		h.agents, h.ids = o.after.h.agents, o.after.h.ids

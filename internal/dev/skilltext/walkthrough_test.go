@@ -447,3 +447,31 @@ func TestWalkThroughPackageOver2000Lines(t *testing.T) {
 		require.Equal(t, []string{"1/2000", "2001/2000", "4001/2000"}, packageReads(r.calls)["agent-2"])
 	})
 }
+
+// writingPlan is walkPlan in superpowers' own plan format (its
+// writing-plans skill): the tasks are `### Task N:` headings after
+// `## Global Constraints` and a rule.
+var writingPlan = strings.NewReplacer("newline.\n\n", "newline.\n\n---\n\n", "## Task", "### Task").Replace(walkPlan)
+
+// TestWalkThroughWritingPlansFormat: Start the run copies the Global
+// Constraints section up to the next heading of its level or higher, and
+// in this format every task is deeper: constraints.md, which every
+// subagent reads, holds the whole plan. The implementer says so; with the
+// copy stopping at a task heading the run is clean.
+func TestWalkThroughWritingPlansFormat(t *testing.T) {
+	t.Parallel()
+	t.Run("the text as it is", func(t *testing.T) {
+		t.Parallel()
+		repo := walkRepo(t, walkPlanPath, writingPlan)
+		r := runDirect(t, repo, walkScenario(), directOptions{})
+		require.Contains(t, r.final, "the constraints file holds the plan's tasks")
+	})
+	t.Run("fixed", func(t *testing.T) {
+		t.Parallel()
+		repo := walkRepo(t, walkPlanPath, writingPlan)
+		r := runDirect(t, repo, walkScenario(), directOptions{skillDir: fixedSkill(t, "constraints end at a task")})
+		requireFinished(t, r)
+		require.Equal(t, "## Global Constraints\n- Plain text files only, each ending with a newline.\n\n---\n\n",
+			readFileT(t, filepath.Join(r.keep, "greet", "constraints.md")))
+	})
+}
