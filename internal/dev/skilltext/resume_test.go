@@ -4,329 +4,470 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/sdd-go/sdd-go/internal/dev/follower"
+	"github.com/sdd-go/sdd-go/internal/dev/testutil"
 )
 
-// The resume table of SKILL.md is the one place that says where a run
-// goes on after a context compaction. These tests follow it as a
-// controller would: they build a real situation (a repository, the real
-// commands, a workspace, a ledger, commits), read the facts the table asks
-// about from those artefacts, take the first row of the text's table that
-// fits, and check that the row's action is the right one. Reordering the
-// rows, swapping two actions or dropping one makes them fail.
+// Resuming: a run is cut between two controller calls (as a context
+// compaction cuts it), or its state is written by hand, and a new
+// controller, which knows nothing but the text, the ledger, git and the
+// workspace, must take the step the text's Resume tables prescribe, and
+// nothing else. The subagents of the first run can still be reached, as
+// in one session.
 
-// resumeRow is one row of the table, with the situation it describes.
-type resumeRow struct {
-	State, Action string
-	Kind          string // a key of resumeKinds
-}
-
-// resumeKind recognises a row by words of its first cell and says when
-// the row fits.
-type resumeKind struct {
-	has, not []string
-	fits     func(f resumeFacts) bool
-}
-
-// resumeFacts are what a controller finds: in the workspace and git, then
-// about one task (or, once every task is complete, the final review).
-type resumeFacts struct {
-	ledger, namesThisPlan, flatCommits bool
-
-	final                bool   // every task is complete: the Final rows apply
-	hasLines             bool   // the task has a line at all
-	complete             bool   // Task <N>: complete
-	last                 string // the kind of the task's (or Final's) last line
-	round                int    // R
-	commitsAfter, open   bool   // commits after the last reviewed head; findings open
-	finalLines           bool   // any Final: line
-	finalReviews         int
-	finalDone, finalStop bool
-}
-
-func reviewedOrFix(f resumeFacts) bool { return f.last == "reviewed_head" || f.last == "fix" }
-
-var resumeKinds = map[string]resumeKind{
-	"flat ledger commits": {has: []string{"no `progress.md`", "flat ledger", "commits"},
-		fits: func(f resumeFacts) bool { return !f.ledger && f.flatCommits }},
-	"no ledger": {has: []string{"no `progress.md`"}, not: []string{"flat"},
-		fits: func(f resumeFacts) bool { return !f.ledger }},
-	"foreign ledger": {has: []string{"does not name this plan"},
-		fits: func(f resumeFacts) bool { return f.ledger && !f.namesThisPlan }},
-	"task complete": {has: []string{"`Task <N>: complete`"},
-		fits: func(f resumeFacts) bool { return !f.final && f.complete }},
-	"no line": {has: []string{"no line for the task"},
-		fits: func(f resumeFacts) bool { return !f.final && !f.hasLines }},
-	"task blocked": {has: []string{"`Task <N>: BLOCKED`"},
-		fits: func(f resumeFacts) bool { return !f.final && f.last == "BLOCKED" }},
-	"base only": {has: []string{"`base=` as the task's last line"},
-		fits: func(f resumeFacts) bool { return !f.final && f.last == "base" }},
-	"fix not re-reviewed": {has: []string{"with commits after the last reviewed head"},
-		fits: func(f resumeFacts) bool { return !f.final && reviewedOrFix(f) && f.commitsAfter }},
-	"next round": {has: []string{"no commits after the last reviewed head", "findings open"},
-		fits: func(f resumeFacts) bool {
-			return !f.final && reviewedOrFix(f) && !f.commitsAfter && f.open && f.round < 5
-		}},
-	"breaker": {has: []string{"`fix round 5/5`"},
-		fits: func(f resumeFacts) bool {
-			return !f.final && (f.last == "fix" && f.round == 5 && f.open || f.last == "parked")
-		}},
-	"complete it": {has: []string{"no finding open"},
-		fits: func(f resumeFacts) bool { return !f.final && reviewedOrFix(f) && !f.open }},
-	"final start": {has: []string{"every task complete", "no `Final:` line"},
-		fits: func(f resumeFacts) bool { return f.final && !f.finalLines }},
-	"final base": {has: []string{"`Final: base=` as the last line"},
-		fits: func(f resumeFacts) bool { return f.final && f.last == "base" }},
-	"final fix not re-reviewed": {has: []string{"`Final: reviewed_head=` as the last line, with commits after it"},
-		fits: func(f resumeFacts) bool { return f.final && f.last == "reviewed_head" && f.commitsAfter }},
-	"final fix": {has: []string{"one `Final: reviewed_head=` line", "findings open"},
-		fits: func(f resumeFacts) bool {
-			return f.final && f.last == "reviewed_head" && f.finalReviews == 1 && !f.commitsAfter && f.open
-		}},
-	"final rulings": {has: []string{"`Final: parked`", "any other case"},
-		fits: func(f resumeFacts) bool { return f.final && (f.last == "reviewed_head" || f.last == "parked") }},
-	"final complete": {has: []string{"`Final: complete`"}, not: []string{"`Final: parked`"},
-		fits: func(f resumeFacts) bool { return f.final && f.finalDone }},
-	"final blocked": {has: []string{"`Final: BLOCKED`"},
-		fits: func(f resumeFacts) bool { return f.final && f.finalStop }},
-}
-
-// resumeTable reads the table of SKILL.md's Resume section and names the
-// situation of every row; a row that fits no known situation, or more
-// than one, fails the test.
-func resumeTable(t *testing.T, skill string) []resumeRow {
+// cutRun runs sc in a new repository holding plan and stops the run after
+// k controller calls.
+func cutRun(t *testing.T, planPath, plan string, sc follower.Scenario, k int, skillDir string) (*testutil.Repo, *directRun) {
 	t.Helper()
-	section := markdownSection(t, skill, "Resume")
-	var rows []resumeRow
-	for _, line := range strings.Split(section, "\n") {
-		if !strings.HasPrefix(line, "| ") || strings.HasPrefix(line, "|---") {
-			continue
-		}
-		cells := strings.Split(strings.TrimSuffix(strings.TrimPrefix(line, "| "), " |"), " | ")
-		require.Len(t, cells, 2, "a resume row has two cells: %s", line)
-		if cells[0] == "What you find" {
-			continue
-		}
-		row := resumeRow{State: cells[0], Action: cells[1]}
-		for name, k := range resumeKinds {
-			if containsAll(row.State, k.has) && !containsAny(row.State, k.not) {
-				require.Empty(t, row.Kind, "row %q fits both %q and %q", row.State, row.Kind, name)
-				row.Kind = name
-			}
-		}
-		require.NotEmpty(t, row.Kind, "a resume row this test does not understand: %q", row.State)
-		rows = append(rows, row)
-	}
-	seen := map[string]bool{}
-	for _, r := range rows {
-		assert.False(t, seen[r.Kind], "two rows for %q", r.Kind)
-		seen[r.Kind] = true
-	}
-	for name := range resumeKinds {
-		assert.True(t, seen[name], "the resume table has a row for %q", name)
-	}
-	return rows
+	repo := walkRepo(t, planPath, plan)
+	r := runDirect(t, repo, sc, directOptions{skillDir: skillDir, maxCalls: k})
+	require.True(t, r.cut, "the run ended before call %d: %s\n%s", k+1, r.final, callList(r.calls))
+	require.Empty(t, failedCalls(r.calls))
+	return repo, r
 }
 
-func containsAll(s string, subs []string) bool {
-	for _, x := range subs {
-		if !strings.Contains(s, x) {
-			return false
+// resumeRun starts a new controller after prev in the same repository.
+func resumeRun(t *testing.T, repo *testutil.Repo, prev *directRun, sc follower.Scenario, skillDir string) *directRun {
+	t.Helper()
+	return runDirect(t, repo, sc, directOptions{skillDir: skillDir, after: prev})
+}
+
+// requireNext requires the resumed run's calls after Skill and Look to
+// begin with next.
+func requireNext(t *testing.T, skillDir string, r *directRun, next ...string) {
+	t.Helper()
+	got := actions(t, skillDir, r.calls)
+	require.GreaterOrEqual(t, len(got), 2, callList(r.calls))
+	require.Equal(t, []string{"Skill " + follower.DefaultSkill, "Bash Look"}, got[:2], callList(r.calls))
+	rest := got[2:]
+	if len(rest) > len(next) {
+		rest = rest[:len(next)]
+	}
+	require.Equal(t, next, rest, "the steps after Look\n%s\nlast words: %s", callList(r.calls), r.final)
+}
+
+var implementerLineRe = regexp.MustCompile(`(?m)^Task \d+: implementer=.*\n`)
+
+// requireWalkLedger requires the walk-through's ledger at the end of a
+// resumed run (its implementer ids aside: a resumed run may know none).
+func requireWalkLedger(t *testing.T, repo *testutil.Repo, r *directRun) {
+	t.Helper()
+	c := branchCommits(repo, "main")
+	require.Len(t, c, 5, repo.Git("log", "--oneline", "main..HEAD"))
+	want := walkLedger(repo, repo.Git("rev-parse", "main"), c, "", "", "")
+	got := readFileT(t, filepath.Join(r.keep, "greet", "progress.md"))
+	require.Equal(t, implementerLineRe.ReplaceAllString(want, ""), implementerLineRe.ReplaceAllString(got, ""))
+}
+
+// TestResumeAfterACut cuts the walk-through after each kind of call and
+// resumes it: the new controller takes the next step the text prescribes,
+// and the run ends with the ledger an uncut run writes.
+func TestResumeAfterACut(t *testing.T) {
+	t.Parallel()
+	review := "Read review-….md"
+	for _, c := range []struct {
+		name string
+		k    int // controller calls before the cut
+		next []string
+	}{
+		{"no ledger yet: the run starts", 2, []string{"Bash Start the run+Start task N", "Agent implementer 1 (sonnet)"}},
+		{"BASE, no commits: the implementer again", 3, []string{"Agent implementer 1 (sonnet)", "Bash Build the package"}},
+		{"BASE, commits: the package", 4, []string{"Bash Build the package", "Agent reviewer 1 (opus)", "Bash Close+Start task N"}},
+		{"the review is in, nothing open: Close", 6, []string{review, "Bash Close+Start task N", "Agent implementer 2 (sonnet)"}},
+		{"a fix not re-reviewed: the re-review closes round 1", 12, []string{review, "Bash Re-review package", "Agent re-reviewer 2 (sonnet)", "Bash Record the round+Close+Start task N"}},
+		{"Task 3's BASE: its implementer", 15, []string{"Agent implementer 3 (sonnet)"}},
+		{"Task 3's review is in: Close and the final package", 18, []string{review, "Bash Close+Final package", "Agent final reviewer 0 (opus)"}},
+		{"the final review is in: finish", 20, []string{"Read resume.md", review, "Bash Close+Finish", "Say"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			repo, cut := cutRun(t, walkPlanPath, walkPlan, walkScenario(), c.k, "")
+			r := resumeRun(t, repo, cut, walkScenario(), "")
+			requireNext(t, "", r, c.next...)
+			requireFinished(t, r)
+			requireWalkLedger(t, repo, r)
+		})
+	}
+}
+
+// TestResumeCommittedWorkWithoutReport: commits after BASE and no report
+// (the implementer was cut off before writing it): the package is built
+// and the reviewer is told there is no report, and reads none.
+func TestResumeCommittedWorkWithoutReport(t *testing.T) {
+	t.Parallel()
+	repo, cut := cutRun(t, walkPlanPath, walkPlan, walkScenario(), 4, "")
+	ws := filepath.Join(repo.Root, ".superpowers", "sdd", "greet")
+	require.NoError(t, os.Remove(filepath.Join(ws, "task-1-report.md")))
+	r := resumeRun(t, repo, cut, walkScenario(), "")
+	requireNext(t, "", r, "Bash Build the package", "Agent reviewer 1 (opus)")
+	var prompt string
+	for _, c := range r.calls {
+		if c.Tool == "Agent" && strings.HasPrefix(c.Input, "You review Task 1 ") {
+			prompt = c.Input
+		}
+		if c.Tool == "Read" && strings.HasSuffix(c.Input, "task-1-report.md") {
+			t.Errorf("%s read the report that is not there", c.Actor)
 		}
 	}
-	return true
+	assert.Contains(t, prompt, "\n"+follower.NoReportLine+"\n")
+	assert.NotContains(t, prompt, "task-1-report.md")
+	requireFinished(t, r)
+	requireWalkLedger(t, repo, r)
+	assert.Contains(t, readFileT(t, filepath.Join(r.keep, "greet", "progress.md")), "Task 1: implementer=none\n")
 }
 
-func containsAny(s string, subs []string) bool {
-	for _, x := range subs {
-		if strings.Contains(s, x) {
-			return true
-		}
-	}
-	return false
+// TestResumeNoLineForTheTask: Task 1 complete and nothing about Task 2
+// (written by hand: the text always starts the next task in the call that
+// closes one): Start task N runs alone, and must stand alone.
+func TestResumeNoLineForTheTask(t *testing.T) {
+	t.Parallel()
+	repo, cut := cutRun(t, walkPlanPath, walkPlan, walkScenario(), 7, "")
+	ws := filepath.Join(repo.Root, ".superpowers", "sdd", "greet")
+	ledger := readFileT(t, filepath.Join(ws, "progress.md"))
+	i := strings.Index(ledger, "Task 2: base=")
+	require.Positive(t, i)
+	require.NoError(t, os.WriteFile(filepath.Join(ws, "progress.md"), []byte(ledger[:i]), 0o644))
+	require.NoError(t, os.Remove(filepath.Join(ws, "task-2-brief.md")))
+	r := resumeRun(t, repo, cut, walkScenario(), "")
+	requireNext(t, "", r, "Bash Start task N", "Agent implementer 2 (sonnet)")
+	requireFinished(t, r)
+	requireWalkLedger(t, repo, r)
 }
 
-// decision is where the table sends a resumed controller.
-type decision struct {
-	resumeRow
-	Task  int // the task the row was read for; 0 for the ledger and Final rows
-	Round int // R of that task
-}
-
-// controller is a scripted reader of the text: it knows the plan, the
-// workspace and the number of tasks, and nothing else.
-type controller struct {
-	t     *testing.T
-	s     *sandbox
-	skill string
-	plan  string // as passed to the commands
-	ws    string
-	tasks int
-}
-
-func (c *controller) pick(rows []resumeRow, f resumeFacts, task int) decision {
-	c.t.Helper()
-	for _, r := range rows {
-		if resumeKinds[r.Kind].fits(f) {
-			return decision{resumeRow: r, Task: task, Round: f.round}
-		}
-	}
-	c.t.Fatalf("no row of the resume table fits %+v", f)
-	return decision{}
-}
-
-// resume reads the facts from the artefacts and walks the table.
-func (c *controller) resume() decision {
-	c.t.Helper()
-	rows := resumeTable(c.t, c.skill)
-	var f resumeFacts
-	ledgerPath := filepath.Join(c.ws, "progress.md")
-	text, err := os.ReadFile(ledgerPath)
-	f.ledger = err == nil
-	if flat, err := os.ReadFile(filepath.Join(c.s.root, ".superpowers", "sdd", "progress.md")); err == nil && len(flat) > 0 {
-		// Commits of this plan's tasks already on the branch: the
-		// controller recognises them by their subjects.
-		log := c.s.git("log", "--format=%s", "main..HEAD")
-		f.flatCommits = regexp.MustCompile(`(?m)^Task [0-9]+:`).MatchString(log)
-	}
-	if !f.ledger {
-		return c.pick(rows, f, 0)
-	}
-	first, _, _ := strings.Cut(string(text), "\n")
-	if named, ok := strings.CutPrefix(first, IdentityPrefix); ok {
-		f.namesThisPlan = c.samePlan(named)
-	}
-	if !f.namesThisPlan {
-		return c.pick(rows, f, 0)
-	}
-	l, err := ParseLedger(string(text), LedgerFormats(c.skill))
-	require.NoError(c.t, err, "\n%s", text)
-	for n := 1; n <= c.tasks; n++ {
-		tf := f
-		if ts := l.Tasks[n]; ts != nil {
-			tf.hasLines, tf.complete, tf.last, tf.round = true, ts.Complete, ts.LastKind, ts.Round
-			if ts.ReviewedHead != "" && !ts.Complete {
-				reviewed := ts.ReviewedHead
-				if ts.Round > 0 {
-					reviewed = c.s.git("rev-parse", ts.LastHead)
+// TestResumeRowsTheTextLacks: states the text's Resume table has no right
+// row for. Each case runs on skill/ as it is (and shows what goes wrong)
+// and on a copy with the proposed rows (textFixes), where the resumed run
+// takes the right step and ends with the right ledger.
+func TestResumeRowsTheTextLacks(t *testing.T) {
+	t.Parallel()
+	review := "Read review-….md"
+	for _, c := range []struct {
+		name  string
+		k     int
+		fixes []string
+		now   string // what goes wrong with skill/ as it is: in the last words, or "no fix round line"
+		next  []string
+	}{
+		{"a review not in: dispatched again, with <bytes>", 5, []string{"look lists sizes"},
+			"placeholders no value fills: <bytes>", []string{"Agent reviewer 1 (opus)", "Bash Close+Start task N"}},
+		{"the first review is in with findings open, no fix yet: round 1", 10, []string{"resume rows"},
+			"no row of the Resume tables fits Task 2", []string{review, "ToolSearch select:SendMessage", "SendMessage fix 2 round 1 to agent-3", "Bash Re-review package"}},
+		{"a re-review not in: dispatched again", 13, []string{"look lists sizes"},
+			"placeholders no value fills: <bytes>", []string{review, "Agent re-reviewer 2 (sonnet)", "Bash Record the round+Close+Start task N"}},
+		{"a final review not in: dispatched again", 19, []string{"look lists sizes"},
+			"placeholders no value fills: <bytes>", []string{"Read resume.md", "Agent final reviewer 0 (opus)", "Bash Close+Finish"}},
+		{"a re-review is in, its round not recorded: Record the round", 14, []string{"resume rows"},
+			"no fix round line", []string{review, review, "Bash Record the round+Close+Start task N"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			t.Run("the text as it is", func(t *testing.T) {
+				t.Parallel()
+				repo, cut := cutRun(t, walkPlanPath, walkPlan, walkScenario(), c.k, "")
+				r := resumeRun(t, repo, cut, walkScenario(), "")
+				if c.now == "no fix round line" {
+					requireFinished(t, r)
+					assert.NotContains(t, readFileT(t, filepath.Join(r.keep, "greet", "progress.md")), "Task 2: fix round 1/5",
+						"the text closes the task and its round is never recorded")
+					return
 				}
-				tf.commitsAfter = c.s.git("rev-list", "--count", reviewed+"..HEAD") != "0"
-				if ts.Round > 0 {
-					tf.open = ts.Open > len(ts.Parked)
-				} else {
-					tf.open = findingsOpen(c.t, filepath.Join(c.ws, "task-"+strconv.Itoa(n)+"-review.md"))
-				}
+				require.Contains(t, r.final, c.now, callList(r.calls))
+			})
+			t.Run("fixed", func(t *testing.T) {
+				t.Parallel()
+				dir := fixedSkill(t, c.fixes...)
+				repo, cut := cutRun(t, walkPlanPath, walkPlan, walkScenario(), c.k, dir)
+				r := resumeRun(t, repo, cut, walkScenario(), dir)
+				requireNext(t, dir, r, c.next...)
+				requireFinished(t, r)
+				requireWalkLedger(t, repo, r)
+			})
+		})
+	}
+}
+
+const finding2 = "bye.txt:1 says goodby, the brief says bye"
+
+// stubborn is the walk-through with Task 2's defect fixed in round fixedIn
+// (never, past 5), and the rulings on it.
+func stubborn(fixedIn int, ruling string) follower.Scenario {
+	sc := walkScenario()
+	d := *sc.Tasks[1].Defect
+	d.FixedIn = fixedIn
+	sc.Tasks[1].Defect = &d
+	sc.Tasks[1].Rulings = map[string]string{finding2: ruling, "bye.txt lacks a header": "park: a header is not in the brief"}
+	return sc
+}
+
+// taskLines are a ledger's lines of one unit ("Task 2: ", "Final: ").
+func taskLines(ledger, prefix string) []string {
+	var out []string
+	for _, l := range strings.Split(ledger, "\n") {
+		if strings.HasPrefix(l, prefix) {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// TestResumeRoundWithoutCommits: round 1 makes no commit (its finding
+// stays open), round 2 fixes it; cut after the round's package, and after
+// its record.
+func TestResumeRoundWithoutCommits(t *testing.T) {
+	t.Parallel()
+	sc := stubborn(2, "")
+	t.Run("uncut", func(t *testing.T) {
+		t.Parallel()
+		repo := walkRepo(t, walkPlanPath, walkPlan)
+		r := runDirect(t, repo, sc, directOptions{})
+		requireFinished(t, r)
+		c := branchCommits(repo, "main")
+		require.Len(t, c, 5)
+		s := func(x string) string { return short(repo, x) }
+		assert.Equal(t, []string{
+			"Task 2: base=" + c[1],
+			"Task 2: implementer=agent-3",
+			"Task 2: reviewed_head=" + c[2],
+			"Task 2: reviewed_head=" + c[2],
+			"Task 2: fix round 1/5 (0 addressed, 1 open — F1 " + finding2 + "; commits " + s(c[2]) + ".." + s(c[2]) + ")",
+			"Task 2: reviewed_head=" + c[3],
+			"Task 2: fix round 2/5 (1 addressed, 0 open — none; commits " + s(c[2]) + ".." + s(c[3]) + ")",
+			"Task 2: complete (commits " + s(c[1]) + ".." + s(c[3]) + ", review clean)",
+		}, taskLines(readFileT(t, filepath.Join(r.keep, "greet", "progress.md")), "Task 2: "))
+		got := actions(t, "", r.calls)
+		assert.Equal(t, []string{"ToolSearch select:SendMessage", "SendMessage fix 2 round 1 to agent-3", "Bash Re-review package",
+			"Bash Record the round", "SendMessage fix 2 round 2 to agent-3", "Bash Re-review package", "Agent re-reviewer 2 (sonnet)",
+			"Bash Record the round+Close+Start task N"}, got[10:18])
+	})
+	t.Run("cut after its record: round 2", func(t *testing.T) {
+		t.Parallel()
+		repo, cut := cutRun(t, walkPlanPath, walkPlan, sc, 14, "")
+		r := resumeRun(t, repo, cut, sc, "")
+		requireNext(t, "", r, "ToolSearch select:SendMessage", "SendMessage fix 2 round 2 to agent-3", "Bash Re-review package")
+		requireFinished(t, r)
+	})
+	t.Run("cut after its package", func(t *testing.T) {
+		t.Parallel()
+		t.Run("the text as it is", func(t *testing.T) {
+			t.Parallel()
+			repo, cut := cutRun(t, walkPlanPath, walkPlan, sc, 13, "")
+			r := resumeRun(t, repo, cut, sc, "")
+			require.Contains(t, r.final, "Task 2: its package is not in the workspace",
+				"the row for a round without commits comes after \"that review not in\", which takes it")
+		})
+		t.Run("fixed", func(t *testing.T) {
+			t.Parallel()
+			dir := fixedSkill(t, "resume rows")
+			repo, cut := cutRun(t, walkPlanPath, walkPlan, sc, 13, dir)
+			r := resumeRun(t, repo, cut, sc, dir)
+			requireNext(t, dir, r, "Read review-….md", "Bash Record the round", "ToolSearch select:SendMessage", "SendMessage fix 2 round 2 to agent-3")
+			requireFinished(t, r)
+		})
+	})
+}
+
+// TestBreaker: a finding no round fixes: rounds 1-3 go to the implementer,
+// 4-5 to a fresh one on the stronger model; after round 5 it is parked
+// (and the task closed in the same call) or the run is BLOCKED.
+func TestBreaker(t *testing.T) {
+	t.Parallel()
+	const why = "the brief allows either spelling"
+	t.Run("park", func(t *testing.T) {
+		t.Parallel()
+		repo := walkRepo(t, walkPlanPath, walkPlan)
+		r := runDirect(t, repo, stubborn(9, "park: "+why), directOptions{})
+		requireFinished(t, r)
+		got := actions(t, "", r.calls)
+		var rounds []string
+		for _, a := range got {
+			if strings.Contains(a, "fix 2") {
+				rounds = append(rounds, a)
 			}
 		}
-		d := c.pick(rows, tf, n)
-		if d.Kind != "task complete" {
-			return d
-		}
-	}
-	f.final = true
-	if fs := l.Final; fs != nil {
-		f.finalLines, f.last, f.finalDone, f.finalStop = true, fs.LastKind, fs.Complete, fs.Blocked != ""
-		f.finalReviews = len(fs.ReviewedHeads)
-		if f.finalReviews > 0 {
-			f.commitsAfter = c.s.git("rev-list", "--count", fs.ReviewedHeads[f.finalReviews-1]+"..HEAD") != "0"
-			f.open = findingsOpen(c.t, filepath.Join(c.ws, "final-review.md"))
-		}
-	}
-	return c.pick(rows, f, 0)
+		assert.Equal(t, []string{"SendMessage fix 2 round 1 to agent-3", "SendMessage fix 2 round 2 to agent-3", "SendMessage fix 2 round 3 to agent-3",
+			"Agent fix 2 (opus)", "Agent fix 2 (opus)"}, rounds)
+		assert.Contains(t, got, "Bash Park+Close+Start task N")
+		c := branchCommits(repo, "main")
+		require.Len(t, c, 4, "no fix commit")
+		lines := taskLines(readFileT(t, filepath.Join(r.keep, "greet", "progress.md")), "Task 2: ")
+		s := func(x string) string { return short(repo, x) }
+		assert.Equal(t, []string{
+			"Task 2: fix round 5/5 (0 addressed, 1 open — F1 " + finding2 + "; commits " + s(c[2]) + ".." + s(c[2]) + ")",
+			"Task 2: parked — F1 " + finding2 + " — ruling: " + why,
+			"Task 2: complete (commits " + s(c[1]) + ".." + s(c[2]) + ", 1 parked)",
+		}, lines[len(lines)-3:])
+	})
+	t.Run("park, cut after round 5's record", func(t *testing.T) {
+		t.Parallel()
+		sc := stubborn(9, "park: "+why)
+		repo, cut := cutRun(t, walkPlanPath, walkPlan, sc, 26, "")
+		require.Contains(t, lastLine(readFileT(t, filepath.Join(repo.Root, ".superpowers", "sdd", "greet", "progress.md"))), "Task 2: fix round 5/5")
+		r := resumeRun(t, repo, cut, sc, "")
+		requireNext(t, "", r, "Read resume.md", "Bash Park+Close+Start task N")
+		requireFinished(t, r)
+	})
+	t.Run("block", func(t *testing.T) {
+		t.Parallel()
+		sc := stubborn(9, "block: Task 3 reads bye.txt")
+		repo := walkRepo(t, walkPlanPath, walkPlan)
+		r := runDirect(t, repo, sc, directOptions{})
+		require.Contains(t, r.final, "Task 2 is BLOCKED")
+		require.Empty(t, failedCalls(r.calls))
+		ledger := readFileT(t, filepath.Join(repo.Root, ".superpowers", "sdd", "greet", "progress.md"))
+		require.True(t, strings.HasSuffix(ledger, "Task 2: BLOCKED — F1 "+finding2+": Task 3 reads bye.txt\n"), ledger)
+		got := actions(t, "", r.calls)
+		assert.Equal(t, []string{"Read resume.md", "Bash Block", "Say"}, got[len(got)-3:])
+
+		// Resumed, the BLOCKED line stops the run again, and nothing runs.
+		again := resumeRun(t, repo, r, sc, "")
+		requireNext(t, "", again, "Say")
+		assert.Len(t, controllerCalls(again.calls), 2)
+		assert.Contains(t, again.final, "Task 2 is BLOCKED")
+		assert.Equal(t, ledger, readFileT(t, filepath.Join(repo.Root, ".superpowers", "sdd", "greet", "progress.md")))
+	})
 }
 
-// samePlan is "names this plan" as the text defines it: the same file,
-// both paths read relative to the repository root; a file that is gone
-// compares by its repository-relative path.
-func (c *controller) samePlan(named string) bool {
-	abs := func(p string) string {
-		if filepath.IsAbs(p) {
-			return p
-		}
-		return filepath.Join(c.s.root, filepath.FromSlash(p))
-	}
-	a, errA := os.Stat(abs(named))
-	b, errB := os.Stat(abs(c.plan))
-	if errA == nil && errB == nil {
-		return os.SameFile(a, b)
-	}
-	rel := func(p string) string {
-		r, err := filepath.Rel(c.s.root, abs(p))
-		require.NoError(c.t, err)
-		return r
-	}
-	return rel(named) == rel(c.plan)
-}
-
-// findingsOpen reads a saved review reply: a spec ❌, or a Critical or
-// Important item other than "none", or a deferred line to fix now.
-func findingsOpen(t *testing.T, path string) bool {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	require.NoError(t, err, "the controller saved the review reply")
-	var section string
-	for _, line := range strings.Split(string(b), "\n") {
-		switch {
-		case strings.HasPrefix(line, "Spec: ❌"):
-			return true
-		case strings.HasSuffix(line, ":") && !strings.HasPrefix(line, "- "):
-			section = line
-		case strings.HasPrefix(line, "- ") && line != "- none":
-			if section == "Critical:" || section == "Important:" || section == "Deferred and parked lines to fix now:" {
-				return true
+// TestResumeParked: round 5 left two findings open; with one parked the
+// controller rules on the other and closes; with both parked it closes.
+func TestResumeParked(t *testing.T) {
+	t.Parallel()
+	sc := stubborn(9, "park: the brief allows either spelling")
+	for _, c := range []struct {
+		name   string
+		parked []string
+		next   []string
+	}{
+		{"one of two parked: go on ruling", []string{"F1 " + finding2}, []string{"Read resume.md", "Bash Park+Close+Start task N"}},
+		{"both parked: Close", []string{"F1 " + finding2, "F2 bye.txt lacks a header"}, []string{"Read resume.md", "Bash Close+Start task N"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			repo, cut := cutRun(t, walkPlanPath, walkPlan, sc, 26, "")
+			p := filepath.Join(repo.Root, ".superpowers", "sdd", "greet", "progress.md")
+			ledger := readFileT(t, p)
+			i := strings.LastIndex(strings.TrimSuffix(ledger, "\n"), "\n")
+			last := ledger[i+1:]
+			require.True(t, strings.HasPrefix(last, "Task 2: fix round 5/5 (0 addressed, 1 open — F1 "), last)
+			two := strings.Replace(last, "1 open — F1 "+finding2+";", "2 open — F1 "+finding2+"; F2 bye.txt lacks a header;", 1)
+			ledger = ledger[:i+1] + two
+			for _, f := range c.parked {
+				ledger += "Task 2: parked — " + f + " — ruling: " + sc.Tasks[1].Rulings[strings.SplitN(f, " ", 2)[1]][len("park: "):] + "\n"
 			}
-		}
-	}
-	return false
-}
-
-// textBlock is the one command block of SKILL.md that holds substr.
-func textBlock(t *testing.T, skill, substr string) Fence {
-	t.Helper()
-	var found []Fence
-	for _, f := range shellBlocks(skill) {
-		if strings.Contains(f.Body, substr) {
-			found = append(found, f)
-		}
-	}
-	require.Len(t, found, 1, "one command block of SKILL.md holds %q", substr)
-	return found[0]
-}
-
-// runText runs a command block of SKILL.md in a fresh shell with the
-// given placeholder values and requires it to succeed.
-func runText(t *testing.T, s *sandbox, skill, substr string, values map[string]string) result {
-	t.Helper()
-	b := newBlockRunner(t, s.root)
-	b.values = values
-	script, r := b.run(textBlock(t, skill, substr))
-	require.Equal(t, 0, r.code, "%s\n%s", script, r.stderr)
-	return r
-}
-
-func requireAction(t *testing.T, d decision, kind string, words ...string) {
-	t.Helper()
-	require.Equal(t, kind, d.Kind, "the resume table's first fitting row (task %d): %q → %q", d.Task, d.State, d.Action)
-	for _, w := range words {
-		assert.Contains(t, d.Action, w, "the action for %q", kind)
+			require.NoError(t, os.WriteFile(p, []byte(ledger), 0o644))
+			r := resumeRun(t, repo, cut, sc, "")
+			requireNext(t, "", r, c.next...)
+			requireFinished(t, r)
+			lines := taskLines(readFileT(t, filepath.Join(r.keep, "greet", "progress.md")), "Task 2: ")
+			assert.Equal(t, []string{
+				"Task 2: parked — F1 " + finding2 + " — ruling: the brief allows either spelling",
+				"Task 2: parked — F2 bye.txt lacks a header — ruling: a header is not in the brief",
+			}, lines[len(lines)-3:len(lines)-1])
+			assert.Contains(t, lines[len(lines)-1], ", 2 parked)")
+		})
 	}
 }
 
-const twoTaskPlan = "# %s\n\n## Global Constraints\n- none\n\n### Task 1: First\nDo one.\n\n### Task 2: Second\nDo two.\n"
-
-func planText(title string) string { return strings.Replace(twoTaskPlan, "%s", title, 1) }
-
-func writeFile(t *testing.T, path, content string) {
-	t.Helper()
-	require.NoError(t, os.WriteFile(path, []byte(content), 0o644))
+// TestResumeFinal: the final review's rows.
+func TestResumeFinal(t *testing.T) {
+	t.Parallel()
+	t.Run("every task complete, no Final: line: the final package", func(t *testing.T) {
+		t.Parallel()
+		repo, cut := cutRun(t, walkPlanPath, walkPlan, walkScenario(), 19, "")
+		ws := filepath.Join(repo.Root, ".superpowers", "sdd", "greet")
+		ledger := readFileT(t, filepath.Join(ws, "progress.md"))
+		i := strings.Index(ledger, "Final: base=")
+		require.Positive(t, i)
+		require.NoError(t, os.WriteFile(filepath.Join(ws, "progress.md"), []byte(ledger[:i]), 0o644))
+		final := "review-" + short(repo, "main") + ".." + short(repo, "HEAD") + ".diff"
+		require.NoError(t, os.Remove(filepath.Join(ws, final)))
+		r := resumeRun(t, repo, cut, walkScenario(), "")
+		requireNext(t, "", r, "Read resume.md", "Bash Final package", "Agent final reviewer 0 (opus)", "Bash Close+Finish")
+		requireFinished(t, r)
+		requireWalkLedger(t, repo, r)
+	})
+	// The run finished; its workspace is back as Finish found it.
+	finished := func(t *testing.T, dir string) (*testutil.Repo, *directRun, string) {
+		repo := walkRepo(t, walkPlanPath, walkPlan)
+		done := runDirect(t, repo, walkScenario(), directOptions{skillDir: dir})
+		requireFinished(t, done)
+		ws := filepath.Join(repo.Root, ".superpowers", "sdd", "greet")
+		require.NoError(t, os.Rename(filepath.Join(done.keep, "greet"), ws))
+		return repo, done, ws
+	}
+	// The final review is in; a Final: BLOCKED line follows it.
+	blocked := func(t *testing.T, dir string) (*testutil.Repo, *directRun, string) {
+		repo, cut := cutRun(t, walkPlanPath, walkPlan, walkScenario(), 20, dir)
+		p := filepath.Join(repo.Root, ".superpowers", "sdd", "greet", "progress.md")
+		ledger := readFileT(t, p) + "Final: BLOCKED — greet and bye disagree on the encoding\n"
+		require.NoError(t, os.WriteFile(p, []byte(ledger), 0o644))
+		return repo, cut, ledger
+	}
+	t.Run("Final: complete", func(t *testing.T) {
+		t.Parallel()
+		t.Run("the text as it is: closes the final review again", func(t *testing.T) {
+			t.Parallel()
+			repo, done, _ := finished(t, "")
+			r := resumeRun(t, repo, done, walkScenario(), "")
+			requireNext(t, "", r, "Read resume.md", "Read review-….md", "Bash Close+Finish")
+			assert.Len(t, taskLines(readFileT(t, filepath.Join(r.keep, "greet", "progress.md")), "Final: complete"), 2)
+		})
+		t.Run("fixed: delete the workspace", func(t *testing.T) {
+			t.Parallel()
+			dir := fixedSkill(t, "final rows")
+			repo, done, ws := finished(t, dir)
+			r := resumeRun(t, repo, done, walkScenario(), dir)
+			requireNext(t, dir, r, "Read resume.md", "Bash Finish", "Say")
+			requireFinished(t, r)
+			assert.NoDirExists(t, ws)
+			requireWalkLedger(t, repo, r)
+		})
+	})
+	t.Run("Final: BLOCKED", func(t *testing.T) {
+		t.Parallel()
+		t.Run("the text as it is: finishes", func(t *testing.T) {
+			t.Parallel()
+			repo, cut, _ := blocked(t, "")
+			r := resumeRun(t, repo, cut, walkScenario(), "")
+			requireNext(t, "", r, "Read resume.md", "Read review-….md", "Bash Close+Finish")
+		})
+		t.Run("fixed: stop", func(t *testing.T) {
+			t.Parallel()
+			dir := fixedSkill(t, "final rows")
+			repo, cut, ledger := blocked(t, dir)
+			r := resumeRun(t, repo, cut, walkScenario(), dir)
+			requireNext(t, dir, r, "Read resume.md", "Say")
+			assert.Contains(t, r.final, "greet and bye disagree on the encoding")
+			assert.Equal(t, ledger, readFileT(t, filepath.Join(repo.Root, ".superpowers", "sdd", "greet", "progress.md")))
+		})
+	})
 }
 
-func snapshotDir(t *testing.T, dir string) map[string]string {
+func lastLine(s string) string {
+	s = strings.TrimSuffix(s, "\n")
+	return s[strings.LastIndex(s, "\n")+1:]
+}
+
+// earlierRun is a repository whose branch already holds Task 1's two
+// commits, made by an earlier run, and whose plan has its workspace
+// (made by sdd-workspace, as Look would).
+func earlierRun(t *testing.T) (repo *testutil.Repo, ws string) {
+	t.Helper()
+	repo = walkRepo(t, walkPlanPath, walkPlan)
+	repo.Commit("greet.txt", "greet.txt", "hello\n")
+	repo.Commit("check1.sh", "check1.sh", "grep -qx hello greet.txt\n")
+	res := testutil.RunIn(repo.Root, repo.Env, binPath("sdd-workspace"), walkPlanPath)
+	require.Equal(t, 0, res.Code, res.Stderr)
+	return repo, strings.TrimSpace(res.Stdout)
+}
+
+// snapshotTree reads every file under dir.
+func snapshotTree(t *testing.T, dir string) map[string]string {
 	t.Helper()
 	out := map[string]string{}
 	require.NoError(t, filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
@@ -340,223 +481,288 @@ func snapshotDir(t *testing.T, dir string) map[string]string {
 	return out
 }
 
-// TestResumeForeignLedgerBesideSameBasenamePlan: docs/a/plan.md's run
-// (made by the bash scripts: no marker) left .superpowers/sdd/plan/ with
-// its ledger. A run of docs/b/plan.md must get another directory, start
-// its own ledger, and delete only its own workspace at the end; plan A's
-// next controller then finds its ledger and goes on where it stopped.
-func TestResumeForeignLedgerBesideSameBasenamePlan(t *testing.T) {
-	skill := readSkillFile(t, "SKILL.md")
-	s := newSandbox(t)
-	s.write("docs/a/plan.md", planText("Plan A"))
-	s.write("docs/b/plan.md", planText("Plan B"))
-	s.git("add", ".")
-	s.git("commit", "-q", "-m", "plans")
-	s.git("checkout", "-q", "-b", "feature/a")
-	base := s.git("rev-parse", "HEAD")
-	a1 := s.commit("a1.txt", "one\n", "Task 1: plan A, first")
-	s.commit("a2.txt", "two\n", "Task 2: plan A, second")
-
-	aWS := filepath.Join(s.root, ".superpowers", "sdd", "plan")
-	ledgerA := IdentityPrefix + "./docs/a/plan.md\n" +
-		"Task 1: base=" + base + "\n" +
-		"Task 1: implementer=agent-a1\n" +
-		"Task 1: reviewed_head=" + a1 + "\n" +
-		"Task 1: complete (commits " + s.short(base) + ".." + s.short(a1) + ", review clean)\n" +
-		"Task 2: base=" + a1 + "\n" +
-		"Task 2: implementer=agent-a2\n"
-	s.write(".superpowers/sdd/.gitignore", "*\n")
-	s.write(".superpowers/sdd/plan/progress.md", ledgerA)
-	s.write(".superpowers/sdd/plan/task-2-report.md", "Status: DONE\n")
-	before := snapshotDir(t, aWS)
-
-	// Plan B's controller.
-	r := s.cmd("sdd-workspace", "docs/b/plan.md")
-	require.Equal(t, 0, r.code, r.stderr)
-	wsB := strings.TrimSuffix(r.stdout, "\n")
-	require.NotEqual(t, aWS, wsB, "sdd-workspace skips a marker-less directory whose ledger names another plan")
-	assert.Equal(t, before, snapshotDir(t, aWS), "plan A's directory is untouched: no marker, the same ledger")
-
-	b := &controller{t: t, s: s, skill: skill, plan: "docs/b/plan.md", ws: wsB, tasks: 2}
-	requireAction(t, b.resume(), "no ledger", "create the ledger")
-	values := map[string]string{"<plan file>": "docs/b/plan.md", "<workspace>": wsB}
-	runText(t, s, skill, "'# SDD ledger — plan: <plan file>'", values)
-	requireAction(t, b.resume(), "no line", "start it at step 1")
-
-	// Plan B's run ends; Finish deletes its workspace, and only that.
-	runText(t, s, skill, "rm -rf '<workspace>'", values)
-	assert.NoDirExists(t, wsB)
-	assert.Equal(t, before, snapshotDir(t, aWS), "plan A's ledger survives plan B's Finish")
-
-	// Plan A's next controller finds its directory and its ledger, which
-	// names the plan as ./docs/a/plan.md: the same file.
-	r = s.cmd("sdd-workspace", "docs/a/plan.md")
-	require.Equal(t, 0, r.code, r.stderr)
-	require.Equal(t, aWS+"\n", r.stdout)
-	assert.Equal(t, "docs/a/plan.md\n", readString(t, filepath.Join(aWS, "plan-path")), "adopted and marked")
-	a := &controller{t: t, s: s, skill: skill, plan: "docs/a/plan.md", ws: aWS, tasks: 2}
-	d := a.resume()
-	requireAction(t, d, "base only", "git log --oneline '<base sha>'..HEAD", "review")
-	assert.Equal(t, 2, d.Task, "Task 1 is done and not redone")
-	// The work is committed and reported: its package is the task's one
-	// commit.
-	assert.Equal(t, "1", s.git("rev-list", "--count", a1+"..HEAD"))
-	pkg := s.reviewPackage(aWS, "docs/a/plan.md", a1, s.git("rev-parse", "HEAD"), 1)
-	assert.Contains(t, commitsSection(pkg), "Task 2: plan A, second")
+// earlierDoneLedger is the start of the ledger that records Task 1 as done
+// by an earlier run.
+func earlierDoneLedger(repo *testutil.Repo) string {
+	c := branchCommits(repo, "main")
+	m := repo.Git("rev-parse", "main")
+	return IdentityPrefix + walkPlanPath + "\n" +
+		"Task 1: base=" + m + "\n" +
+		"Task 1: reviewed_head=" + c[1] + "\n" +
+		"Task 1: complete (commits " + short(repo, m) + ".." + short(repo, c[1]) + ", earlier run, human confirmed)\n" +
+		"Task 2: base=" + c[1] + "\n"
 }
 
-// TestResumeHandMadeForeignLedger: a directory made by hand carries this
-// plan's marker but another plan's ledger. The table stops the run and
-// asks the human; nothing in the directory changes.
-func TestResumeHandMadeForeignLedger(t *testing.T) {
-	skill := readSkillFile(t, "SKILL.md")
-	s := newSandbox(t)
-	s.write("docs/a/plan.md", planText("Plan A"))
-	s.write("docs/b/plan.md", planText("Plan B"))
-	s.git("add", ".")
-	s.git("commit", "-q", "-m", "plans")
-	ws := filepath.Join(s.root, ".superpowers", "sdd", "plan")
-	s.write(".superpowers/sdd/plan/plan-path", "docs/b/plan.md\n")
-	s.write(".superpowers/sdd/plan/progress.md", IdentityPrefix+"docs/a/plan.md\nTask 1: base="+s.git("rev-parse", "HEAD")+"\n")
-	before := snapshotDir(t, ws)
+// TestResumeIdentityOnlyLedger: a ledger holding only its first line is
+// read as no ledger: Setup 4's questions come again (the branch has an
+// earlier run's commits), and nothing is written until the human answers;
+// the answer is recorded in the call that starts the next task.
+func TestResumeIdentityOnlyLedger(t *testing.T) {
+	t.Parallel()
+	repo, ws := earlierRun(t)
+	ledger := filepath.Join(ws, "progress.md")
+	require.NoError(t, os.WriteFile(ledger, []byte(IdentityPrefix+walkPlanPath+"\n"), 0o644))
+	before := snapshotTree(t, ws)
 
-	r := s.cmd("sdd-workspace", "docs/b/plan.md")
-	require.Equal(t, 0, r.code, r.stderr)
-	require.Equal(t, ws+"\n", r.stdout, "the marker names plan B")
-	c := &controller{t: t, s: s, skill: skill, plan: "docs/b/plan.md", ws: ws, tasks: 2}
-	requireAction(t, c.resume(), "foreign ledger", "ask the human", "never rename, move, edit or delete it")
-	assert.Equal(t, before, snapshotDir(t, ws))
-	assert.NotContains(t, skill, "progress.foreign.md", "the text never moves a ledger aside")
+	ask := runDirect(t, repo, walkScenario(), directOptions{})
+	requireNext(t, "", ask, "Say")
+	assert.Contains(t, ask.final, "commits since main")
+	assert.Contains(t, ask.final, "greet.txt")
+	assert.Equal(t, before, snapshotTree(t, ws), "nothing is written before the human answers")
+
+	sc := walkScenario()
+	sc.Human = follower.Human{Answered: true, Done: []follower.Earlier{{N: 1, First: 1, Last: 2}}}
+	r := resumeRun(t, repo, ask, sc, "")
+	requireNext(t, "", r, "Read resume.md", "Bash Start the run+Earlier run, done+Start task N", "Agent implementer 2 (sonnet)")
+	requireFinished(t, r)
+	got := readFileT(t, filepath.Join(r.keep, filepath.Base(ws), "progress.md"))
+	require.True(t, strings.HasPrefix(got, earlierDoneLedger(repo)), got)
 }
 
-// TestResumeFixMadeButNotReReviewed: the fix of round 2 is committed but
-// the context was lost before its re-review. The table sends the
-// controller to the re-review of exactly that fix, which closes round 2,
-// not to another fix dispatch. The ledger names the plan by its absolute
-// path, which is the same plan.
-func TestResumeFixMadeButNotReReviewed(t *testing.T) {
-	skill := readSkillFile(t, "SKILL.md")
-	s := newSandbox(t)
-	const plan = "docs/plans/demo.md"
-	s.write(plan, planText("Demo"))
-	s.git("add", ".")
-	s.git("commit", "-q", "-m", "plans")
-	s.git("checkout", "-q", "-b", "feature/demo")
-	r := s.cmd("sdd-workspace", plan)
-	require.Equal(t, 0, r.code, r.stderr)
-	ws := strings.TrimSuffix(r.stdout, "\n")
-	c := &controller{t: t, s: s, skill: skill, plan: plan, ws: ws, tasks: 2}
-	w := &ledgerWriter{t: t, path: filepath.Join(ws, "progress.md"), formats: LedgerFormats(skill)}
-	w.add("# SDD ledger", "plan file path", filepath.ToSlash(filepath.Join(s.root, plan)))
+// TestResumeFlatLedger: no ledger of this plan, the old flat ledger and
+// commits of this plan on the branch: the controller asks once, leaves the
+// flat ledger alone, and records the human's answer (Earlier run, done)
+// before the next task starts.
+func TestResumeFlatLedger(t *testing.T) {
+	t.Parallel()
+	repo, ws := earlierRun(t)
+	flat := filepath.Join(repo.Root, ".superpowers", "sdd", "progress.md")
+	flatText := "# SDD progress\nTask 1: greeting — done (greet.txt, check1.sh)\n"
+	require.NoError(t, os.WriteFile(flat, []byte(flatText), 0o644))
 
-	base := s.git("rev-parse", "HEAD")
-	w.add("base=", "N", "1", "sha", base)
-	w.add("implementer=", "N", "1", "id", "agent-1")
-	h1 := s.commit("a.txt", "a\n", "Task 1: a")
-	writeFile(t, filepath.Join(ws, "task-1-review.md"),
-		"Spec: ✅\nCritical:\n- none\nImportant:\n- a.go:1 — unchecked error — data loss\nMinor:\n- none\n")
-	w.add("reviewed_head=", "N", "1", "sha", h1)
-	requireAction(t, c.resume(), "next round", "round R+1's fix")
+	ask := runDirect(t, repo, walkScenario(), directOptions{})
+	requireNext(t, "", ask, "Say")
+	assert.Contains(t, ask.final, "old flat ledger")
+	assert.Contains(t, ask.final, "Task 1: greeting — done")
+	assert.NoFileExists(t, filepath.Join(ws, "progress.md"))
 
-	// Round 1's fix, committed; the context is lost before the re-review.
-	f1 := s.commit("a.txt", "a\nchecked\n", "Task 1: fix round 1")
-	d := c.resume()
-	requireAction(t, d, "fix not re-reviewed", "re-review", "closes round R+1")
-	assert.Equal(t, 0, d.Round, "the pending re-review closes round 1")
-	w.add("fix round", "N", "1", "R", "1", "X", "0", "Y", "1", "finding one-liners", "F1 error still unchecked", "a7", s.short(h1), "b7", s.short(f1))
-
-	// Round 1 recorded with F1 open and nothing after it: round 2's fix.
-	d = c.resume()
-	requireAction(t, d, "next round", "round R+1's fix")
-	assert.Equal(t, 1, d.Round)
-
-	// Round 2's fix is committed, and the context is lost again.
-	f2 := s.commit("a.txt", "a\nchecked properly\n", "Task 1: fix round 2")
-	d = c.resume()
-	requireAction(t, d, "fix not re-reviewed", "re-review", "closes round R+1")
-	require.Equal(t, 1, d.Round, "the pending re-review closes round 2")
-	// The re-review covers exactly round 2's fix: from the end of round
-	// 1's range, written out in full, to HEAD.
-	fixBase := s.git("rev-parse", s.short(f1))
-	require.Equal(t, f1, fixBase)
-	pkg := s.reviewPackage(ws, plan, fixBase, f2, 1)
-	assert.Contains(t, commitsSection(pkg), "Task 1: fix round 2")
-	assert.NotContains(t, commitsSection(pkg), "fix round 1")
-	w.add("fix round", "N", "1", "R", strconv.Itoa(d.Round+1), "X", "1", "Y", "0", "finding one-liners", "F1 error checked", "a7", s.short(f1), "b7", s.short(f2))
-	requireAction(t, c.resume(), "complete it", "completion line")
-	w.add("review clean", "N", "1", "base7", s.short(base), "head7", s.short(f2))
-	requireAction(t, c.resume(), "no line", "start it at step 1")
-
-	// Task 2, clean; then the final review with its one fix, committed
-	// but not re-reviewed when the context is lost.
-	w.add("base=", "N", "2", "sha", f2)
-	h2 := s.commit("b.txt", "b\n", "Task 2: b")
-	writeFile(t, filepath.Join(ws, "task-2-review.md"), "Spec: ✅\nCritical:\n- none\nImportant:\n- none\nMinor:\n- none\n")
-	w.add("reviewed_head=", "N", "2", "sha", h2)
-	requireAction(t, c.resume(), "complete it", "completion line")
-	w.add("review clean", "N", "2", "base7", s.short(f2), "head7", s.short(h2))
-	requireAction(t, c.resume(), "final start", "Final: base=")
-	w.add("Final: base=", "sha", base)
-	requireAction(t, c.resume(), "final base", "final reviewer")
-	writeFile(t, filepath.Join(ws, "final-review.md"), "Critical:\n- none\nImportant:\n- b.txt:1 — names differ from a.txt\nMinor:\n- none\nDeferred and parked lines to fix now:\n- none\n")
-	w.add("Final: reviewed_head=", "sha", h2)
-	requireAction(t, c.resume(), "final fix", "one final fix dispatch")
-	fix := s.commit("b.txt", "a-style b\n", "final: align names")
-	requireAction(t, c.resume(), "final fix not re-reviewed", "re-review")
-	w.add("Final: reviewed_head=", "sha", fix)
-	requireAction(t, c.resume(), "final rulings", "`Final: complete`")
-	w.add("Final: complete (commits <base7>..<head7>, review clean)", "base7", s.short(base), "head7", s.short(fix))
-	requireAction(t, c.resume(), "final complete", "delete the workspace")
+	sc := walkScenario()
+	sc.Human = follower.Human{Answered: true, Done: []follower.Earlier{{N: 1, First: 1, Last: 2}}}
+	r := resumeRun(t, repo, ask, sc, "")
+	requireNext(t, "", r, "Read resume.md", "Bash Start the run+Earlier run, done+Start task N", "Agent implementer 2 (sonnet)")
+	requireFinished(t, r)
+	got := readFileT(t, filepath.Join(r.keep, filepath.Base(ws), "progress.md"))
+	require.True(t, strings.HasPrefix(got, earlierDoneLedger(repo)), got)
+	assert.Equal(t, flatText, readFileT(t, flat), "the flat ledger is never edited")
+	for _, c := range controllerCalls(r.calls) {
+		if c.Tool == "Agent" && strings.HasPrefix(c.Input, "You implement Task 1 ") {
+			t.Errorf("Task 1, done by the earlier run, was dispatched again")
+		}
+	}
 }
 
-// TestResumeFlatLedgerWithThisPlansCommits: a run from before per-plan
-// workspaces kept the flat ledger and committed Task 1 of this very plan.
-// The table asks the human once instead of redoing Task 1, and the flat
-// ledger is never touched.
-func TestResumeFlatLedgerWithThisPlansCommits(t *testing.T) {
-	skill := readSkillFile(t, "SKILL.md")
-	s := newSandbox(t)
-	const plan = "docs/plans/demo.md"
-	s.write(plan, planText("Demo"))
-	s.git("add", ".")
-	s.git("commit", "-q", "-m", "plans")
-	s.git("checkout", "-q", "-b", "feature/demo")
-	base := s.git("rev-parse", "HEAD")
-	t1 := s.commit("a.txt", "a\n", "Task 1: a")
-	flatText := IdentityPrefix + plan + "\nTask 1: base=" + base + "\nTask 1: complete (commits " + s.short(base) + ".." + s.short(t1) + ", review clean)\n"
-	s.write(".superpowers/sdd/progress.md", flatText)
-	flat := filepath.Join(s.root, ".superpowers", "sdd", "progress.md")
+// TestResumeEarlierRunToReview: the human wants the earlier run's commits
+// reviewed as Task 1: only its base is recorded, the package is built at
+// once (no Start task N), and the reviewer is told there is no report.
+func TestResumeEarlierRunToReview(t *testing.T) {
+	t.Parallel()
+	sc := walkScenario()
+	sc.Human = follower.Human{Answered: true, Review: &follower.Earlier{N: 1, First: 1}}
+	t.Run("the text as it is: no brief", func(t *testing.T) {
+		t.Parallel()
+		repo, _ := earlierRun(t)
+		r := runDirect(t, repo, sc, directOptions{})
+		require.Contains(t, r.final, "task-1-brief.md: File does not exist.")
+	})
+	dir := fixedSkill(t, "brief for the review")
+	repo, _ := earlierRun(t)
+	r := runDirect(t, repo, sc, directOptions{skillDir: dir})
+	requireNext(t, dir, r, "Read resume.md", "Bash Start the run+Earlier run, to review", "Bash Build the package", "Agent reviewer 1 (opus)", "Bash Close+Start task N")
+	requireFinished(t, r)
+	for _, c := range r.calls {
+		if c.Tool == "Agent" && strings.HasPrefix(c.Input, "You review Task 1 ") {
+			assert.Contains(t, c.Input, "\n"+follower.NoReportLine+"\n")
+		}
+	}
+	c := branchCommits(repo, "main")
+	lines := taskLines(readFileT(t, filepath.Join(r.keep, "greet", "progress.md")), "Task 1: ")
+	m := repo.Git("rev-parse", "main")
+	assert.Equal(t, []string{
+		"Task 1: base=" + m, "Task 1: implementer=none", "Task 1: reviewed_head=" + c[1],
+		"Task 1: minor (deferred): check1.sh repeats the file name",
+		"Task 1: complete (commits " + short(repo, m) + ".." + short(repo, c[1]) + ", review clean)",
+	}, lines)
+}
 
-	r := s.cmd("sdd-workspace", plan)
-	require.Equal(t, 0, r.code, r.stderr)
-	ws := strings.TrimSuffix(r.stdout, "\n")
-	assert.Equal(t, flatText, readString(t, flat), "sdd-workspace leaves the flat ledger alone")
-	c := &controller{t: t, s: s, skill: skill, plan: plan, ws: ws, tasks: 2}
-	requireAction(t, c.resume(), "flat ledger commits", "ask the human once", "never continue or edit the flat ledger")
+// TestResumeWorkspaceGone: git clean -fdx deleted the workspace in the
+// middle of Task 2; Look makes a new one, the controller asks about the
+// branch's commits, and the human's answer rebuilds the ledger: Task 1
+// done, Task 2's commits reviewed.
+func TestResumeWorkspaceGone(t *testing.T) {
+	t.Parallel()
+	dir := fixedSkill(t, "brief for the review")
+	repo, cut := cutRun(t, walkPlanPath, walkPlan, walkScenario(), 12, dir)
+	repo.Git("clean", "-q", "-fdx")
+	require.NoDirExists(t, filepath.Join(repo.Root, ".superpowers"))
+	ask := resumeRun(t, repo, cut, walkScenario(), dir)
+	requireNext(t, dir, ask, "Say")
+	assert.Contains(t, ask.final, "Task 2: fix F1")
 
-	// The human counts Task 1 as done: the controller writes the three
-	// lines Setup 5 names into its own ledger, and goes on at Task 2.
-	values := map[string]string{"<plan file>": plan, "<workspace>": ws}
-	runText(t, s, skill, "'# SDD ledger — plan: <plan file>'", values)
-	w := &ledgerWriter{t: t, path: filepath.Join(ws, "progress.md"), formats: LedgerFormats(skill)}
-	w.add("base=", "N", "1", "sha", base)
-	w.add("reviewed_head=", "N", "1", "sha", t1)
-	w.add("review clean", "N", "1", "base7", s.short(base), "head7", s.short(t1))
-	d := c.resume()
-	requireAction(t, d, "no line", "start it at step 1")
-	assert.Equal(t, 2, d.Task)
-	assert.Equal(t, flatText, readString(t, flat), "the flat ledger is never edited")
+	sc := walkScenario()
+	sc.Human = follower.Human{Answered: true, Done: []follower.Earlier{{N: 1, First: 1, Last: 2}}, Review: &follower.Earlier{N: 2, First: 3}}
+	r := resumeRun(t, repo, ask, sc, dir)
+	requireNext(t, dir, r, "Read resume.md", "Bash Start the run+Earlier run, done+Earlier run, to review", "Bash Build the package",
+		"Agent reviewer 2 (opus)", "Bash Close+Start task N")
+	requireFinished(t, r)
+}
 
-	// A flat ledger with no commit of this plan on the branch asks
-	// nothing: a fresh start.
-	s2 := newSandbox(t)
-	s2.write(plan, planText("Demo"))
-	s2.git("add", ".")
-	s2.git("commit", "-q", "-m", "plans")
-	s2.git("checkout", "-q", "-b", "feature/demo")
-	s2.write(".superpowers/sdd/progress.md", IdentityPrefix+"docs/plans/old.md\n")
-	r = s2.cmd("sdd-workspace", plan)
-	require.Equal(t, 0, r.code, r.stderr)
-	c2 := &controller{t: t, s: s2, skill: skill, plan: plan, ws: strings.TrimSuffix(r.stdout, "\n"), tasks: 2}
-	requireAction(t, c2.resume(), "no ledger", "create the ledger")
+// foreignLedger is a workspace of this plan (its marker says so) whose
+// ledger names another plan: a directory someone made by hand.
+func foreignLedger(t *testing.T, ledger string) (*testutil.Repo, string, map[string]string) {
+	t.Helper()
+	repo := testutil.NewRepo(t)
+	repo.Commit("plans", walkPlanPath, walkPlan, "docs/plans/other.md", "# Other\n\n## Task 1: Other\nx\n")
+	repo.Git("checkout", "-q", "-b", "feature/run")
+	res := testutil.RunIn(repo.Root, repo.Env, binPath("sdd-workspace"), walkPlanPath)
+	require.Equal(t, 0, res.Code, res.Stderr)
+	ws := strings.TrimSpace(res.Stdout)
+	require.NoError(t, os.WriteFile(filepath.Join(ws, "progress.md"), []byte(ledger), 0o644))
+	return repo, ws, snapshotTree(t, ws)
+}
+
+// TestResumeForeignLedger: a ledger naming another plan stops the run with
+// a question and stays byte for byte; the same plan spelled otherwise is
+// this plan's.
+func TestResumeForeignLedger(t *testing.T) {
+	t.Parallel()
+	other := IdentityPrefix + "docs/plans/other.md\nTask 1: base=" + strings.Repeat("a", 40) + "\n"
+	t.Run("another plan", func(t *testing.T) {
+		t.Parallel()
+		repo, ws, before := foreignLedger(t, other)
+		r := runDirect(t, repo, walkScenario(), directOptions{})
+		requireNext(t, "", r, "Bash ? [ 'docs/plans/other.md' -ef 'docs/plans/greet.md' ]", "Say")
+		assert.Contains(t, r.final, "another run's only record")
+		assert.Equal(t, before, snapshotTree(t, ws))
+	})
+	t.Run("this plan by another spelling", func(t *testing.T) {
+		t.Parallel()
+		own := IdentityPrefix + "./" + walkPlanPath + "\n"
+		repo, _, _ := foreignLedger(t, own)
+		p := filepath.Join(repo.Root, ".superpowers", "sdd", "greet", "progress.md")
+		require.NoError(t, os.WriteFile(p, []byte(own+"Task 1: base="+repo.Git("rev-parse", "HEAD")+"\n"), 0o644))
+		r := runDirect(t, repo, walkScenario(), directOptions{maxCalls: 4})
+		requireNext(t, "", r, "Bash ? [ './docs/plans/greet.md' -ef 'docs/plans/greet.md' ]", "Agent implementer 1 (sonnet)")
+	})
+	t.Run("another plan, first line only", func(t *testing.T) {
+		t.Parallel()
+		first := IdentityPrefix + "docs/plans/other.md\n"
+		t.Run("the text as it is: Start the run writes into it", func(t *testing.T) {
+			t.Parallel()
+			repo, ws, _ := foreignLedger(t, first)
+			r := runDirect(t, repo, walkScenario(), directOptions{maxCalls: 3})
+			requireNext(t, "", r, "Bash Start the run+Start task N")
+			assert.True(t, strings.HasPrefix(readFileT(t, filepath.Join(ws, "progress.md")), first+"Task 1: base="))
+		})
+		t.Run("fixed", func(t *testing.T) {
+			t.Parallel()
+			dir := fixedSkill(t, "foreign first")
+			repo, ws, before := foreignLedger(t, first)
+			r := runDirect(t, repo, walkScenario(), directOptions{skillDir: dir})
+			requireNext(t, dir, r, "Bash ? [ 'docs/plans/other.md' -ef 'docs/plans/greet.md' ]", "Say")
+			assert.Equal(t, before, snapshotTree(t, ws))
+		})
+	})
+}
+
+// TestResumeMovedPlan: the plan moved (committed on the branch) after
+// Task 1's review; sdd-workspace passes over the old workspace, whose plan
+// path is gone, and says so on stderr; the controller asks, and on yes
+// carries the record over (Carry over: a new first line, the old lines
+// and files), leaves the old directory byte for byte, runs Look again and
+// resumes from the carried ledger.
+//
+// This needs sdd-workspace's note, worded
+// "sdd-workspace: note: <dir> belongs to <recorded plan path>, which no
+// longer exists; if <PLAN_FILE> moved from there, its ledger is
+// <dir>/progress.md".
+func TestResumeMovedPlan(t *testing.T) {
+	t.Parallel()
+	const oldPath = "docs/plans/old/greet.md"
+	sc := walkScenario()
+	sc.Plan = oldPath
+	repo, cut := cutRun(t, oldPath, walkPlan, sc, 6, "")
+	repo.Git("mv", oldPath, walkPlanPath)
+	repo.Git("commit", "-q", "-m", "move the plan")
+	old := filepath.Join(repo.Root, ".superpowers", "sdd", "greet")
+	before := snapshotTree(t, old)
+
+	sc.Plan = walkPlanPath
+	ask := resumeRun(t, repo, cut, sc, "")
+	requireNext(t, "", ask, "Say")
+	require.Contains(t, ask.final, old+" belongs to "+oldPath+", which no longer exists: did "+walkPlanPath+" move from there?",
+		"the controller asks only when sdd-workspace notes the gone plan on stderr (the note comes with internal/workspace's change)")
+
+	sc.Human = follower.Human{Answered: true, Moved: true}
+	r := resumeRun(t, repo, ask, sc, "")
+	requireNext(t, "", r, "Read resume.md", "Bash Carry over", "Bash Look", "Read review-….md", "Bash Close+Start task N")
+	requireFinished(t, r)
+	assert.Equal(t, before, snapshotTree(t, old), "the old workspace is never edited")
+
+	var carried string
+	for _, c := range controllerCalls(r.calls) {
+		if strings.Contains(c.Input, "'"+old+"/progress.md'") {
+			for name, l := range c.Ledgers {
+				if name != "greet" {
+					carried = l
+				}
+			}
+		}
+	}
+	oldLedger := before["/progress.md"]
+	require.Equal(t, IdentityPrefix+walkPlanPath+"\n"+strings.SplitN(oldLedger, "\n", 2)[1], carried,
+		"the carried ledger: this plan's first line, then the old lines")
+	kept := dirFiles(t, filepath.Join(r.keep, "greet-plans"))
+	for name := range before {
+		if name != "/progress.md" && name != "/plan-path" {
+			assert.Contains(t, kept, name[1:], "carried over")
+		}
+	}
+}
+
+// TestResumeCatches breaks the text's resume rules in a copy, one way at a
+// time, and requires a resumed run to fail.
+func TestResumeCatches(t *testing.T) {
+	t.Parallel()
+	t.Run("the row that sends to resume.md taken first", func(t *testing.T) {
+		t.Parallel()
+		const row = "| anything else (`parked`, round 5, the final review, a lost workspace) | [resume.md](resume.md) |\n"
+		text := readSkillFile(t, "SKILL.md")
+		first := "| none, or only its first line |"
+		require.Contains(t, text, first)
+		dir := skillCopy(t, textEdit{"SKILL.md", row, ""}, textEdit{"SKILL.md", first, strings.TrimSuffix(row, "\n") + "\n" + first})
+		repo, cut := cutRun(t, walkPlanPath, walkPlan, walkScenario(), 3, "")
+		r := resumeRun(t, repo, cut, walkScenario(), dir)
+		require.Contains(t, r.final, "no row of the Resume tables fits Task 1")
+	})
+	t.Run("two rows' actions swapped", func(t *testing.T) {
+		t.Parallel()
+		dir := skillCopy(t,
+			textEdit{"SKILL.md", "| last line `base=`, commits after it | **Build the package** (no report file: tell the reviewer there is none) |",
+				"| last line `base=`, commits after it | dispatch the implementer again |"},
+			textEdit{"SKILL.md", "| last line `base=`, no commits after it | dispatch the implementer again |",
+				"| last line `base=`, no commits after it | **Build the package** (no report file: tell the reviewer there is none) |"})
+		repo, cut := cutRun(t, walkPlanPath, walkPlan, walkScenario(), 3, "")
+		r := resumeRun(t, repo, cut, walkScenario(), dir)
+		require.Contains(t, r.final, "a row the follower does not know")
+	})
+	t.Run("a block that needs the block it is usually appended to", func(t *testing.T) {
+		t.Parallel()
+		dir := skillCopy(t, textEdit{"SKILL.md", "L='<workspace>/progress.md'\nprintf 'Task <N>: base=%s\\n'", "printf 'Task <N>: base=%s\\n' "})
+		p, _ := walk(t, dir)
+		require.Empty(t, p, "appended to Start the run or Close, Start task N gets $L from them")
+		repo, cut := cutRun(t, walkPlanPath, walkPlan, walkScenario(), 7, dir)
+		ws := filepath.Join(repo.Root, ".superpowers", "sdd", "greet")
+		ledger := readFileT(t, filepath.Join(ws, "progress.md"))
+		require.NoError(t, os.WriteFile(filepath.Join(ws, "progress.md"), []byte(ledger[:strings.Index(ledger, "Task 2: base=")]), 0o644))
+		r := resumeRun(t, repo, cut, walkScenario(), dir)
+		require.Contains(t, r.final, "reads $L, which it never sets")
+	})
+	t.Run("Park writes another format", func(t *testing.T) {
+		t.Parallel()
+		dir := skillCopy(t, textEdit{"resume.md", "printf '%s: parked — %s — ruling: %s\\n'", "printf '%s: parked - %s - ruling: %s\\n'"})
+		repo := walkRepo(t, walkPlanPath, walkPlan)
+		r := runDirect(t, repo, stubborn(9, "park: either spelling"), directOptions{skillDir: dir})
+		// The final reviewer does not see the finding parked.
+		require.Contains(t, r.final, "the final review has open findings (F1 "+finding2)
+	})
 }

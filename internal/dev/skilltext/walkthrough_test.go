@@ -4,439 +4,474 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
+	"reflect"
+	"sort"
 	"strings"
 	"testing"
 
-	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/sdd-go/sdd-go/internal/dev/follower"
+	"github.com/sdd-go/sdd-go/internal/dev/testutil"
 )
 
-const demoPlan = "# Demo plan\n" +
-	"\n" +
-	"## Global Constraints\n" +
-	"- Plain text files only.\n" +
-	"\n" +
-	"### Task 1: Greeting\n" +
-	"Create greet.txt containing `hello`.\n" +
-	"```sh\n" +
-	"### Task 2: this line is inside a fence, not a heading\n" +
-	"```\n" +
-	"\n" +
-	"### Task 2: Farewell\n" +
-	"Create bye.txt containing `bye`.\n" +
-	"\n" +
-	"## Final Review\n" +
-	"Check both files.\n"
+// The walk-through: the follower (internal/dev/follower) reads the skill
+// text as the Skill tool hands it over and follows it literally, block by
+// block, with the real commands, real git and scripted subagents, through
+// a whole run. It is the text's proof: a block that fails under sh, a
+// placeholder the text does not define, a block that is missing or
+// misnamed, a wrong resume row, a ledger line that does not come out
+// right, or a step that costs more calls than the v6.2.0 text needed makes
+// one of these tests fail.
 
-// sandbox is a throwaway repository with a hermetic environment.
-type sandbox struct {
-	t    *testing.T
-	root string // as git prints it
-	env  []string
+const walkPlanPath = "docs/plans/greet.md"
+
+const walkPlan = "# Greeting plan\n\n" +
+	"## Global Constraints\n- Plain text files only, each ending with a newline.\n\n" +
+	"## Task 1: Greeting\nCreate greet.txt containing `hello`, and check1.sh that checks it.\n\n" +
+	"## Task 2: Farewell\nCreate bye.txt containing `bye`.\n\n" +
+	"## Task 3: Index\nList greet.txt and bye.txt in index.txt.\n"
+
+// walkScenario is the run of skill/example.md: Task 1 in two commits with
+// a Minor and a spec ⚠️ the controller's check settles, Task 2 with a
+// planted Important defect fixed in round 1, Task 3 clean, a final review
+// with one Minor.
+func walkScenario() follower.Scenario {
+	return follower.Scenario{
+		Plan: walkPlanPath,
+		Tasks: []follower.Task{
+			{N: 1, Title: "Greeting", Test: "sh check1.sh",
+				Commits: []follower.Commit{
+					{Message: "Task 1: greet.txt", Files: []follower.File{{Path: "greet.txt", Content: "hello\n"}}},
+					{Message: "Task 1: check1.sh", Files: []follower.File{{Path: "check1.sh", Content: "grep -qx hello greet.txt\n"}}},
+				},
+				Minors:       []string{"check1.sh repeats the file name"},
+				Unverifiable: "greet.txt reads hello when check1.sh runs: run sh check1.sh"},
+			{N: 2, Title: "Farewell", Test: "test -s bye.txt",
+				Commits: []follower.Commit{{Message: "Task 2: bye.txt", Files: []follower.File{{Path: "bye.txt", Content: "bye\n"}}}},
+				Defect:  &follower.Defect{Path: "bye.txt", Wrong: "goodby\n", Marker: "goodby", Finding: "bye.txt:1 says goodby, the brief says bye"}},
+			{N: 3, Title: "Index", Test: "test -s index.txt",
+				Commits: []follower.Commit{{Message: "Task 3: index.txt", Files: []follower.File{{Path: "index.txt", Content: "greet.txt\nbye.txt\n"}}}}},
+		},
+		FinalMinors: []string{"naming drift between greet and bye"},
+	}
 }
 
-func newSandbox(t *testing.T) *sandbox {
+// walkRepo is a repository with the plan committed on main and the run's
+// branch checked out.
+func walkRepo(t *testing.T, planPath, plan string) *testutil.Repo {
 	t.Helper()
-	requireBinaries(t)
-	base := t.TempDir()
-	home := filepath.Join(base, "home")
-	repo := filepath.Join(base, "repo")
-	require.NoError(t, os.MkdirAll(home, 0o755))
-	require.NoError(t, os.MkdirAll(repo, 0o755))
-	s := &sandbox{t: t, root: repo, env: hermeticEnv(home)}
-	s.git("init", "-q", "-b", "main")
-	s.root = filepath.FromSlash(s.git("rev-parse", "--show-toplevel"))
-	return s
+	repo := testutil.NewRepo(t)
+	repo.Commit("plan", planPath, plan)
+	repo.Git("checkout", "-q", "-b", "feature/run")
+	return repo
 }
 
-func (s *sandbox) git(args ...string) string {
-	s.t.Helper()
-	r := runIn(s.t, s.root, s.env, "git", args...)
-	require.Equal(s.t, 0, r.code, "git %q: %s", args, r.stderr)
-	return strings.TrimSpace(r.stdout)
+// controllerCalls are the controller's tool calls (its Say ends a turn and
+// is no tool call).
+func controllerCalls(calls []directCall) []directCall {
+	var out []directCall
+	for _, c := range calls {
+		if c.Actor == "controller" && c.Tool != "Say" {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
-func (s *sandbox) cmd(name string, args ...string) result {
-	s.t.Helper()
-	return runIn(s.t, s.root, s.env, binPath(name), args...)
+// failedCalls lists every call of the run that failed.
+func failedCalls(calls []directCall) []string {
+	var out []string
+	for _, c := range calls {
+		if c.IsError {
+			out = append(out, fmt.Sprintf("%s %s %.300q: %.600q", c.Actor, c.Tool, c.Input, c.Output))
+		}
+	}
+	return out
 }
 
-func (s *sandbox) write(rel, content string) {
-	s.t.Helper()
-	p := filepath.Join(s.root, filepath.FromSlash(rel))
-	require.NoError(s.t, os.MkdirAll(filepath.Dir(p), 0o755))
-	require.NoError(s.t, os.WriteFile(p, []byte(content), 0o644))
+// requireFinished fails unless the controller's last words are the end of
+// a run and no call failed, showing the calls when not.
+func requireFinished(t *testing.T, r *directRun) {
+	t.Helper()
+	if !strings.HasPrefix(r.final, "Done: ") || len(failedCalls(r.calls)) > 0 {
+		t.Fatalf("the run did not finish cleanly: %s\nfailed calls:\n%s\ncalls:\n%s", r.final, strings.Join(failedCalls(r.calls), "\n"), callList(r.calls))
+	}
 }
 
-func (s *sandbox) commit(rel, content, msg string) string {
-	s.t.Helper()
-	s.write(rel, content)
-	s.git("add", rel)
-	s.git("commit", "-q", "-m", msg)
-	return s.git("rev-parse", "HEAD")
+// callList is the run as a readable list, for failure messages.
+func callList(calls []directCall) string {
+	var b strings.Builder
+	for i, c := range calls {
+		first, _, _ := strings.Cut(c.Input, "\n")
+		fmt.Fprintf(&b, "%3d %-11s %-11s %.140s", i+1, c.Actor, c.Tool, first)
+		if c.IsError {
+			fmt.Fprintf(&b, "  [error: %.300q]", c.Output)
+		}
+		b.WriteByte('\n')
+	}
+	return b.String()
 }
 
-func (s *sandbox) short(rev string) string {
-	s.t.Helper()
-	return s.git("rev-parse", "--short", rev)
+// stepCounts splits the controller's calls into setup, tasks and final:
+// a task's calls run from the call that writes its `Task <N>: base=` line
+// to the call before the next task's such call; the final review's from
+// the call that writes `Final: base=`. setup is the calls before Task 1's.
+func stepCounts(calls []directCall, tasks int) (setup int, perTask []int, final int) {
+	cc := controllerCalls(calls)
+	start := func(prefix string) int {
+		for i, c := range cc {
+			for _, l := range c.Ledgers {
+				if strings.Contains("\n"+l, "\n"+prefix) {
+					return i
+				}
+			}
+		}
+		return -1
+	}
+	var starts []int
+	for n := 1; n <= tasks; n++ {
+		starts = append(starts, start(fmt.Sprintf("Task %d: base=", n)))
+	}
+	starts = append(starts, start("Final: base="), len(cc))
+	for n := 0; n < tasks; n++ {
+		perTask = append(perTask, starts[n+1]-starts[n])
+	}
+	return starts[0], perTask, starts[tasks+1] - starts[tasks]
 }
 
-func readString(t *testing.T, p string) string {
+// shas are the branch's commits, oldest first, after start.
+func branchCommits(repo *testutil.Repo, start string) []string {
+	return strings.Fields(repo.Git("log", "--reverse", "--format=%H", start+"..HEAD"))
+}
+
+func short(repo *testutil.Repo, sha string) string { return repo.Git("rev-parse", "--short", sha) }
+
+func dirFiles(t *testing.T, dir string) []string {
+	t.Helper()
+	ents, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	var out []string
+	for _, e := range ents {
+		out = append(out, e.Name())
+	}
+	sort.Strings(out)
+	return out
+}
+
+// The v6.2.0 text's cost, measured by following it: a three-task run with
+// one fix round took about 5, 9 and 4 controller calls for its tasks.
+var walkCeilings = []int{5, 9, 4}
+
+// problems collects what a run did wrong, so one check serves the
+// walk-through of skill/ (nothing may be wrong) and of a mutated copy
+// (something must be).
+type problems []string
+
+func (p *problems) add(format string, args ...any) { *p = append(*p, fmt.Sprintf(format, args...)) }
+
+func (p *problems) eq(what string, want, got any) {
+	if !reflect.DeepEqual(want, got) {
+		p.add("%s:\nwant %q\n got %q", what, want, got)
+	}
+}
+
+func (p problems) String() string { return strings.Join(p, "\n") }
+
+// walk runs the walk-through scenario on the text in skillDir ("" for
+// skill/) and returns what went wrong.
+func walk(t *testing.T, skillDir string) (problems, *directRun) {
+	t.Helper()
+	repo := walkRepo(t, walkPlanPath, walkPlan)
+	mainHead := repo.Git("rev-parse", "main")
+	r := runDirect(t, repo, walkScenario(), directOptions{skillDir: skillDir})
+	var p problems
+	if !strings.HasPrefix(r.final, "Done: ") {
+		p.add("the run did not finish: %s", r.final)
+	}
+	for _, f := range failedCalls(r.calls) {
+		p.add("a call failed: %s", f)
+	}
+
+	// The commits: Task 1's two, Task 2's and its fix, Task 3's.
+	p.eq("the branch's commits", "Task 1: greet.txt\nTask 1: check1.sh\nTask 2: bye.txt\nTask 2: fix F1\nTask 3: index.txt",
+		repo.Git("log", "--reverse", "--format=%s", "main..HEAD"))
+	c := branchCommits(repo, "main")
+	if len(c) != 5 {
+		return p, r
+	}
+	if b, _ := os.ReadFile(filepath.Join(repo.Root, "bye.txt")); string(b) != "bye\n" {
+		p.add("bye.txt is %q: the fix round did not fix the defect", b)
+	}
+	p.eq("git status", "", repo.Git("status", "--porcelain"))
+
+	// The workspace is gone, and only it.
+	ws := filepath.Join(repo.Root, ".superpowers", "sdd", "greet")
+	if _, err := os.Stat(ws); err == nil {
+		p.add("the workspace %s is still there", ws)
+	}
+	p.eq("what is left under .superpowers/sdd", []string{".gitignore"}, dirFiles(t, filepath.Join(repo.Root, ".superpowers", "sdd")))
+
+	// The ledger as Finish found it, line by line, and the files beside it.
+	kept := filepath.Join(r.keep, "greet")
+	s := func(sha string) string { return short(repo, sha) }
+	want := walkLedger(repo, mainHead, c, "agent-1", "agent-3", "agent-6")
+	ledger, _ := os.ReadFile(filepath.Join(kept, "progress.md"))
+	p.eq("the ledger Finish deleted", want, string(ledger))
+	pkg := func(a, b string) string { return "review-" + s(a) + ".." + s(b) }
+	var files []string
+	for _, x := range []string{pkg(mainHead, c[1]), pkg(c[1], c[2]), pkg(c[2], c[3]), pkg(c[3], c[4]), pkg(mainHead, c[4])} {
+		files = append(files, x+".diff", x+".md")
+	}
+	for n := 1; n <= 3; n++ {
+		files = append(files, fmt.Sprintf("task-%d-brief.md", n), fmt.Sprintf("task-%d-report.md", n))
+	}
+	files = append(files, "constraints.md", "plan-path", "progress.md")
+	sort.Strings(files)
+	if _, err := os.Stat(kept); err == nil {
+		p.eq("the workspace's files", files, dirFiles(t, kept))
+	}
+	cons, _ := os.ReadFile(filepath.Join(kept, "constraints.md"))
+	p.eq("constraints.md", "## Global Constraints\n- Plain text files only, each ending with a newline.\n\n", string(cons))
+	if rep, _ := os.ReadFile(filepath.Join(kept, "task-2-report.md")); !strings.Contains(string(rep), "\n## Fix round 1\n") {
+		p.add("the fix report was not appended to task-2-report.md:\n%s", rep)
+	}
+
+	// Every dispatch names its model; the fix went to the implementer by
+	// SendMessage, loaded once.
+	var models, tools []string
+	for _, k := range controllerCalls(r.calls) {
+		tools = append(tools, k.Tool)
+		if k.Tool == "Agent" {
+			models = append(models, k.Model)
+		}
+	}
+	p.eq("the dispatches' models", []string{"sonnet", "opus", "sonnet", "opus", "sonnet", "sonnet", "opus", "opus"}, models)
+	p.eq("the controller's calls", []string{"Skill", "Bash", "Bash", "Agent", "Bash", "Agent",
+		"Bash", "Agent", "Bash", "Agent", "ToolSearch", "SendMessage", "Bash", "Agent",
+		"Bash", "Agent", "Bash", "Agent",
+		"Bash", "Agent", "Bash"}, tools)
+
+	// What it costs, against the v6.2.0 text.
+	_, per, _ := stepCounts(r.calls, 3)
+	for i, n := range per {
+		if n > walkCeilings[i] {
+			p.add("Task %d costs %d controller calls, the v6.2.0 text %d", i+1, n, walkCeilings[i])
+		}
+	}
+	return p, r
+}
+
+// walkLedger is the walk-through's ledger at its end, for the branch's
+// commits c (after mainHead) and the implementers' ids.
+func walkLedger(repo *testutil.Repo, mainHead string, c []string, ids ...string) string {
+	s := func(sha string) string { return short(repo, sha) }
+	return strings.Join([]string{
+		"# SDD ledger — plan: " + walkPlanPath,
+		"Task 1: base=" + mainHead,
+		"Task 1: implementer=" + ids[0],
+		"Task 1: reviewed_head=" + c[1],
+		"Task 1: minor (deferred): check1.sh repeats the file name",
+		fmt.Sprintf("Task 1: complete (commits %s..%s, review clean)", s(mainHead), s(c[1])),
+		"Task 2: base=" + c[1],
+		"Task 2: implementer=" + ids[1],
+		"Task 2: reviewed_head=" + c[2],
+		"Task 2: reviewed_head=" + c[3],
+		fmt.Sprintf("Task 2: fix round 1/5 (1 addressed, 0 open — none; commits %s..%s)", s(c[2]), s(c[3])),
+		fmt.Sprintf("Task 2: complete (commits %s..%s, review clean)", s(c[1]), s(c[3])),
+		"Task 3: base=" + c[3],
+		"Task 3: implementer=" + ids[2],
+		"Task 3: reviewed_head=" + c[4],
+		fmt.Sprintf("Task 3: complete (commits %s..%s, review clean)", s(c[3]), s(c[4])),
+		"Final: base=" + mainHead,
+		"Final: reviewed_head=" + c[4],
+		"Final: minor (deferred): naming drift between greet and bye",
+		fmt.Sprintf("Final: complete (commits %s..%s, review clean)", s(mainHead), s(c[4])),
+	}, "\n") + "\n"
+}
+
+// TestWalkThrough follows skill/ through the run of skill/example.md and
+// prints what each step costs.
+func TestWalkThrough(t *testing.T) {
+	t.Parallel()
+	p, r := walk(t, "")
+	if len(p) > 0 {
+		t.Fatalf("%s\n\nlast words: %s\ncalls:\n%s", p, r.final, callList(r.calls))
+	}
+	setup, per, final := stepCounts(r.calls, 3)
+	t.Logf("controller calls: setup %d (then Start the run, which is Task 1's first call), tasks %v, final %d; total %d (ceilings %v)",
+		setup, per, final, len(controllerCalls(r.calls)), walkCeilings)
+}
+
+func readFileT(t *testing.T, p string) string {
 	t.Helper()
 	b, err := os.ReadFile(p)
 	require.NoError(t, err)
 	return string(b)
 }
 
-// ledgerWriter appends lines built from the formats SKILL.md shows.
-type ledgerWriter struct {
-	t       *testing.T
-	path    string
-	formats []string
-}
-
-func (w *ledgerWriter) format(substr string) Format {
-	w.t.Helper()
-	for _, s := range w.formats {
-		if strings.Contains(s, substr) {
-			f, err := CompileFormat(s)
-			require.NoError(w.t, err)
-			return f
-		}
-	}
-	w.t.Fatalf("SKILL.md shows no ledger format containing %q", substr)
-	return Format{}
-}
-
-func (w *ledgerWriter) add(substr string, kv ...string) {
-	w.t.Helper()
-	v := map[string]string{}
-	for i := 0; i+1 < len(kv); i += 2 {
-		v[kv[i]] = kv[i+1]
-	}
-	line := w.format(substr).Fill(v)
-	require.NotContains(w.t, line, "<", "every field of %q filled", substr)
-	f, err := os.OpenFile(w.path, os.O_APPEND|os.O_WRONLY|os.O_CREATE, 0o644)
-	require.NoError(w.t, err)
-	_, err = f.WriteString(line + "\n")
-	require.NoError(w.t, err)
-	require.NoError(w.t, f.Close())
-}
-
-func (w *ledgerWriter) parse() *Ledger {
-	w.t.Helper()
-	l, err := ParseLedger(readString(w.t, w.path), w.formats)
-	require.NoError(w.t, err, "\n%s", readString(w.t, w.path))
-	return l
-}
-
-// wroteLine checks a command's one-line report and returns the file and
-// the rest of the line after "wrote <file>: ".
-func wroteLine(t *testing.T, r result) (file, rest string) {
-	t.Helper()
-	require.Equal(t, 0, r.code, r.stderr)
-	require.True(t, strings.HasPrefix(r.stdout, "wrote ") && strings.HasSuffix(r.stdout, "\n"), "%q", r.stdout)
-	body := strings.TrimSuffix(strings.TrimPrefix(r.stdout, "wrote "), "\n")
-	i := strings.LastIndex(body, ": ")
-	require.Positive(t, i, "%q", r.stdout)
-	return body[:i], body[i+2:]
-}
-
-// reviewPackage runs review-package the way the skill says and checks its
-// output file: name from the short shas, the header, the commit count and
-// byte count it reports.
-func (s *sandbox) reviewPackage(ws, plan, base, head string, commits int) string {
-	s.t.Helper()
-	r := s.cmd("review-package", plan, base, head)
-	file, rest := wroteLine(s.t, r)
-	assert.Equal(s.t, filepath.Join(ws, "review-"+s.short(base)+".."+s.short(head)+".diff"), file)
-	body := readString(s.t, file)
-	assert.Equal(s.t, fmt.Sprintf("%d commit(s), %d bytes", commits, len(body)), rest)
-	assert.True(s.t, strings.HasPrefix(body, "# Review package: "+base+".."+head+"\n\n## Commits\n"), "%.80q", body)
-	assert.Contains(s.t, body, "\n## Files changed\n")
-	assert.Contains(s.t, body, "\n## Diff\n")
-	return body
-}
-
-// commitsSection is the "## Commits" part of a review package.
-func commitsSection(pkg string) string {
-	_, after, _ := strings.Cut(pkg, "## Commits\n")
-	before, _, _ := strings.Cut(after, "\n## Files changed\n")
-	return before
-}
-
-// threeTaskPlan is demoPlan with a third task before its final review.
-var threeTaskPlan = strings.Replace(demoPlan,
-	"## Final Review\nCheck both files.\n",
-	"### Task 3: Index\nList both files in index.txt.\n\n## Final Review\nCheck all files.\n", 1)
-
-// TestWalkThrough follows SKILL.md through a three-task plan with the real
-// commands: workspace, ledger identity, BASE, brief, the implementer's id,
-// a multi-commit task, its review package, a fix round with a scoped
-// package over FIX_BASE..HEAD, a clean task, a task whose ⚠️ the
-// controller's own check turns into ✅, the final review's lines, and
-// deleting only this plan's workspace with the text's own command. At
-// each step a resumed controller, reading only the ledger, git and the
-// workspace, is sent to the step the run is really at.
-func TestWalkThrough(t *testing.T) {
-	skill := readSkillFile(t, "SKILL.md")
-	s := newSandbox(t)
-	const plan = "docs/plans/demo.md"
-	s.write(plan, threeTaskPlan)
-	s.write("docs/plans/other.md", "# Another plan\n\n### Task 1: Other\nx\n")
-	s.git("add", ".")
-	s.git("commit", "-q", "-m", "plans")
-	s.git("checkout", "-q", "-b", "feature/demo") // an isolated branch
-
-	// Someone else's leftovers: the old flat ledger of another plan and
-	// another plan's workspace. The skill leaves both alone.
-	flat := filepath.Join(s.root, ".superpowers", "sdd", "progress.md")
-	s.write(".superpowers/sdd/progress.md", "# SDD ledger — plan: docs/plans/old.md\n")
-	other := s.cmd("sdd-workspace", "docs/plans/other.md")
-	require.Equal(t, 0, other.code, other.stderr)
-	otherWS := strings.TrimSuffix(other.stdout, "\n")
-
-	// Setup: the workspace.
-	r := s.cmd("sdd-workspace", plan)
-	require.Equal(t, 0, r.code, r.stderr)
-	ws := strings.TrimSuffix(r.stdout, "\n")
-	assert.Equal(t, filepath.Join(s.root, ".superpowers", "sdd", "demo"), ws)
-	assert.NotEqual(t, otherWS, ws)
-	assert.Equal(t, "*\n", readString(t, filepath.Join(s.root, ".superpowers", "sdd", ".gitignore")))
-	assert.Empty(t, s.git("status", "--porcelain"), "the workspace is ignored by git")
-	c := &controller{t: t, s: s, skill: skill, plan: plan, ws: ws, tasks: 3}
-	requireAction(t, c.resume(), "no ledger", "create the ledger")
-
-	// Setup: a fresh ledger, identity line first, made by the text's block.
-	ledgerPath := filepath.Join(ws, "progress.md")
-	runText(t, s, skill, "'# SDD ledger — plan: <plan file>'", map[string]string{"<plan file>": plan, "<workspace>": ws})
-	assert.Equal(t, "# SDD ledger \u2014 plan: "+plan+"\n", readString(t, ledgerPath))
-	w := &ledgerWriter{t: t, path: ledgerPath, formats: LedgerFormats(skill)}
-	requireAction(t, c.resume(), "no line", "start it at step 1")
-
-	// Task 1, step 1: BASE, recorded at once.
-	base1 := s.git("rev-parse", "HEAD")
-	w.add("base=", "N", "1", "sha", base1)
-
-	// Step 2: the brief.
-	r = s.cmd("task-brief", plan, "1")
-	brief, rest := wroteLine(t, r)
-	assert.Equal(t, filepath.Join(ws, "task-1-brief.md"), brief)
-	briefText := readString(t, brief)
-	assert.Equal(t, strconv.Itoa(strings.Count(briefText, "\n"))+" lines", rest)
-	assert.True(t, strings.HasPrefix(briefText, "### Task 1: Greeting\n"))
-	assert.NotContains(t, briefText, "Farewell", "the brief holds one task, not the plan")
-
-	// Step 3: the dispatch; the implementer's id goes to the ledger.
-	w.add("implementer=", "N", "1", "id", "agent-1")
-	requireAction(t, c.resume(), "base only", "git log --oneline '<base sha>'..HEAD")
-
-	// Step 4: the implementer makes two commits, writes its report
-	// beside the brief, returns DONE.
-	s.commit("greet.txt", "helo\n", "task 1: add greet.txt")
-	head1 := s.commit("greet_test.txt", "expect hello\n", "task 1: add a check")
-	report := filepath.Join(ws, "task-1-report.md")
-	writeFile(t, report, "Status: DONE\n")
-
-	// Step 5: the package over BASE..HEAD holds both commits; HEAD~1
-	// would have shown only the last one.
-	pkg := s.reviewPackage(ws, plan, base1, head1, 2)
-	assert.Contains(t, commitsSection(pkg), "task 1: add greet.txt")
-	assert.Contains(t, commitsSection(pkg), "task 1: add a check")
-	assert.NotContains(t, s.git("log", "--oneline", "HEAD~1..HEAD"), "add greet.txt", "why never HEAD~1")
-
-	// Step 6: the review is in (one Important, one Minor); the reply is
-	// saved, the head recorded.
-	writeFile(t, filepath.Join(ws, "task-1-review.md"),
-		"Spec: ✅\nCritical:\n- none\nImportant:\n- greet.txt:1 — misspelled — the brief says hello\nMinor:\n- greet_test.txt:1 — not a real test\n")
-	w.add("reviewed_head=", "N", "1", "sha", head1)
-	w.add("minor (deferred)", "N", "1", "one-liner", "greet_test.txt is not a real test - a plain note")
-	requireAction(t, c.resume(), "next round", "round R+1's fix")
-
-	// Step 7: fix round 1; the scoped package starts at FIX_BASE, the
-	// head the review saw, as the ledger tells a resumed controller.
-	fixBase := w.parse().FixBase(1)
-	require.Equal(t, head1, fixBase)
-	fixHead := s.commit("greet.txt", "hello\n", "task 1: fix spelling")
-	requireAction(t, c.resume(), "fix not re-reviewed", "closes round R+1")
-	scoped := s.reviewPackage(ws, plan, fixBase, fixHead, 1)
-	assert.Contains(t, commitsSection(scoped), "task 1: fix spelling")
-	assert.NotContains(t, commitsSection(scoped), "add greet.txt", "the re-review sees the fix only")
-	assert.FileExists(t, filepath.Join(ws, "review-"+s.short(base1)+".."+s.short(head1)+".diff"), "the first package is kept")
-	w.add("fix round", "N", "1", "R", "1", "X", "1", "Y", "0",
-		"finding one-liners", "F1 greeting misspelled", "a7", s.short(fixBase), "b7", s.short(fixHead))
-	l := w.parse()
-	assert.False(t, l.Done(1))
-	assert.Equal(t, 2, l.NextRound(1))
-	assert.True(t, strings.HasPrefix(fixHead, l.FixBase(1)))
-	requireAction(t, c.resume(), "complete it", "completion line")
-
-	// Step 9: complete.
-	w.add("review clean", "N", "1", "base7", s.short(base1), "head7", s.short(fixHead))
-
-	// Task 2, clean on the first review.
-	base2 := s.git("rev-parse", "HEAD")
-	w.add("base=", "N", "2", "sha", base2)
-	brief2, _ := wroteLine(t, s.cmd("task-brief", plan, "2"))
-	assert.Equal(t, filepath.Join(ws, "task-2-brief.md"), brief2)
-	assert.True(t, strings.HasPrefix(readString(t, brief2), "### Task 2: Farewell\n"))
-	assert.NotContains(t, readString(t, brief2), "Index", "Task 3 ends Task 2")
-	w.add("implementer=", "N", "2", "id", "agent-2")
-	head2 := s.commit("bye.txt", "bye\n", "task 2: add bye.txt")
-	s.reviewPackage(ws, plan, base2, head2, 1)
-	writeFile(t, filepath.Join(ws, "task-2-review.md"), "Spec: ✅\nCritical:\n- none\nImportant:\n- none\nMinor:\n- none\n")
-	w.add("reviewed_head=", "N", "2", "sha", head2)
-	w.add("review clean", "N", "2", "base7", s.short(base2), "head7", s.short(head2))
-
-	// Task 3: spec ⚠️, the tests could not be run by the reviewer; the
-	// controller's own check is clean, so it counts as ✅.
-	base3 := s.git("rev-parse", "HEAD")
-	w.add("base=", "N", "3", "sha", base3)
-	brief3, _ := wroteLine(t, s.cmd("task-brief", plan, "3"))
-	assert.Contains(t, readString(t, brief3), "## Final Review", "a non-task heading does not end a task")
-	w.add("implementer=", "N", "3", "id", "agent-3")
-	head3 := s.commit("index.txt", "greet.txt\nbye.txt\n", "task 3: add index.txt")
-	s.reviewPackage(ws, plan, base3, head3, 1)
-	writeFile(t, filepath.Join(ws, "task-3-review.md"),
-		"Spec: ⚠️\nNot verifiable from the diff:\n- the index lists files that exist\nCritical:\n- none\nImportant:\n- none\nMinor:\n- none\n")
-	w.add("reviewed_head=", "N", "3", "sha", head3)
-	for _, f := range strings.Fields(readString(t, filepath.Join(s.root, "index.txt"))) {
-		assert.FileExists(t, filepath.Join(s.root, f), "the controller's check of the ⚠️ item")
-	}
-	requireAction(t, c.resume(), "complete it", "completion line")
-	w.add("review clean", "N", "3", "base7", s.short(base3), "head7", s.short(head3))
-
-	l = w.parse()
-	assert.Equal(t, plan, l.Plan)
-	for n := 1; n <= 3; n++ {
-		assert.True(t, l.Done(n), "task %d", n)
-	}
-	requireAction(t, c.resume(), "final start", "Final: base=")
-
-	// Final review over the whole branch, clean.
-	mergeBase := s.git("merge-base", "main", "HEAD")
-	w.add("Final: base=", "sha", mergeBase)
-	head := s.git("rev-parse", "HEAD")
-	final := s.reviewPackage(ws, plan, mergeBase, head, 5)
-	assert.Contains(t, final, "bye.txt")
-	assert.Contains(t, final, "greet.txt")
-	writeFile(t, filepath.Join(ws, "final-review.md"), "Critical:\n- none\nImportant:\n- none\nMinor:\n- none\nDeferred and parked lines to fix now:\n- none\n")
-	w.add("Final: reviewed_head=", "sha", head)
-	requireAction(t, c.resume(), "final rulings", "`Final: complete`")
-	w.add("Final: complete (commits <base7>..<head7>, review clean)", "base7", s.short(mergeBase), "head7", s.short(head))
-	l = w.parse()
-	require.NotNil(t, l.Final)
-	assert.True(t, l.Final.Complete)
-	requireAction(t, c.resume(), "final complete", "delete the workspace")
-
-	// Finish: the text's command deletes this plan's workspace, nothing
-	// else.
-	runText(t, s, skill, "rm -rf '<workspace>'", map[string]string{"<workspace>": ws})
-	assert.NoDirExists(t, ws)
-	assert.DirExists(t, otherWS, "a sibling workspace stays")
-	assert.Equal(t, "# SDD ledger — plan: docs/plans/old.md\n", readString(t, flat), "the flat ledger stays untouched")
-	assert.Empty(t, s.git("status", "--porcelain"), "nothing of the run is left for git to see")
-}
-
-// manualCase is a state of .superpowers/sdd/ in which the text's manual
-// workspace recipe must pick the directory sdd-workspace picks.
-type manualCase struct {
-	name  string
-	plan  string
-	setup func(s *sandbox)
-	want  string // the directory's name, to check the case means what it says
-}
-
-func (m manualCase) prepare(t *testing.T) *sandbox {
-	t.Helper()
-	s := newSandbox(t)
-	for _, p := range []string{"docs/a/plan.md", "docs/b/plan.md", "docs/x/a/plan.md", "plan.md"} {
-		s.write(p, planText(p))
-	}
-	s.git("add", ".")
-	s.git("commit", "-q", "-m", "plans")
-	if m.setup != nil {
-		m.setup(s)
-	}
-	return s
-}
-
-// TestManualWorkspaceMatchesTheCommand runs the "Without the commands"
-// workspace recipe and sdd-workspace in twin repositories, case by case,
-// and requires the same directory and the same files under
-// .superpowers/sdd/ (markers included), so a later run with the commands
-// finds what the recipe made.
-func TestManualWorkspaceMatchesTheCommand(t *testing.T) {
-	skill := readSkillFile(t, "SKILL.md")
-	recipe := textBlock(t, skill, "plan-path")
-	marker := func(s *sandbox, dir, plan string) { s.write(".superpowers/sdd/"+dir+"/plan-path", plan+"\n") }
-	ledger := func(s *sandbox, dir, first string) {
-		s.write(".superpowers/sdd/"+dir+"/progress.md", first+"Task 1: base="+strings.Repeat("a", 40)+"\n")
-	}
-	for _, m := range []manualCase{
-		{name: "fresh", plan: "docs/a/plan.md", want: "plan"},
-		{name: "in the repository root", plan: "plan.md", want: "plan"},
-		{name: "spelled with ./", plan: "./docs/a/plan.md", want: "plan"},
-		{name: "taken by another plan's marker", plan: "docs/a/plan.md", want: "plan-a",
-			setup: func(s *sandbox) { marker(s, "plan", "docs/b/plan.md") }},
-		{name: "two names taken", plan: "docs/a/plan.md", want: "plan-a-2",
-			setup: func(s *sandbox) { marker(s, "plan", "docs/b/plan.md"); marker(s, "plan-a", "docs/x/a/plan.md") }},
-		{name: "its own marker", plan: "docs/a/plan.md", want: "plan-a",
-			setup: func(s *sandbox) { marker(s, "plan", "docs/b/plan.md"); marker(s, "plan-a", "docs/a/plan.md") }},
-		{name: "no marker, no ledger: adopted", plan: "docs/a/plan.md", want: "plan",
-			setup: func(s *sandbox) { s.write(".superpowers/sdd/plan/task-1-brief.md", "x\n") }},
-		{name: "no marker, a ledger without an identity line: adopted", plan: "docs/a/plan.md", want: "plan",
-			setup: func(s *sandbox) { ledger(s, "plan", "# notes\n") }},
-		{name: "no marker, its own ledger: adopted", plan: "docs/a/plan.md", want: "plan",
-			setup: func(s *sandbox) { ledger(s, "plan", IdentityPrefix+"./docs/a/plan.md\n") }},
-		{name: "no marker, its own ledger with CR and blanks: adopted", plan: "docs/a/plan.md", want: "plan",
-			setup: func(s *sandbox) { ledger(s, "plan", IdentityPrefix+"docs/a/plan.md \t\r\n") }},
-		{name: "no marker, another plan's ledger: skipped", plan: "docs/a/plan.md", want: "plan-a",
-			setup: func(s *sandbox) { ledger(s, "plan", IdentityPrefix+"docs/b/plan.md\n") }},
-		{name: "no marker, another plan's ledger by absolute path: skipped", plan: "docs/a/plan.md", want: "plan-a",
-			setup: func(s *sandbox) {
-				ledger(s, "plan", IdentityPrefix+filepath.ToSlash(filepath.Join(s.root, "docs/b/plan.md"))+"\n")
-			}},
-		{name: "no marker, its own ledger by absolute path: adopted", plan: "docs/a/plan.md", want: "plan",
-			setup: func(s *sandbox) {
-				ledger(s, "plan", IdentityPrefix+filepath.ToSlash(filepath.Join(s.root, "docs/a/plan.md"))+"\n")
-			}},
-		{name: "no marker, a ledger of a plan that is gone: skipped", plan: "docs/a/plan.md", want: "plan-a",
-			setup: func(s *sandbox) { ledger(s, "plan", IdentityPrefix+"docs/old/plan.md\n") }},
+// TestWalkThroughCatches breaks the text on purpose, one way at a time,
+// in a copy, and requires the walk-through to say what broke.
+func TestWalkThroughCatches(t *testing.T) {
+	t.Parallel()
+	for _, m := range []struct {
+		name string
+		edit textEdit
+		want string // in the problems
+	}{
+		// (Build the package runs alone: a block appended to another
+		// would get the variable from it, which the resume tests catch,
+		// where blocks run alone.)
+		{"a block reads another block's variable",
+			textEdit{"SKILL.md", "L='<workspace>/progress.md'\nprintf 'Task <N>: implementer=%s\\n'", "printf 'Task <N>: implementer=%s\\n'"},
+			"reads $L, which it never sets"},
+		{"a block cds",
+			textEdit{"SKILL.md", "L='<workspace>/progress.md'\nprintf 'Task <N>: base=%s\\n'", "cd \"$(git rev-parse --show-toplevel)\" || exit 1\nL='<workspace>/progress.md'\nprintf 'Task <N>: base=%s\\n'"},
+			"the command runs cd"},
+		{"the agent types a sha",
+			textEdit{"SKILL.md", `b=$(sed -n 's/^Task <N>: base=//p' "$L" | tail -n 1); h=$(git rev-parse HEAD)`, `b='<base sha>'; h=$(git rev-parse HEAD)`},
+			"placeholders no value fills: <base sha>"},
+		{"a sed pattern that matches nothing",
+			textEdit{"SKILL.md", `b=$(sed -n 's/^<who>: base=//p' "$L" | tail -n 1)`, `b=$(sed -n 's/^<who>: base =//p' "$L" | tail -n 1)`},
+			"the ledger Finish deleted"},
+		{"a block without its bold name",
+			textEdit{"SKILL.md", "minors. **Record the round**:", "minors. Record the round:"},
+			"no block named **Record the round**"},
+		{"a bashism",
+			textEdit{"SKILL.md", `[ "$b" != "$h" ] ||`, `[[ "$b" != "$h" ]] ||`},
+			"a call failed"},
+		{"the package of the last commit only",
+			textEdit{"SKILL.md", `"$b" "$h" && printf 'Task <N>: reviewed_head`, `HEAD~1 "$h" && printf 'Task <N>: reviewed_head`},
+			"greet.txt is missing from the diff"},
+		{"a dispatch that names no role file",
+			textEdit{"SKILL.md", "Read <skill dir>/implementer-prompt.md and follow it.", "Follow <skill dir>/implementer-prompt.md."},
+			"nothing answers this prompt"},
+		{"a role file's answer with another label",
+			textEdit{"implementer-prompt.md", "Tests: <one line: command and result>", "Checks: <one line: command and result>"},
+			`the follower writes ["Status" "Commits" "Tests" "Notes"]`},
+		{"Finish deletes more than the workspace",
+			textEdit{"SKILL.md", "rm -rf '<workspace>'\n", "rm -rf '<workspace>/../.gitignore' '<workspace>'\n"},
+			"what is left under .superpowers/sdd"},
 	} {
 		t.Run(m.name, func(t *testing.T) {
-			manual, binary := m.prepare(t), m.prepare(t)
-			b := newBlockRunner(t, manual.root)
-			b.values["<plan file>"] = m.plan
-			script, mr := b.run(recipe)
-			require.Equal(t, 0, mr.code, "%s\n%s", script, mr.stderr)
-			lines := strings.Split(strings.TrimSuffix(mr.stdout, "\n"), "\n")
-			got := lines[len(lines)-1]
-
-			br := binary.cmd("sdd-workspace", m.plan)
-			require.Equal(t, 0, br.code, br.stderr)
-			want := strings.TrimSuffix(br.stdout, "\n")
-			assert.Equal(t, filepath.Join(binary.root, ".superpowers", "sdd", m.want), want, "sdd-workspace's choice")
-			relGot, err := filepath.Rel(manual.root, got)
-			require.NoError(t, err)
-			relWant, err := filepath.Rel(binary.root, want)
-			require.NoError(t, err)
-			assert.Equal(t, relWant, relGot, "the recipe picks sdd-workspace's directory")
-			// Files compare with each repository's root written as ROOT.
-			snap := func(s *sandbox) map[string]string {
-				out := snapshotDir(t, filepath.Join(s.root, ".superpowers"))
-				for k, v := range out {
-					out[k] = strings.ReplaceAll(v, filepath.ToSlash(s.root), "ROOT")
-				}
-				return out
-			}
-			assert.Equal(t, snap(binary), snap(manual), "the recipe leaves the files sdd-workspace leaves")
-
-			// A later run with the command finds the recipe's directory.
-			again := manual.cmd("sdd-workspace", m.plan)
-			require.Equal(t, 0, again.code, again.stderr)
-			assert.Equal(t, got+"\n", again.stdout)
+			t.Parallel()
+			p, _ := walk(t, skillCopy(t, m.edit))
+			require.NotEmpty(t, p, "the walk-through passed on a broken text")
+			require.Contains(t, p.String(), m.want)
 		})
 	}
+}
+
+// bigTable is a generated file of lines lines of about 40 bytes.
+func bigTable(lines int) string {
+	var b strings.Builder
+	for i := 1; i <= lines; i++ {
+		fmt.Fprintf(&b, "row %05d: the quick brown fox jumps over\n", i)
+	}
+	return b.String()
+}
+
+const bigPlanPath = "docs/plans/table.md"
+
+const bigPlan = "# Table plan\n\n## Global Constraints\n- Generated files are committed.\n\n" +
+	"## Task 1: Table\nGenerate table.txt.\n\n## Task 2: Note\nWrite note.txt.\n"
+
+func bigScenario(lines int) follower.Scenario {
+	return follower.Scenario{
+		Plan: bigPlanPath,
+		Tasks: []follower.Task{
+			{N: 1, Title: "Table", Test: "test -s table.txt",
+				Commits: []follower.Commit{{Message: "Task 1: table.txt", Files: []follower.File{{Path: "table.txt", Content: bigTable(lines)}}}}},
+			{N: 2, Title: "Note", Test: "test -s note.txt",
+				Commits: []follower.Commit{{Message: "Task 2: note.txt", Files: []follower.File{{Path: "note.txt", Content: "generated\n"}}}}},
+		},
+	}
+}
+
+// packageReads are the Read calls of subagents on review packages, by
+// reader: "offset/limit" for each part, "whole" for one Read.
+func packageReads(calls []directCall) map[string][]string {
+	out := map[string][]string{}
+	for _, c := range calls {
+		if c.Tool != "Read" || !strings.HasSuffix(c.Input, ".diff") {
+			continue
+		}
+		if c.Offset == 0 && c.Limit == 0 {
+			out[c.Actor] = append(out[c.Actor], "whole")
+		} else {
+			out[c.Actor] = append(out[c.Actor], fmt.Sprintf("%d/%d", c.Offset, c.Limit))
+		}
+	}
+	return out
+}
+
+// TestWalkThroughLargePackage: a task whose package is over 256 KB; its
+// reviewer and the final reviewer read it in parts of 2000 lines, as the
+// role file says, and never whole (the host refuses that).
+func TestWalkThroughLargePackage(t *testing.T) {
+	t.Parallel()
+	repo := walkRepo(t, bigPlanPath, bigPlan)
+	r := runDirect(t, repo, bigScenario(7500), directOptions{})
+	requireFinished(t, r)
+	parts := []string{"1/2000", "2001/2000", "4001/2000", "6001/2000"}
+	require.Equal(t, map[string][]string{
+		"agent-2": parts,                          // Task 1's reviewer
+		"agent-4": {"whole"},                      // Task 2's: a small package
+		"agent-5": append(parts, "8001/2000")[:4], // the final reviewer: the whole branch
+	}, packageReads(r.calls), callList(r.calls))
+	for _, c := range r.calls {
+		if c.Actor == "controller" && c.Tool == "Read" {
+			t.Errorf("the controller read %s", c.Input)
+		}
+	}
+}
+
+// TestWalkThroughPackageOver2000Lines: a package under 256 KB with more
+// than 2000 lines. One Read returns its first 2000 lines only, so a
+// reviewer that reads it "once, completely" in one Read misses the rest;
+// read in parts, it sees every line.
+func TestWalkThroughPackageOver2000Lines(t *testing.T) {
+	t.Parallel()
+	t.Run("as the text says now", func(t *testing.T) {
+		t.Parallel()
+		repo := walkRepo(t, bigPlanPath, bigPlan)
+		r := runDirect(t, repo, bigScenario(4000), directOptions{})
+		require.Regexp(t, `one Read of \S+\.diff gave \d+ of its \d+ bytes: the Read tool returns at most 2000 lines`, r.final,
+			"the reviewer must see that one Read gave it 2000 lines of its package:\n%s", callList(r.calls))
+	})
+	t.Run("read in parts", func(t *testing.T) {
+		t.Parallel()
+		repo := walkRepo(t, bigPlanPath, bigPlan)
+		r := runDirect(t, repo, bigScenario(4000), directOptions{skillDir: fixedSkill(t, "read in parts")})
+		requireFinished(t, r)
+		require.Equal(t, []string{"1/2000", "2001/2000", "4001/2000"}, packageReads(r.calls)["agent-2"])
+	})
+}
+
+// writingPlan is walkPlan in superpowers' own plan format (its
+// writing-plans skill): the tasks are `### Task N:` headings after
+// `## Global Constraints` and a rule.
+var writingPlan = strings.NewReplacer("newline.\n\n", "newline.\n\n---\n\n", "## Task", "### Task").Replace(walkPlan)
+
+// TestWalkThroughWritingPlansFormat: Start the run copies the Global
+// Constraints section up to the next heading of its level or higher, and
+// in this format every task is deeper: constraints.md, which every
+// subagent reads, holds the whole plan. The implementer says so; with the
+// copy stopping at a task heading the run is clean.
+func TestWalkThroughWritingPlansFormat(t *testing.T) {
+	t.Parallel()
+	t.Run("the text as it is", func(t *testing.T) {
+		t.Parallel()
+		repo := walkRepo(t, walkPlanPath, writingPlan)
+		r := runDirect(t, repo, walkScenario(), directOptions{})
+		require.Contains(t, r.final, "the constraints file holds the plan's tasks")
+	})
+	t.Run("fixed", func(t *testing.T) {
+		t.Parallel()
+		repo := walkRepo(t, walkPlanPath, writingPlan)
+		r := runDirect(t, repo, walkScenario(), directOptions{skillDir: fixedSkill(t, "constraints end at a task")})
+		requireFinished(t, r)
+		require.Equal(t, "## Global Constraints\n- Plain text files only, each ending with a newline.\n\n---\n\n",
+			readFileT(t, filepath.Join(r.keep, "greet", "constraints.md")))
+	})
 }

@@ -1,0 +1,132 @@
+package follower
+
+import "fmt"
+
+// DefaultSkill is the skill's name as the sdd-go plugin lists it.
+const DefaultSkill = "sdd-go:subagent-driven-development"
+
+// FailPrefix starts what a script says when it stops because something the
+// scenario expects did not happen (a block failed, a reply did not parse,
+// the text lacks a block): the run failed, and the words after it say why.
+const FailPrefix = "follower failed: "
+
+// Scenario is what one run of the skill meets: the plan as the human gave
+// it, what each subagent does, and what the human has answered so far.
+// The controller knows the plan's tasks from it (a real controller reads
+// the plan once); the subagents take their work from it.
+type Scenario struct {
+	Skill       string // the Skill tool's name; "" is DefaultSkill
+	Plan        string // the plan file as the human named it
+	StartBranch string // the branch this run's branch was made from; "" is main
+	Tasks       []Task // the plan's tasks, in plan order
+
+	// Contradictions are questions about the plan the controller asks
+	// before Task 1 (Setup 4).
+	Contradictions []string
+	// Human is what the human has answered so far.
+	Human Human
+
+	FinalMinors []string // what the final reviewer reports as Minor
+}
+
+// Task is one task of the plan and what its implementer and reviewers do.
+type Task struct {
+	N     int
+	Title string // the heading's text after "Task <N>: "; the brief must hold it
+
+	Commits []Commit // what the implementer commits, in order
+	// Test is the plan's test command for the task: the implementer runs
+	// it and reports it, and the controller runs it as <check> when the
+	// reviewer could not verify something.
+	Test string
+
+	Defect       *Defect  // a planted defect, or nil
+	Minors       []string // Minor one-liners the task's review reports
+	Unverifiable string   // an item the reviewer cannot verify (spec ⚠️), or ""
+	OutOfScope   []string // what the re-reviewer notes outside its scope
+	// Rulings are the controller's rulings on findings round 5 leaves
+	// open, by the finding's text (after its id): "park: <why>" or
+	// "block: <reason>".
+	Rulings map[string]string
+}
+
+// Commit is one commit of an implementer.
+type Commit struct {
+	Message string
+	Files   []File
+}
+
+// File is a file a commit writes, its path relative to the repository.
+type File struct{ Path, Content string }
+
+// Defect is a planted defect: the implementer first writes Wrong into
+// Path (one of the task's files), the task review reports it as an
+// Important finding, and the fix round FixedIn writes the right content.
+type Defect struct {
+	Path    string
+	Wrong   string
+	Marker  string // a text of Wrong the right content lacks: how reviewers see the defect
+	Finding string // the finding after its id and grade: "greet.txt:1 greeting misspelled"
+	FixedIn int    // the fix round that fixes it; 0 means 1; earlier rounds commit nothing
+}
+
+// Human is what the human said in answer to the controller's questions.
+// A controller that needs an answer the scenario does not hold asks and
+// ends its turn; the next turn (a new Controller script, as after any
+// pause) runs with the answers.
+type Human struct {
+	Answered bool // the human answered this run's questions before Task 1
+
+	Done   []Earlier // commits of an earlier run the human counts as done tasks
+	Review *Earlier  // committed work of an earlier run to be reviewed (the branch's newest)
+	Moved  bool      // the plan moved from the workspace sdd-workspace's note named
+}
+
+// Earlier is a task an earlier run committed: its commits' positions in
+// `git log --reverse '<start branch>'..HEAD`, the oldest being 1.
+type Earlier struct{ N, First, Last int }
+
+func (sc Scenario) skillName() string {
+	if sc.Skill == "" {
+		return DefaultSkill
+	}
+	return sc.Skill
+}
+
+func (sc Scenario) startBranch() string {
+	if sc.StartBranch == "" {
+		return "main"
+	}
+	return sc.StartBranch
+}
+
+// task returns Task n of the scenario.
+func (sc Scenario) task(n int) (Task, error) {
+	for _, t := range sc.Tasks {
+		if t.N == n {
+			return t, nil
+		}
+	}
+	return Task{}, fmt.Errorf("the scenario has no Task %d", n)
+}
+
+// files is every file the task's commits write, the last content of each.
+func (t Task) files() (paths []string, content map[string]string) {
+	content = map[string]string{}
+	for _, c := range t.Commits {
+		for _, f := range c.Files {
+			if _, seen := content[f.Path]; !seen {
+				paths = append(paths, f.Path)
+			}
+			content[f.Path] = f.Content
+		}
+	}
+	return paths, content
+}
+
+func (d *Defect) fixedIn() int {
+	if d.FixedIn == 0 {
+		return 1
+	}
+	return d.FixedIn
+}

@@ -1,0 +1,518 @@
+package follower
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// The subagents: scripts that do what their role file says, driven by the
+// scenario, and reply in the role file's format. Each reads its role file
+// first and takes its answer's labels from it, so a role file that changes
+// its format fails the run.
+
+// ReadLimit is the part a reviewer reads at a time from a package over
+// ReadMaxBytes (the role files: 2000 lines).
+const (
+	ReadMaxBytes = 256 * 1024
+	ReadLimit    = 2000
+)
+
+// Role names a subagent's role as the dispatch gives it.
+type Role string
+
+const (
+	RoleImplementer Role = "implementer"
+	RoleFix         Role = "fix"
+	RoleReviewer    Role = "reviewer"
+	RoleReReviewer  Role = "re-reviewer"
+	RoleFinal       Role = "final reviewer"
+)
+
+// Dispatch is a dispatch prompt as a subagent reads it: the role file and
+// section it names on its first line, the task and round numbers there,
+// and the "Label: value" lines after it.
+type Dispatch struct {
+	Role     Role
+	RoleFile string
+	N, R     int
+	Fields   map[string]string
+}
+
+var (
+	firstLineRe = regexp.MustCompile(`Read (\S+\.md)(?:, section "([^"]+)")?,? and follow it\.$`)
+	taskNRe     = regexp.MustCompile(`\bTask (\d+)\b`)
+	roundRe     = regexp.MustCompile(`\b[Ff]ix round (\d+)\b`)
+)
+
+// ParseDispatch recognises a dispatch by the role file (and section) its
+// first line names.
+func ParseDispatch(prompt string) (Dispatch, bool) {
+	lines := strings.Split(strings.TrimSpace(prompt), "\n")
+	m := firstLineRe.FindStringSubmatch(lines[0])
+	if m == nil {
+		return Dispatch{}, false
+	}
+	d := Dispatch{RoleFile: m[1], Fields: map[string]string{}}
+	file := m[1][strings.LastIndex(m[1], "/")+1:]
+	switch {
+	case file == "implementer-prompt.md" && m[2] == "Fix round":
+		d.Role = RoleFix
+	case file == "implementer-prompt.md" && m[2] == "":
+		d.Role = RoleImplementer
+	case file == "task-reviewer-prompt.md" && m[2] == "Final review":
+		d.Role = RoleFinal
+	case file == "task-reviewer-prompt.md" && m[2] == "":
+		d.Role = RoleReviewer
+	case file == "re-review-prompt.md" && m[2] == "":
+		d.Role = RoleReReviewer
+	default:
+		return Dispatch{}, false
+	}
+	if t := taskNRe.FindStringSubmatch(lines[0]); t != nil {
+		d.N, _ = strconv.Atoi(t[1])
+	}
+	if r := roundRe.FindStringSubmatch(lines[0]); r != nil {
+		d.R, _ = strconv.Atoi(r[1])
+	}
+	for _, l := range lines[1:] {
+		if k, v, ok := strings.Cut(l, ": "); ok {
+			d.Fields[k] = v
+		}
+	}
+	return d, true
+}
+
+// Subagent is the router: the script of the subagent a dispatch (an Agent
+// prompt, or a SendMessage to an implementer) starts. ok is false for a
+// prompt the text does not define. The script's return value is the
+// subagent's final text (a host sends it as the agent's last message); it
+// never calls Say. A fix round sent by SendMessage is a script of its own:
+// a host that continues the implementer's conversation runs it after the
+// implementer's script, with the message as the new prompt.
+func (sc Scenario) Subagent(prompt string) (Script, bool) {
+	d, ok := ParseDispatch(prompt)
+	if !ok {
+		return nil, false
+	}
+	switch d.Role {
+	case RoleImplementer:
+		return sc.implementer(d), true
+	case RoleFix:
+		return sc.fixer(d), true
+	case RoleReviewer:
+		return sc.reviewer(d), true
+	case RoleReReviewer:
+		return sc.reReviewer(d), true
+	default:
+		return sc.finalReviewer(d), true
+	}
+}
+
+// agent is a subagent script's locals.
+type agent struct {
+	t    Tools
+	d    Dispatch
+	role string // the role file's text
+}
+
+// agentFailed unwinds a subagent script with its reply.
+type agentFailed string
+
+// run runs body and turns a failure into a reply the controller will not
+// take for success.
+func run(t Tools, d Dispatch, failReply func(string) string, body func(a *agent) string) (out string) {
+	a := &agent{t: t, d: d}
+	defer func() {
+		if r := recover(); r != nil {
+			s, ok := r.(agentFailed)
+			if !ok {
+				panic(r)
+			}
+			out = failReply(string(s))
+		}
+	}()
+	return body(a)
+}
+
+func (a *agent) fail(format string, args ...any) {
+	panic(agentFailed(FailPrefix + fmt.Sprintf(format, args...)))
+}
+
+func (a *agent) field(label string) string {
+	v, ok := a.d.Fields[label]
+	if !ok {
+		a.fail("the dispatch has no %q line", label)
+	}
+	return v
+}
+
+func (a *agent) read(path string) string {
+	r := a.t.Read(path, 0, 0)
+	if r.IsError {
+		a.fail("Read %s: %s", path, r.Text)
+	}
+	return FileText(r.Text)
+}
+
+func (a *agent) bash(cmd string) string {
+	r := a.t.Bash(cmd)
+	if r.IsError {
+		a.fail("Bash %s: %s", cmd, r.Text)
+	}
+	return r.Text
+}
+
+func (a *agent) write(path, content string) {
+	if r := a.t.Write(path, content); r.IsError {
+		a.fail("Write %s: %s", path, r.Text)
+	}
+}
+
+// readRole reads the role file, checks the section the dispatch names,
+// and checks its answer block has exactly these labels.
+func (a *agent) readRole(section string, labels ...string) {
+	a.role = a.read(a.d.RoleFile)
+	if a.role == "" {
+		// A conversation that read the file before (a fix round sent by
+		// SendMessage to the implementer) may be shown no content again.
+		return
+	}
+	if section != "" && !strings.Contains(a.role, "\n## "+section+"\n") {
+		a.fail("%s has no section %q", a.d.RoleFile, section)
+	}
+	got, err := Answer(a.role)
+	if err != nil {
+		a.fail("%s: %v", a.d.RoleFile, err)
+	}
+	if strings.Join(got, "|") != strings.Join(labels, "|") {
+		a.fail("%s's answer has the labels %q, the follower writes %q", a.d.RoleFile, got, labels)
+	}
+}
+
+// root is the repository's top level (the subagent's working directory).
+func (a *agent) root() string { return strings.TrimSpace(a.bash("git rev-parse --show-toplevel")) }
+
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+// commit stages paths, commits, and returns the new short sha.
+func (a *agent) commit(paths []string, msg string) string {
+	var q []string
+	for _, p := range paths {
+		q = append(q, shellQuote(p))
+	}
+	out := a.bash("git add -- " + strings.Join(q, " ") + " && git commit -q -m " + shellQuote(msg) + " && git rev-parse --short HEAD")
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	return lines[len(lines)-1]
+}
+
+func implementerFailed(msg string) string {
+	return "Status: BLOCKED\nCommits: none\nTests: none\nNotes: " + strings.ReplaceAll(msg, "\n", " ")
+}
+
+func (sc Scenario) implementer(d Dispatch) Script {
+	return func(t Tools) string {
+		return run(t, d, implementerFailed, func(a *agent) string {
+			a.readRole("", "Status", "Commits", "Tests", "Notes")
+			task, err := sc.task(d.N)
+			if err != nil {
+				a.fail("%v", err)
+			}
+			brief := a.read(a.field("Brief"))
+			if !strings.Contains(brief, fmt.Sprintf("Task %d: %s", d.N, task.Title)) {
+				a.fail("the brief is not Task %d's (%q):\n%s", d.N, task.Title, brief)
+			}
+			// The constraints are the plan's Global Constraints, never
+			// its tasks: an implementer reads only its own task.
+			if cons := a.read(a.field("Constraints")); taskHeadingRe.MatchString(cons) {
+				a.fail("the constraints file holds the plan's tasks (%q):\n%s", taskHeadingRe.FindString(cons), cons)
+			}
+			root := a.root()
+			var shas, done []string
+			for _, c := range task.Commits {
+				var paths []string
+				for _, f := range c.Files {
+					content := f.Content
+					if task.Defect != nil && task.Defect.Path == f.Path {
+						content = task.Defect.Wrong
+					}
+					a.write(root+"/"+f.Path, content)
+					paths = append(paths, f.Path)
+					done = append(done, "- "+f.Path)
+				}
+				sha := a.commit(paths, c.Message)
+				shas = append(shas, sha+" "+c.Message)
+			}
+			test := a.bash(task.Test)
+			a.write(a.field("Report"), fmt.Sprintf("# Task %d: %s\n\n## Implemented\n%s\n\n## Tests\n$ %s\n%s\n## Commits\n%s\n\n## Unsure\nnothing\n",
+				d.N, task.Title, strings.Join(done, "\n"), task.Test, orNone(test), strings.Join(shas, "\n")))
+			first, last := strings.Fields(shas[0])[0], strings.Fields(shas[len(shas)-1])[0]
+			return fmt.Sprintf("Status: DONE\nCommits: %s..%s (%d)\nTests: %s: passed\nNotes: none", first, last, len(shas), task.Test)
+		})
+	}
+}
+
+// fixer is a fix round, by SendMessage to the implementer or a fresh one.
+func (sc Scenario) fixer(d Dispatch) Script {
+	return func(t Tools) string {
+		return run(t, d, implementerFailed, func(a *agent) string {
+			a.readRole("Fix round", "Status", "Commits", "Tests", "Notes")
+			task, err := sc.task(d.N)
+			if err != nil {
+				a.fail("%v", err)
+			}
+			fs, err := parseFindings(a.field("Fix"))
+			if err != nil || len(fs) == 0 {
+				a.fail("the Fix line %q: %v", a.field("Fix"), err)
+			}
+			a.read(a.field("Review"))
+			reportPath := a.field("Report")
+			report := a.read(reportPath)
+			a.read(a.field("Brief"))
+			root := a.root()
+			var section []string
+			commits := "none"
+			fixed := false
+			for _, f := range fs {
+				def := task.Defect
+				if def == nil || f.text != def.Finding {
+					section = append(section, fmt.Sprintf("%s: not changed: the follower's scenario plants no such defect.", f.id))
+					continue
+				}
+				if d.R < def.fixedIn() {
+					section = append(section, fmt.Sprintf("%s: not changed in this round: I could not reproduce it.", f.id))
+					continue
+				}
+				_, content := task.files()
+				p := root + "/" + def.Path
+				if got := a.read(p); !strings.Contains(got, def.Marker) {
+					a.fail("%s does not hold the defect %q:\n%s", p, def.Marker, got)
+				}
+				a.write(p, content[def.Path])
+				sha := a.commit([]string{def.Path}, fmt.Sprintf("Task %d: fix %s", d.N, f.id))
+				commits = fmt.Sprintf("%s..%s (1)", sha, sha)
+				fixed = true
+				section = append(section, fmt.Sprintf("%s: %s rewritten to the brief's content; commit %s.", f.id, def.Path, sha))
+			}
+			test := a.bash(task.Test)
+			section = append(section, fmt.Sprintf("Covering test: %s\n$ %s\n%s", task.Test, task.Test, orNone(test)))
+			if !fixed {
+				section = append(section, "No change, no commit.")
+			}
+			a.write(reportPath, report+fmt.Sprintf("\n## Fix round %d\n%s\n", d.R, strings.Join(section, "\n")))
+			return fmt.Sprintf("Status: DONE\nCommits: %s\nTests: %s: passed\nNotes: none", commits, task.Test)
+		})
+	}
+}
+
+var taskHeadingRe = regexp.MustCompile(`(?m)^#+ +Task +\d+`)
+
+var packageFieldRe = regexp.MustCompile(`^(.+) \((\d+) bytes\)$`)
+
+// readPackage reads a package as the role files say: whole, or over
+// ReadMaxBytes in parts of ReadLimit lines until a part comes back short.
+func (a *agent) readPackage() (path, text string) {
+	m := packageFieldRe.FindStringSubmatch(a.field("Package"))
+	if m == nil {
+		a.fail("the Package line %q gives no size", a.field("Package"))
+	}
+	path = m[1]
+	size, _ := strconv.Atoi(m[2])
+	if size <= ReadMaxBytes && !a.partsAlways() {
+		text = a.read(path)
+		if len(text) != size {
+			a.fail("one Read of %s gave %d of its %d bytes: the Read tool returns at most %d lines", path, len(text), size, ReadLimit)
+		}
+		return path, text
+	}
+	var b strings.Builder
+	for offset := 1; ; offset += ReadLimit {
+		r := a.t.Read(path, offset, ReadLimit)
+		if r.IsError {
+			a.fail("Read %s offset %d limit %d: %s", path, offset, ReadLimit, r.Text)
+		}
+		part := FileText(r.Text)
+		b.WriteString(part)
+		if strings.Count(part, "\n") < ReadLimit {
+			break
+		}
+	}
+	if b.Len() != size {
+		a.fail("read %d bytes of %s in parts, the dispatch says %d", b.Len(), path, size)
+	}
+	return path, b.String()
+}
+
+// partsAlways says whether the role file has a reader read every package
+// in parts (the wording proposed in the report), rather than only one over
+// 256 KB (the text's wording now).
+func (a *agent) partsAlways() bool {
+	return strings.Contains(strings.Join(strings.Fields(a.role), " "), "until a part comes back shorter")
+}
+
+// diffLines are the added (+) and removed (-) lines of a package's diff.
+func diffLines(pkg string) (added, removed []string) {
+	_, diff, _ := strings.Cut(pkg, "\n## Diff\n")
+	for _, l := range strings.Split(diff, "\n") {
+		switch {
+		case strings.HasPrefix(l, "+++ ") || strings.HasPrefix(l, "--- "):
+		case strings.HasPrefix(l, "+"):
+			added = append(added, l[1:])
+		case strings.HasPrefix(l, "-"):
+			removed = append(removed, l[1:])
+		}
+	}
+	return added, removed
+}
+
+func anyContains(lines []string, s string) bool {
+	for _, l := range lines {
+		if strings.Contains(l, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// judge finds a task's problems in a package: its files missing from the
+// diff, its planted defect among the added lines.
+func judge(task Task, pkg string) []finding {
+	var out []finding
+	paths, _ := task.files()
+	for _, p := range paths {
+		if !strings.Contains(pkg, "\n+++ b/"+p+"\n") {
+			out = append(out, finding{grade: "Spec", text: p + " is missing from the diff"})
+		}
+	}
+	added, _ := diffLines(pkg)
+	if d := task.Defect; d != nil && anyContains(added, d.Marker) {
+		out = append(out, finding{grade: "Important", text: d.Finding})
+	}
+	return out
+}
+
+func numbered(fs []finding, from int) []finding {
+	for i := range fs {
+		fs[i].id = fmt.Sprintf("F%d", from+i)
+	}
+	return fs
+}
+
+func graded(fs []finding) string {
+	if len(fs) == 0 {
+		return "none"
+	}
+	var parts []string
+	for _, f := range fs {
+		parts = append(parts, fmt.Sprintf("%s [%s] %s", f.id, f.grade, f.text))
+	}
+	return strings.Join(parts, "; ")
+}
+
+func joinOr(ms []string) string {
+	if len(ms) == 0 {
+		return "none"
+	}
+	return strings.Join(ms, "; ")
+}
+
+func reviewerFailed(msg string) string { return strings.ReplaceAll(msg, "\n", " ") }
+
+var reviewerLabels = []string{"Spec", "Open", "Minor", "Not verifiable", "Review"}
+
+func (sc Scenario) reviewer(d Dispatch) Script {
+	return func(t Tools) string {
+		return run(t, d, reviewerFailed, func(a *agent) string {
+			a.readRole("", reviewerLabels...)
+			task, err := sc.task(d.N)
+			if err != nil {
+				a.fail("%v", err)
+			}
+			a.read(a.field("Brief"))
+			path, pkg := a.readPackage()
+			if report := a.field("Report"); !strings.HasPrefix(report, "none") {
+				a.read(report)
+			}
+			a.read(a.field("Constraints"))
+			open := numbered(judge(task, pkg), 1)
+			spec := "✅"
+			switch {
+			case len(open) > 0:
+				spec = "❌"
+			case task.Unverifiable != "":
+				spec = "⚠️"
+			}
+			unver := "none"
+			if task.Unverifiable != "" {
+				unver = task.Unverifiable
+			}
+			reviewPath := strings.TrimSuffix(path, ".diff") + ".md"
+			answer := fmt.Sprintf("Spec: %s\nOpen: %s\nMinor: %s\nNot verifiable: %s\nReview: %s",
+				spec, graded(open), joinOr(task.Minors), unver, reviewPath)
+			a.write(reviewPath, answer+fmt.Sprintf("\n\n## Details\nTask %d, package %s: %d finding(s).\n", d.N, path, len(open)))
+			return answer
+		})
+	}
+}
+
+func (sc Scenario) reReviewer(d Dispatch) Script {
+	return func(t Tools) string {
+		return run(t, d, reviewerFailed, func(a *agent) string {
+			a.readRole("", "F<k>", "New", "Out of scope", "Review")
+			task, err := sc.task(d.N)
+			if err != nil {
+				a.fail("%v", err)
+			}
+			fs, err := parseFindings(a.field("Findings"))
+			if err != nil || len(fs) == 0 {
+				a.fail("the Findings line %q: %v", a.field("Findings"), err)
+			}
+			a.read(a.field("Review"))
+			path, pkg := a.readPackage()
+			report := a.read(a.field("Report"))
+			if !strings.Contains(report, fmt.Sprintf("## Fix round %d\n", d.R)) {
+				a.fail("the report has no Fix round %d section", d.R)
+			}
+			added, removed := diffLines(pkg)
+			var lines []string
+			for _, f := range fs {
+				verdict := "NOT ADDRESSED — the diff does not touch it"
+				if def := task.Defect; def != nil && f.text == def.Finding && anyContains(removed, def.Marker) && !anyContains(added, def.Marker) {
+					verdict = "ADDRESSED — " + def.Path + " no longer holds " + def.Marker
+				}
+				lines = append(lines, f.id+": "+verdict)
+			}
+			reviewPath := strings.TrimSuffix(path, ".diff") + ".md"
+			answer := strings.Join(lines, "\n") + fmt.Sprintf("\nNew: none\nOut of scope: %s\nReview: %s", joinOr(task.OutOfScope), reviewPath)
+			a.write(reviewPath, answer+"\n\n## Details\nScoped to the fix commits.\n")
+			return answer
+		})
+	}
+}
+
+func (sc Scenario) finalReviewer(d Dispatch) Script {
+	return func(t Tools) string {
+		return run(t, d, reviewerFailed, func(a *agent) string {
+			a.readRole("Final review", reviewerLabels...)
+			path, pkg := a.readPackage()
+			ledger := a.read(a.field("Ledger"))
+			a.read(a.field("Constraints"))
+			// A parked finding stays parked: the run ruled on it.
+			var open []finding
+			for _, task := range sc.Tasks {
+				for _, f := range judge(task, pkg) {
+					if !strings.Contains(ledger, fmt.Sprintf("Task %d: parked — ", task.N)) || !strings.Contains(ledger, f.text) {
+						open = append(open, f)
+					}
+				}
+			}
+			open = numbered(open, 1)
+			reviewPath := strings.TrimSuffix(path, ".diff") + ".md"
+			answer := fmt.Sprintf("Spec: n/a\nOpen: %s\nMinor: %s\nNot verifiable: none\nReview: %s",
+				graded(open), joinOr(sc.FinalMinors), reviewPath)
+			a.write(reviewPath, answer+"\n\n## Details\nThe whole branch; each deferred minor can wait.\n")
+			return answer
+		})
+	}
+}

@@ -1,0 +1,168 @@
+package follower
+
+import (
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// skillDir is the repository's skill/.
+func skillDir(t *testing.T) string {
+	t.Helper()
+	_, file, _, ok := runtime.Caller(0)
+	require.True(t, ok)
+	return filepath.Join(filepath.Dir(file), "..", "..", "..", "skill")
+}
+
+func readSkill(t *testing.T, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(skillDir(t), name))
+	require.NoError(t, err)
+	return string(b)
+}
+
+// The blocks the controller takes by name: every one must be in the
+// text, once.
+func TestTheTextHasEveryBlock(t *testing.T) {
+	skill, err := ParseText(readSkill(t, "SKILL.md"))
+	require.NoError(t, err)
+	for _, name := range []string{"Look", "Start the run", "Start task N", "Implementer prompt", "Build the package",
+		"Reviewer prompt", "Close", "Fix prompt", "Re-review package", "Re-reviewer prompt", "Record the round",
+		"Final package", "Final reviewer prompt", "Finish"} {
+		_, err := skill.Block(name)
+		assert.NoError(t, err)
+	}
+	resume, err := ParseText(readSkill(t, "resume.md"))
+	require.NoError(t, err)
+	for _, name := range []string{"Earlier run, done", "Earlier run, to review", "Carry over", "Park", "Block"} {
+		_, err := resume.Block(name)
+		assert.NoError(t, err)
+	}
+	// Look stands in a list item: its indentation is not part of it.
+	look, _ := skill.Block("Look")
+	assert.True(t, strings.HasPrefix(look.Body, "ws=$(sdd-workspace '<plan file>')"), look.Body)
+	assert.Equal(t, "sh", look.Lang)
+}
+
+func TestParseSkill(t *testing.T) {
+	s, err := ParseSkill("<system-reminder>x</system-reminder>\n" + BaseDirPrefix + "/p/my skill\n\n# T\n\n**Go** now:\n\n```sh\necho '<x>'\n```\n")
+	require.NoError(t, err)
+	assert.Equal(t, "/p/my skill", s.Dir)
+	b, err := s.Block("Go")
+	require.NoError(t, err)
+	assert.Equal(t, "echo '<x>'\n", b.Body)
+	_, err = ParseSkill("# T\n")
+	assert.ErrorContains(t, err, "Base directory for this skill:")
+}
+
+func TestBlockNames(t *testing.T) {
+	text := "Para with **First\nname** and **second**:\n\n```sh\na\n```\n\n" +
+		"# Heading\n```text\nno name\n```\n\n" +
+		"- **Item** in a list:\n\n  ```sh\n  b\n  ```\n"
+	x, err := ParseText(text)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"First name", "Item"}, x.Names())
+	assert.Equal(t, "b\n", x.Blocks["Item"].Body)
+
+	_, err = ParseText("**A**:\n```sh\na\n```\n**A** again:\n```sh\nb\n```\n")
+	assert.ErrorContains(t, err, `two blocks are named "A"`)
+	_, err = ParseText("**A**:\n```sh\na\n")
+	assert.ErrorContains(t, err, "never closes")
+}
+
+// Fill replaces placeholders literally, in one pass, and refuses a block
+// with a placeholder it has no value for.
+func TestFill(t *testing.T) {
+	b := Block{Name: "B", Body: "x '<a>' <b c> <a>\n"}
+	s, err := b.Fill(Values{"<a>": "<b c>", "<b c>": "2"})
+	require.NoError(t, err)
+	assert.Equal(t, "x '<b c>' 2 <b c>\n", s, "a value is not read again")
+	_, err = b.Fill(Values{"<a>": "1"})
+	assert.EqualError(t, err, "block **B** has placeholders no value fills: <b c>")
+	s, err = Block{Body: "awk '$1 <= lvl' <f>\n"}.Fill(Values{"<f>": "p"})
+	require.NoError(t, err)
+	assert.Equal(t, "awk '$1 <= lvl' p\n", s, "a comparison is no placeholder")
+}
+
+func TestTables(t *testing.T) {
+	skill, err := ParseText(readSkill(t, "SKILL.md"))
+	require.NoError(t, err)
+	rows := skill.Table("Resume")
+	require.NotEmpty(t, rows)
+	assert.Equal(t, Row{"none, or only its first line", "Setup 4, then **Start the run**"}, rows[0])
+	resume, err := ParseText(readSkill(t, "resume.md"))
+	require.NoError(t, err)
+	assert.NotEmpty(t, resume.Table(""))
+	// Every row of both tables is one the follower knows.
+	for _, r := range append(rows, resume.Table("")...) {
+		found := false
+		for _, k := range knownRows() {
+			found = found || k.row == r
+		}
+		assert.True(t, found, "| %s | %s |", r.State, r.Next)
+	}
+}
+
+func TestAnswerLabels(t *testing.T) {
+	for file, want := range map[string][]string{
+		"implementer-prompt.md":   {"Status", "Commits", "Tests", "Notes"},
+		"task-reviewer-prompt.md": {"Spec", "Open", "Minor", "Not verifiable", "Review"},
+		"re-review-prompt.md":     {"F<k>", "New", "Out of scope", "Review"},
+	} {
+		got, err := Answer(readSkill(t, file))
+		require.NoError(t, err, file)
+		assert.Equal(t, want, got, file)
+	}
+}
+
+func TestFileText(t *testing.T) {
+	assert.Equal(t, "a\n\tb\n", FileText("1\ta\n2\t\tb"))
+	assert.Equal(t, "a\nb\n", FileText("     1→a\r\n     2→b\n<system-reminder>x</system-reminder>"))
+	assert.Equal(t, "", FileText("<system-reminder>empty</system-reminder>"))
+}
+
+func TestParseDispatch(t *testing.T) {
+	d, ok := ParseDispatch("Fix round 2 of 5 for Task 3. Read /s/implementer-prompt.md, section \"Fix round\", and follow it.\nFix: F1 x\nReview: /w/r.md\n")
+	require.True(t, ok)
+	assert.Equal(t, Dispatch{Role: RoleFix, RoleFile: "/s/implementer-prompt.md", N: 3, R: 2,
+		Fields: map[string]string{"Fix": "F1 x", "Review": "/w/r.md"}}, d)
+	d, ok = ParseDispatch("You do the final review of the branch that carried out the plan p.md. Read /s/task-reviewer-prompt.md, section \"Final review\", and follow it.\n")
+	require.True(t, ok)
+	assert.Equal(t, RoleFinal, d.Role)
+	_, ok = ParseDispatch("Please implement the plan.")
+	assert.False(t, ok)
+}
+
+func TestFindings(t *testing.T) {
+	fs, err := parseFindings("F1 [Important] a.go:1 x; y; F12 [Spec] b missing")
+	require.NoError(t, err)
+	assert.Equal(t, []finding{{"F1", "Important", "a.go:1 x; y"}, {"F12", "Spec", "b missing"}}, fs)
+	assert.Equal(t, "F1 a.go:1 x; y; F12 b missing", joinFindings(fs))
+	fs, err = parseFindings("none")
+	assert.NoError(t, err)
+	assert.Empty(t, fs)
+	_, err = parseFindings("a problem")
+	assert.Error(t, err)
+}
+
+func TestParseLook(t *testing.T) {
+	out := "sdd-workspace: note: /r/.s/x belongs to d/x.md, which no longer exists; if e/x.md moved from there, its ledger is /r/.s/x/progress.md\n" +
+		"workspace: /r/.s/x-e\nbranch: f\n# SDD ledger — plan: e/x.md\nTask 1: base=" + strings.Repeat("a", 40) + "\n" +
+		"old flat ledger:\nold line\ncommits since main:\nabc1234 one\ncommits after the last recorded sha:\nabc1234 one\n" +
+		"workspace files:\ntotal 8\n-rw-r--r-- 1 root root 1234 Dec  3 08:43 review-a..b.diff\nplan-path\n"
+	l, err := parseLook(out, "main")
+	require.NoError(t, err)
+	assert.Equal(t, "/r/.s/x-e", l.workspace)
+	assert.Equal(t, []string{"# SDD ledger — plan: e/x.md", "Task 1: base=" + strings.Repeat("a", 40)}, l.ledger)
+	assert.Equal(t, []string{"old line"}, l.flat)
+	assert.Equal(t, []string{"abc1234 one"}, l.since)
+	assert.True(t, l.afterShown)
+	assert.Equal(t, map[string]int64{"review-a..b.diff": 1234, "plan-path": -1}, l.files)
+	require.Len(t, l.notes, 1)
+	assert.Equal(t, "/r/.s/x", movedNoteRe.FindStringSubmatch(l.notes[0])[4])
+}

@@ -1,0 +1,646 @@
+package skilltext
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/sdd-go/sdd-go/internal/dev/follower"
+	"github.com/sdd-go/sdd-go/internal/dev/testutil"
+)
+
+// The direct executor runs the follower's scripts with no model and no
+// host in between: each Tools call is done here, as the host's tool would
+// do it, with the host's limits that the text plans for. Bash runs under
+// `sh -u -c` (dash here: bashisms and unset variables fail) in the
+// repository, with only PATH and HOME set (and GORACE for race-enabled
+// commands), and first refuses a command that
+// cds or reads a variable it does not set; Read refuses a file over 256 KB
+// without offset and limit, in the host's words, returns at most 2000
+// lines, and numbers them as the host does; Write refuses to overwrite a
+// file the agent has not read; Agent and SendMessage run the subagent the
+// scenario routes the prompt to, with its own tools; SendMessage works only
+// once ToolSearch has loaded it. Every call is logged.
+
+// directCall is one logged tool call.
+type directCall struct {
+	Actor   string // "controller" or the subagent's id
+	Tool    string // Bash, Read, Write, Skill, Agent, ToolSearch, SendMessage, Say
+	Input   string // the command, path, prompt, message or text
+	Offset  int
+	Limit   int
+	Model   string
+	Output  string
+	IsError bool
+	// Ledgers holds, after each controller call, every progress.md
+	// under .superpowers/sdd, by workspace name.
+	Ledgers map[string]string
+}
+
+// directHost is what a run's actors share.
+type directHost struct {
+	t        *testing.T
+	root     string // the repository: every Bash call's working directory
+	env      []string
+	skillDir string
+	sc       follower.Scenario
+	calls    []directCall
+	ids      int
+	agents   map[string]string // agent id → role of its first dispatch
+	keep     string            // where the rm wrapper keeps what it deletes
+	maxCalls int               // controller calls before the run is cut; 0: no cut
+	ctlCalls int
+}
+
+// directCut stops a run after maxCalls controller calls.
+type directCut struct{}
+
+// directActor is the controller or one subagent: its own tools.
+type directActor struct {
+	h      *directHost
+	name   string
+	seen   map[string]bool // files read or written (Write's rule)
+	loaded bool            // ToolSearch select:SendMessage
+}
+
+// directOptions set up a run.
+type directOptions struct {
+	skillDir string // default: the repository's skill/
+	maxCalls int
+	// after is an earlier run in the same session: its subagents can
+	// still be reached (a controller resumed after a compaction).
+	after *directRun
+}
+
+// directRun is what a run left.
+type directRun struct {
+	h     *directHost
+	calls []directCall
+	final string // the controller's last words
+	cut   bool   // stopped after maxCalls controller calls
+	keep  string // copies of the directories rm deleted
+}
+
+// runDirect runs the controller of sc in repo, to its end or its cut.
+func runDirect(t *testing.T, repo *testutil.Repo, sc follower.Scenario, o directOptions) *directRun {
+	t.Helper()
+	requireBinaries(t)
+	if o.skillDir == "" {
+		o.skillDir = filepath.Join(moduleRoot, "skill")
+	}
+	base := t.TempDir()
+	home, tools, keep := filepath.Join(base, "home"), filepath.Join(base, "tools"), filepath.Join(base, "kept")
+	for _, d := range []string{home, tools, keep} {
+		require.NoError(t, os.MkdirAll(d, 0o755))
+	}
+	require.NoError(t, os.WriteFile(filepath.Join(home, ".gitconfig"),
+		[]byte("[user]\n\tname = SDD Follower\n\temail = follower@example.com\n"), 0o644))
+	// rm keeps a copy of each directory it deletes: Finish deletes the
+	// workspace in the call that writes the ledger's last line, and the
+	// test reads that ledger from the copy.
+	wrapper := "#!/bin/sh\nfor a in \"$@\"; do case $a in -*) ;; *) if [ -d \"$a\" ]; then cp -R \"$a\" '" + keep + "/'; fi ;; esac; done\nexec /bin/rm \"$@\"\n"
+	require.NoError(t, os.WriteFile(filepath.Join(tools, "rm"), []byte(wrapper), 0o755))
+	h := &directHost{
+		t: t, root: repo.Root, skillDir: o.skillDir, sc: sc, agents: map[string]string{},
+		keep: keep, maxCalls: o.maxCalls,
+		env: []string{"PATH=" + strings.Join([]string{tools, binDir, "/usr/local/bin", "/usr/bin", "/bin"}, ":"), "HOME=" + home},
+	}
+	if g, ok := os.LookupEnv("GORACE"); ok {
+		// The commands are race-enabled under go test -race: without
+		// these options each one sleeps a second as it exits.
+		h.env = append(h.env, "GORACE="+g)
+	}
+	if o.after != nil {
+		h.agents, h.ids = o.after.h.agents, o.after.h.ids
+	}
+	r := &directRun{h: h, keep: keep}
+	func() {
+		defer func() {
+			if x := recover(); x != nil {
+				if _, ok := x.(directCut); !ok {
+					panic(x)
+				}
+				r.cut = true
+			}
+		}()
+		r.final = follower.Controller(sc)(h.actor("controller"))
+	}()
+	r.calls = h.calls
+	return r
+}
+
+func (h *directHost) actor(name string) *directActor {
+	return &directActor{h: h, name: name, seen: map[string]bool{}}
+}
+
+// log records a call; a controller call counts toward the cut and
+// snapshots the ledgers.
+func (a *directActor) log(c directCall) {
+	c.Actor = a.name
+	if a.name == "controller" {
+		c.Ledgers = a.h.ledgers()
+	}
+	a.h.calls = append(a.h.calls, c)
+}
+
+func (a *directActor) count() {
+	if a.name != "controller" {
+		return
+	}
+	a.h.ctlCalls++
+	if a.h.maxCalls > 0 && a.h.ctlCalls > a.h.maxCalls {
+		panic(directCut{})
+	}
+}
+
+func (h *directHost) ledgers() map[string]string {
+	out := map[string]string{}
+	paths, _ := filepath.Glob(filepath.Join(h.root, ".superpowers", "sdd", "*", "progress.md"))
+	for _, p := range paths {
+		if b, err := os.ReadFile(p); err == nil {
+			out[filepath.Base(filepath.Dir(p))] = string(b)
+		}
+	}
+	return out
+}
+
+// bashOutputMax is where the host cuts a Bash output.
+const bashOutputMax = 30000
+
+func (a *directActor) Bash(command string) follower.Result {
+	a.count()
+	res := a.bash(command)
+	a.log(directCall{Tool: "Bash", Input: command, Output: res.Text, IsError: res.IsError})
+	return res
+}
+
+func (a *directActor) bash(command string) follower.Result {
+	if err := directShellCheck(command); err != nil {
+		return follower.Result{Text: "refused by the test's host: " + err.Error(), IsError: true}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "sh", "-u", "-c", command)
+	cmd.Dir, cmd.Env = a.h.root, a.h.env
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err := cmd.Run()
+	text := out.String()
+	if len(text) > bashOutputMax {
+		text = text[:2000] + fmt.Sprintf("\n... [output cut: %d bytes]", len(text))
+	}
+	if err != nil {
+		code := -1
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		}
+		return follower.Result{Text: fmt.Sprintf("Exit code %d\n%s", code, text), IsError: true}
+	}
+	return follower.Result{Text: text}
+}
+
+// The Read tool's limits (Claude Code 2.1.328).
+const (
+	readMaxBytes   = 256 * 1024
+	readLines      = 2000
+	readMaxTokens  = 25000
+	bytesPerTokens = 4 // an estimate: the host counts real tokens
+)
+
+func (a *directActor) Read(path string, offset, limit int) follower.Result {
+	a.count()
+	res := a.read(path, offset, limit)
+	a.log(directCall{Tool: "Read", Input: path, Offset: offset, Limit: limit, Output: res.Text, IsError: res.IsError})
+	return res
+}
+
+func (a *directActor) read(path string, offset, limit int) follower.Result {
+	if !filepath.IsAbs(path) {
+		return follower.Result{Text: "file_path must be an absolute path", IsError: true}
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return follower.Result{Text: "File does not exist.", IsError: true}
+	}
+	whole := offset == 0 && limit == 0
+	if whole && len(b) > readMaxBytes {
+		return follower.Result{Text: fmt.Sprintf("File content (%s) exceeds maximum allowed size (256KB). Use offset and limit parameters to read specific portions of the file, or search for specific content instead of reading the whole file.", directKB(len(b))), IsError: true}
+	}
+	a.seen[path] = true
+	lines := strings.SplitAfter(string(b), "\n")
+	if lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1]
+	}
+	from := 0
+	if offset > 0 {
+		from = offset - 1
+	}
+	if limit == 0 {
+		limit = readLines
+	}
+	if from >= len(lines) {
+		return follower.Result{Text: fmt.Sprintf("<system-reminder>Warning: the file exists but is shorter than the provided offset (%d). The file has %d lines.</system-reminder>", offset, len(lines))}
+	}
+	to := min(from+limit, len(lines))
+	tokens := func(to int) int { return (len(strings.Join(lines[from:to], "")) + bytesPerTokens - 1) / bytesPerTokens }
+	note := ""
+	if n := tokens(to); n > readMaxTokens {
+		if !whole {
+			return follower.Result{Text: fmt.Sprintf("File content (%d tokens) exceeds maximum allowed tokens (%d). Use offset and limit parameters to read specific portions of the file, or search for specific content instead of reading the whole file.", n, readMaxTokens), IsError: true}
+		}
+		// A whole read over the cap comes back as its first page.
+		for to > from+1 && tokens(to) > readMaxTokens {
+			to--
+		}
+		note = fmt.Sprintf("\n[Truncated: PARTIAL view — lines %d-%d of %d; use offset and limit to read the rest]", from+1, to, len(lines))
+	}
+	var out strings.Builder
+	for i, l := range lines[from:to] {
+		if i > 0 {
+			out.WriteByte('\n')
+		}
+		fmt.Fprintf(&out, "%d\t%s", from+i+1, strings.TrimSuffix(l, "\n"))
+	}
+	return follower.Result{Text: out.String() + note}
+}
+
+func directKB(n int) string {
+	s := fmt.Sprintf("%.1f", float64(n)/1024)
+	return strings.TrimSuffix(s, ".0") + "KB"
+}
+
+func (a *directActor) Write(path, content string) follower.Result {
+	a.count()
+	res := a.write(path, content)
+	a.log(directCall{Tool: "Write", Input: path, Output: res.Text, IsError: res.IsError})
+	return res
+}
+
+func (a *directActor) write(path, content string) follower.Result {
+	if !filepath.IsAbs(path) {
+		return follower.Result{Text: "file_path must be an absolute path", IsError: true}
+	}
+	if _, err := os.Stat(path); err == nil && !a.seen[path] {
+		return follower.Result{Text: "File has not been read yet. Read it first before writing to it.", IsError: true}
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return follower.Result{Text: err.Error(), IsError: true}
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		return follower.Result{Text: err.Error(), IsError: true}
+	}
+	a.seen[path] = true
+	return follower.Result{Text: "File created successfully at: " + path}
+}
+
+func (a *directActor) Skill(name string) follower.Result {
+	a.count()
+	res := a.skill(name)
+	a.log(directCall{Tool: "Skill", Input: name, Output: res.Text, IsError: res.IsError})
+	return res
+}
+
+func (a *directActor) skill(name string) follower.Result {
+	if name != follower.DefaultSkill {
+		return follower.Result{Text: "Unknown skill: " + name, IsError: true}
+	}
+	b, err := os.ReadFile(filepath.Join(a.h.skillDir, "SKILL.md"))
+	if err != nil {
+		return follower.Result{Text: err.Error(), IsError: true}
+	}
+	body := string(b)
+	if rest, ok := strings.CutPrefix(body, "---\n"); ok {
+		_, body, ok = strings.Cut(rest, "\n---\n")
+		if !ok {
+			return follower.Result{Text: "SKILL.md's front matter never ends", IsError: true}
+		}
+	}
+	return follower.Result{Text: follower.BaseDirPrefix + a.h.skillDir + "\n\n" + strings.TrimLeft(body, "\n")}
+}
+
+func (a *directActor) Agent(call follower.AgentCall) follower.AgentResult {
+	a.count()
+	a.h.ids++
+	id := fmt.Sprintf("agent-%d", a.h.ids)
+	a.log(directCall{Tool: "Agent", Input: call.Prompt, Model: call.Model})
+	i := len(a.h.calls) - 1
+	script, ok := a.h.sc.Subagent(call.Prompt)
+	reply := "(nothing answers this prompt)"
+	if ok {
+		d, _ := follower.ParseDispatch(call.Prompt)
+		a.h.agents[id] = string(d.Role)
+		reply = script(a.h.actor(id))
+	}
+	a.h.calls[i].Output = reply
+	return follower.AgentResult{ID: id, Reply: reply}
+}
+
+func (a *directActor) ToolSearch(query string) follower.Result {
+	a.count()
+	res := follower.Result{Text: "Loaded: SendMessage"}
+	if query == "select:SendMessage" {
+		a.loaded = true
+	} else {
+		res = follower.Result{Text: "No tool matches " + query, IsError: true}
+	}
+	a.log(directCall{Tool: "ToolSearch", Input: query, Output: res.Text, IsError: res.IsError})
+	return res
+}
+
+func (a *directActor) SendMessage(to, message string) follower.AgentResult {
+	a.count()
+	a.log(directCall{Tool: "SendMessage", Input: to + "\n" + message})
+	i := len(a.h.calls) - 1
+	reply := ""
+	switch {
+	case !a.loaded:
+		reply = "Error: No such tool available: SendMessage"
+		a.h.calls[i].IsError = true
+	case a.h.agents[to] != string(follower.RoleImplementer):
+		reply = "Error: no implementer has the id " + to
+		a.h.calls[i].IsError = true
+	default:
+		if script, ok := a.h.sc.Subagent(message); ok {
+			reply = script(a.h.actor(to))
+		} else {
+			reply = "(nothing answers this message)"
+		}
+	}
+	a.h.calls[i].Output = reply
+	return follower.AgentResult{ID: to, Reply: reply}
+}
+
+func (a *directActor) Say(text string) {
+	a.log(directCall{Tool: "Say", Input: text})
+}
+
+// directShellCheck refuses what the host makes wrong in a Bash call: a
+// cd (the next call would run elsewhere) and a variable the command does
+// not set itself (it would come from an earlier call, which is gone).
+func directShellCheck(cmd string) error {
+	s := &directScan{src: cmd}
+	s.scan(0)
+	plain := s.plain.String()
+	if m := directCdRe.FindStringSubmatch(plain); m != nil {
+		return fmt.Errorf("the command runs %s: the next Bash call would start there", m[1])
+	}
+	set := map[string]bool{}
+	for _, re := range []*regexp.Regexp{directAssignRe, directForRe, directReadRe} {
+		for _, m := range re.FindAllStringSubmatch(plain, -1) {
+			set[m[1]] = true
+		}
+	}
+	var unset []string
+	for _, v := range s.uses {
+		if !set[v] && !strings.ContainsAny(v[:1], "0123456789?#@*!$-") {
+			unset = append(unset, "$"+v)
+		}
+	}
+	if len(unset) > 0 {
+		sort.Strings(unset)
+		return fmt.Errorf("the command reads %s, which it never sets (an earlier call's variables are gone)", strings.Join(directUnique(unset), " "))
+	}
+	return nil
+}
+
+var (
+	directCdRe     = regexp.MustCompile(`(?:^|[;&|(){}\n]|\bthen\b|\bdo\b|\belse\b)\s*(cd|pushd|popd)(?:\s|;|$)`)
+	directAssignRe = regexp.MustCompile(`(?:^|[\s;&|(){}])([A-Za-z_][A-Za-z0-9_]*)=`)
+	directForRe    = regexp.MustCompile(`\bfor\s+([A-Za-z_][A-Za-z0-9_]*)\s+in\b`)
+	directReadRe   = regexp.MustCompile(`\bread\s+(?:-r\s+)?([A-Za-z_][A-Za-z0-9_]*)`)
+)
+
+func directUnique(in []string) []string {
+	var out []string
+	for i, s := range in {
+		if i == 0 || s != in[i-1] {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// directScan walks a shell command quote by quote: plain is the command
+// with quoted text blanked (command substitutions kept), uses the
+// variables it expands.
+type directScan struct {
+	src   string
+	i     int
+	plain strings.Builder
+	uses  []string
+}
+
+const (
+	scanTop = iota
+	scanDouble
+	scanSubst
+	scanBacktick
+)
+
+func (s *directScan) put(c byte, quoted bool) {
+	if quoted && c != '\n' {
+		s.plain.WriteByte('x')
+	} else {
+		s.plain.WriteByte(c)
+	}
+}
+
+func (s *directScan) scan(mode int) {
+	depth := 0
+	for s.i < len(s.src) {
+		c := s.src[s.i]
+		switch {
+		case mode == scanDouble && c == '"', mode == scanBacktick && c == '`':
+			s.put(c, false)
+			s.i++
+			return
+		case mode == scanSubst && c == ')' && depth == 0:
+			s.put(c, false)
+			s.i++
+			return
+		case c == '\\' && s.i+1 < len(s.src):
+			s.put('x', mode == scanDouble)
+			s.put('x', mode == scanDouble)
+			s.i += 2
+		case c == '$':
+			s.dollar(mode == scanDouble)
+		case c == '`':
+			s.put(c, false)
+			s.i++
+			s.scan(scanBacktick)
+		case mode == scanDouble:
+			s.put(c, true)
+			s.i++
+		case c == '\'':
+			s.put(c, false)
+			s.i++
+			for s.i < len(s.src) && s.src[s.i] != '\'' {
+				s.put(s.src[s.i], true)
+				s.i++
+			}
+			if s.i < len(s.src) {
+				s.put('\'', false)
+				s.i++
+			}
+		case c == '"':
+			s.put(c, false)
+			s.i++
+			s.scan(scanDouble)
+		case c == '#' && (s.i == 0 || strings.ContainsRune(" \t\n;&|()", rune(s.src[s.i-1]))):
+			for s.i < len(s.src) && s.src[s.i] != '\n' {
+				s.put(s.src[s.i], true)
+				s.i++
+			}
+		default:
+			if mode == scanSubst {
+				if c == '(' {
+					depth++
+				} else if c == ')' {
+					depth--
+				}
+			}
+			s.put(c, false)
+			s.i++
+		}
+	}
+}
+
+func (s *directScan) dollar(quoted bool) {
+	s.put('$', false)
+	s.i++
+	if s.i >= len(s.src) {
+		return
+	}
+	c := s.src[s.i]
+	switch {
+	case c == '(' && strings.HasPrefix(s.src[s.i:], "(("):
+		// Arithmetic: its names are variables too.
+		s.i += 2
+		s.plain.WriteString("((")
+		start := s.i
+		for s.i < len(s.src) && !strings.HasPrefix(s.src[s.i:], "))") {
+			s.i++
+		}
+		for _, m := range directNameRe.FindAllString(s.src[start:s.i], -1) {
+			s.uses = append(s.uses, m)
+		}
+		s.plain.WriteString(strings.Repeat("x", s.i-start))
+	case c == '(':
+		s.put(c, false)
+		s.i++
+		s.scan(scanSubst)
+	case c == '{':
+		s.i++
+		s.plain.WriteByte('{')
+		start := s.i
+		for s.i < len(s.src) && s.src[s.i] != '}' {
+			s.i++
+		}
+		inner := strings.TrimPrefix(s.src[start:s.i], "#")
+		if m := directNameRe.FindString(inner); m != "" && strings.HasPrefix(inner, m) {
+			s.uses = append(s.uses, m)
+		} else if inner != "" {
+			s.uses = append(s.uses, inner[:1])
+		}
+		s.plain.WriteString(strings.Repeat("x", s.i-start))
+		if s.i < len(s.src) {
+			s.plain.WriteByte('}')
+			s.i++
+		}
+	default:
+		if m := directNameRe.FindString(s.src[s.i:]); m != "" && strings.HasPrefix(s.src[s.i:], m) {
+			s.uses = append(s.uses, m)
+			s.plain.WriteString(strings.Repeat("x", len(m)))
+			s.i += len(m)
+		} else if strings.ContainsRune("0123456789?#@*!$-", rune(c)) {
+			s.uses = append(s.uses, string(c))
+			s.put('x', quoted)
+			s.i++
+		}
+	}
+}
+
+var directNameRe = regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_]*`)
+
+// TestDirectShellCheck: what the executor refuses, and what it lets by.
+func TestDirectShellCheck(t *testing.T) {
+	t.Parallel()
+	for cmd, want := range map[string]string{
+		`cd /tmp`:                     "runs cd",
+		`git status && cd "$x"`:       "runs cd",
+		"if true; then\n  cd sub\nfi": "runs cd",
+		`echo "$L"`:                   "reads $L",
+		`printf '%s' "${b}"`:          "reads $b",
+		`x=$(echo "$(git rev-parse --short "$h")")`: "reads $h",
+		`echo $((n + 1))`:                                     "reads $n",
+		`for m in a; do echo "$m $k"; done`:                   "reads $k",
+		`L=x; echo "$L"`:                                      "",
+		`for m in 'a' 'b'; do printf '%s' "$m"; done`:         "",
+		`echo '$notavar' "\$x"`:                               "",
+		`set -- a b; echo "$1" "$#" "$?"`:                     "",
+		`awk '{ print $1 }' f # $comment`:                     "",
+		`case ${f##*/} in x) ;; esac; for f in a; do :; done`: "",
+		`git -C /tmp/cd log`:                                  "",
+		`echo abcd`:                                           "",
+	} {
+		err := directShellCheck(cmd)
+		if want == "" {
+			assert.NoError(t, err, cmd)
+		} else if assert.Error(t, err, cmd) {
+			assert.Contains(t, err.Error(), want, cmd)
+		}
+	}
+}
+
+// TestDirectTools: the host's limits the executor keeps.
+func TestDirectTools(t *testing.T) {
+	t.Parallel()
+	repo := testutil.NewRepo(t)
+	h := &directHost{t: t, root: repo.Root, agents: map[string]string{}, env: []string{"PATH=/usr/bin:/bin", "HOME=" + t.TempDir()}}
+	a := h.actor("x")
+	big := filepath.Join(repo.Root, "big.txt")
+	require.NoError(t, os.WriteFile(big, []byte(strings.Repeat("0123456789abcdefghijklmnopqrstu\n", 10000)), 0o644))
+
+	r := a.Read(big, 0, 0)
+	assert.True(t, r.IsError)
+	assert.Equal(t, "File content (312.5KB) exceeds maximum allowed size (256KB). Use offset and limit parameters to read specific portions of the file, or search for specific content instead of reading the whole file.", r.Text)
+	r = a.Read(big, 2001, 2000)
+	require.False(t, r.IsError, r.Text)
+	assert.True(t, strings.HasPrefix(r.Text, "2001\t0123"), r.Text[:20])
+	assert.Equal(t, 2000, strings.Count(r.Text, "\n")+1)
+	r = a.Read(big, 1, 5000)
+	assert.True(t, r.IsError, "a part over 25000 tokens is refused")
+	assert.Contains(t, r.Text, "exceeds maximum allowed tokens (25000)")
+	assert.True(t, a.Read("big.txt", 0, 0).IsError, "a relative path")
+
+	small := filepath.Join(repo.Root, "small.txt")
+	require.NoError(t, os.WriteFile(small, []byte(strings.Repeat("x\n", 2500)), 0o644))
+	r = a.Read(small, 0, 0)
+	assert.Equal(t, 2000, strings.Count(r.Text, "\n")+1, "one Read returns 2000 lines")
+
+	w := h.actor("y")
+	assert.True(t, w.Write(small, "y\n").IsError, "a file it has not read")
+	w.Read(small, 0, 0)
+	assert.False(t, w.Write(small, "y\n").IsError)
+
+	res := a.Bash("echo $HOME >/dev/null; cd /")
+	assert.True(t, res.IsError)
+	res = a.Bash("[[ 1 == 1 ]]")
+	assert.True(t, res.IsError, "sh is not bash")
+	res = a.Bash(`x=1; echo "$x" "$(pwd)"`)
+	assert.Equal(t, "1 "+repo.Root+"\n", res.Text)
+
+	reply := a.SendMessage("agent-1", "Fix round 1 of 5 for Task 1. Read /s/implementer-prompt.md, section \"Fix round\", and follow it.\n")
+	assert.Equal(t, "Error: No such tool available: SendMessage", reply.Reply)
+}
