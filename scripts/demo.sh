@@ -37,11 +37,13 @@ git add -A && git commit -qm "greet: Hello"
 printf 'package greet\n\nimport "testing"\n\nfunc TestHello(t *testing.T) {\n\tif Hello("") != "Hello, world!" {\n\t\tt.Fatal("empty name")\n\t}\n}\n' > greet/greet_test.go
 git add -A && git commit -qm "greet: test Hello"
 
-run "$bin/review-package" docs/plans/greeting.md "$base" HEAD
+head=$(git rev-parse HEAD)
+run "$bin/review-package" docs/plans/greeting.md "$base" "$head"
+printf 'Task 1: reviewed_head=%s\n' "$head" >> "$ws/progress.md"
 pkg=$(ls "$ws"/review-*.diff)
 printf '\n--- %s (first 12 lines)\n' "$pkg"; head -n 12 "$pkg"
 
-printf 'Task 1: complete (commits %s..%s, review clean)\n' "$(git rev-parse --short=7 "$base")" "$(git rev-parse --short=7 HEAD)" >> "$ws/progress.md"
+printf 'Task 1: complete (commits %s..%s, review clean)\n' "$(git rev-parse --short "$base")" "$(git rev-parse --short "$head")" >> "$ws/progress.md"
 printf '\n--- %s\n' "$ws/progress.md"; cat "$ws/progress.md"
 
 printf '\n$ git status --porcelain   # the workspace is invisible to git\n'
