@@ -82,16 +82,24 @@ func TestDistBuildsARunnableArchive(t *testing.T) {
 	pnames, pmembers := readZip(t, pb)
 	checkLayout(t, pluginShape, target, pnames, pmembers)
 
-	// The checksums file is what sha256sum writes, so sha256sum -c checks it.
-	var want []string
-	for _, f := range []struct {
+	// The checksums file is what sha256sum writes, so sha256sum -c checks
+	// it; its lines are in the order of the files' names (a sort of whole
+	// lines would order them by their sums, which change with every build).
+	outputs := []struct {
 		name string
 		b    []byte
-	}{{archive, b}, {plugin, pb}} {
+	}{{archive, b}, {plugin, pb}}
+	slices.SortFunc(outputs, func(x, y struct {
+		name string
+		b    []byte
+	}) int {
+		return strings.Compare(x.name, y.name)
+	})
+	var want []string
+	for _, f := range outputs {
 		sum := sha256.Sum256(f.b)
 		want = append(want, hex.EncodeToString(sum[:])+"  "+f.name+"\n")
 	}
-	slices.Sort(want)
 	got, err := os.ReadFile(filepath.Join(out, sums))
 	require.NoError(t, err)
 	assert.Equal(t, strings.Join(want, ""), string(got))
