@@ -94,7 +94,9 @@ func TestTables(t *testing.T) {
 	require.NoError(t, err)
 	rows := skill.Table("Resume")
 	require.NotEmpty(t, rows)
-	assert.Equal(t, Row{"none, or only its first line", "Setup 4, then **Start the run**"}, rows[0])
+	// A foreign ledger is told apart before anything else reads it.
+	assert.Equal(t, Row{"first line names another plan", "stop, ask the human"}, rows[0])
+	assert.Contains(t, rows, Row{"none, or only its first line", "Setup 4, then **Start the run**"})
 	resume, err := ParseText(readSkill(t, "resume.md"))
 	require.NoError(t, err)
 	assert.NotEmpty(t, resume.Table(""))
