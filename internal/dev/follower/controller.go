@@ -177,14 +177,22 @@ func (c *controller) hasFile(name string) bool {
 	return ok
 }
 
-// task values: <N> and <who> for Task n.
+// taskValues are <N>, <who>, <brief> and <report> for Task n.
 func (c *controller) taskValues(n int) Values {
-	return c.v.With("<N>", strconv.Itoa(n), "<who>", fmt.Sprintf("Task %d", n))
+	return c.v.With("<N>", strconv.Itoa(n), "<who>", fmt.Sprintf("Task %d", n),
+		"<brief>", c.wsPath(fmt.Sprintf("task-%d-brief.md", n)),
+		"<report>", c.wsPath(fmt.Sprintf("task-%d-report.md", n)))
+}
+
+// finalRun is the final review's notes: <who> = Final, no brief, and the
+// report its one fix writes.
+func (c *controller) finalRun() *taskRun {
+	return &taskRun{v: c.v.With("<who>", "Final", "<brief>", "none", "<report>", c.wsPath("final-report.md")), id: "none"}
 }
 
 // taskRun is the controller's notes on the task it is running.
 type taskRun struct {
-	n        int
+	n        int // 0 in the final review
 	v        Values
 	id       string    // <agent id>
 	minors   []string  // for the next block of this task
@@ -372,11 +380,7 @@ func orNone(s string) string {
 // SendMessage (a fresh one when its id is unknown), 4-5 to a fresh one on
 // a stronger model.
 func (c *controller) fix(tr *taskRun, r int) string {
-	prompt := c.block("Fix prompt", tr.v.With("<R>", strconv.Itoa(r),
-		"<open findings>", joinFindings(tr.open),
-		"<items the reviewer could not verify, or none>", orNone(tr.also),
-		"<the review file with the details>", tr.review))
-	tr.also = ""
+	prompt := c.fixPrompt(tr, r)
 	var ar AgentResult
 	switch {
 	case r <= 3 && tr.id != "none":
@@ -388,12 +392,22 @@ func (c *controller) fix(tr *taskRun, r int) string {
 		}
 		ar = c.t.SendMessage(tr.id, prompt)
 	case r <= 3:
-		ar = c.dispatch(fmt.Sprintf("Task %d: fix round %d", tr.n, r), prompt, ModelImplementer)
+		ar = c.dispatch(fmt.Sprintf("%s: fix round %d", tr.v["<who>"], r), prompt, ModelImplementer)
 	default:
-		ar = c.dispatch(fmt.Sprintf("Task %d: fix round %d", tr.n, r), prompt, ModelStronger)
+		ar = c.dispatch(fmt.Sprintf("%s: fix round %d", tr.v["<who>"], r), prompt, ModelStronger)
 	}
 	c.implementerDone(ar.Reply, true)
 	return c.reReviewPackage(tr, r)
+}
+
+// fixPrompt is the Fix prompt of round r.
+func (c *controller) fixPrompt(tr *taskRun, r int) string {
+	prompt := c.block("Fix prompt", tr.v.With("<R>", strconv.Itoa(r),
+		"<open findings>", joinFindings(tr.open),
+		"<items the reviewer could not verify, or none>", orNone(tr.also),
+		"<the review file with the details>", tr.review))
+	tr.also = ""
+	return prompt
 }
 
 func (c *controller) reReviewPackage(tr *taskRun, r int) string {
@@ -413,7 +427,7 @@ func (c *controller) reReview(tr *taskRun, r int, pkg, bytes string) string {
 	prompt := c.block("Re-reviewer prompt", pkgValues(tr.v, pkg, bytes).With("<R>", strconv.Itoa(r),
 		"<open findings>", joinFindings(tr.open),
 		"<the review file with the details>", tr.review))
-	ar := c.dispatch(fmt.Sprintf("Task %d: re-review round %d", tr.n, r), prompt, ModelReReviewer)
+	ar := c.dispatch(fmt.Sprintf("%s: re-review round %d", tr.v["<who>"], r), prompt, ModelReReviewer)
 	x := c.takeReReview(tr, ar.Reply)
 	return c.record(tr, r, x)
 }
@@ -487,9 +501,8 @@ func (c *controller) record(tr *taskRun, r, x int) string {
 // Block, one call each, Close in the call of the last ruling. parked is
 // how many the ledger already parks.
 func (c *controller) breaker(tr *taskRun, parked int) string {
-	task, _ := c.sc.task(tr.n)
 	for i, f := range tr.open {
-		kind, why, _ := strings.Cut(task.Rulings[f.text], ": ")
+		kind, why, _ := strings.Cut(c.sc.ruling(tr.n, f.text), ": ")
 		switch kind {
 		case "park":
 			s := c.resumeBlock("Park", tr.v.With("<finding>", f.line(), "<why>", why))
@@ -500,7 +513,7 @@ func (c *controller) breaker(tr *taskRun, parked int) string {
 			c.bash(s)
 		case "block":
 			c.bash(c.resumeBlock("Block", tr.v.With("<reason>", f.line()+": "+why)))
-			c.say(fmt.Sprintf("Task %d is BLOCKED: %s: %s. The ledger and %s hold the fix history.", tr.n, f.line(), why, tr.v["<workspace>"]))
+			c.say(fmt.Sprintf("%s is BLOCKED: %s: %s. The ledger and %s hold the fix history.", tr.v["<who>"], f.line(), why, tr.v["<workspace>"]))
 		default:
 			c.fail("the scenario gives no ruling for %s after round 5", f.line())
 		}
@@ -523,26 +536,69 @@ func (c *controller) final(pending string) {
 func (c *controller) finalReview(pkg, bytes string) {
 	v := pkgValues(c.v.With("<who>", "Final"), pkg, bytes)
 	ar := c.dispatch("Final review", c.block("Final reviewer prompt", v), ModelFinal)
-	a := c.parseReviewer(ar.Reply)
+	c.ruleFinal(c.parseReviewer(ar.Reply))
+}
+
+// ruleFinal rules on the final review: Minor findings alone finish the
+// run; Critical or Important ones get the one final fix.
+func (c *controller) ruleFinal(a reviewerAnswer) {
 	if a.spec != "n/a" {
 		c.fail("the final review's Spec is %q, not n/a", a.spec)
 	}
-	if len(a.open) > 0 {
-		c.fail("the final review has open findings (%s): the text gives no prompt for the final fix dispatch", joinFindings(a.open))
+	tr := c.finalRun()
+	tr.minors = a.minors
+	if len(a.open) == 0 {
+		c.finish(c.closeTask(tr, "true", "review clean"))
 	}
-	c.finish(a.minors)
+	tr.open, tr.review, tr.also = a.open, a.review, a.notVerifiable
+	c.finalFix(tr)
 }
 
-// finish closes the final review and appends Finish in one call.
-func (c *controller) finish(minors []string) {
-	v := c.v.With("<who>", "Final", "<check>", "true", "<minors>", quoteMinors(minors), "<outcome>", "review clean")
-	c.bash(c.block("Close", v) + c.block("Finish", v))
+// finalFix is the final review's one fix (SKILL.md: the Fix prompt to a
+// fresh implementer, <who> = Final, <R> = 1) and its scoped re-review.
+func (c *controller) finalFix(tr *taskRun) {
+	ar := c.dispatch("Final: fix", c.fixPrompt(tr, 1), ModelImplementer)
+	c.implementerDone(ar.Reply, true)
+	out := c.bash(c.block("Re-review package", tr.v.With("<minors>", quoteMinors(tr.minors))))
+	tr.minors = nil
+	pkg, bytes, ok := wrotePackage(out)
+	if !ok {
+		c.finishFinal(tr, 0) // no commits: every finding stays open
+	}
+	c.finalReReview(tr, pkg, bytes)
+}
+
+// finalReReview dispatches the final fix's scoped re-review and rules.
+func (c *controller) finalReReview(tr *taskRun, pkg, bytes string) {
+	prompt := c.block("Re-reviewer prompt", pkgValues(tr.v, pkg, bytes).With("<R>", "1",
+		"<open findings>", joinFindings(tr.open),
+		"<the review file with the details>", tr.review))
+	ar := c.dispatch("Final: re-review", prompt, ModelReReviewer)
+	c.takeReReview(tr, ar.Reply)
+	c.finishFinal(tr, 0)
+}
+
+// finishFinal rules on what the final fix left open, as the breaker does
+// (parked of them are parked already), and finishes.
+func (c *controller) finishFinal(tr *taskRun, parked int) {
+	if len(tr.open) == 0 {
+		c.finish(c.closeTask(tr, "true", "review clean"))
+	}
+	c.finish(c.breaker(tr, parked))
+}
+
+// finish runs the final review's Close with Finish appended, in one call.
+func (c *controller) finish(close string) {
+	c.bash(close + c.block("Finish", c.v))
 	c.say(fmt.Sprintf("Done: every task of %s is complete and reviewed, the workspace is deleted; the branch goes to the branch-finishing workflow.", c.sc.Plan))
 }
 
 // setup4 is Setup 4: every question at once, then Start the run with the
 // human's answers recorded and the first task started, in one call.
 func (c *controller) setup4() {
+	if r := c.t.Read(c.planPath(), 0, 0); r.IsError {
+		c.fail("reading the plan: %s", r.Text)
+	}
 	lk := c.look
 	var qs []string
 	if lk.branch == "main" || lk.branch == "master" {
@@ -592,6 +648,21 @@ func (c *controller) setup4() {
 		return
 	}
 	c.tasksFrom(1, pending)
+}
+
+// planPath is the plan's absolute path, for the Read tool. A model knows
+// its working directory from its host; the follower's is the repository's
+// top, which the workspace's path begins with.
+func (c *controller) planPath() string {
+	if strings.HasPrefix(c.sc.Plan, "/") {
+		return c.sc.Plan
+	}
+	ws := c.v["<workspace>"]
+	i := strings.LastIndex(ws, "/.superpowers/sdd/")
+	if i < 0 {
+		c.fail("the workspace %s is not under .superpowers/sdd", ws)
+	}
+	return ws[:i] + "/" + strings.TrimPrefix(c.sc.Plan, "./")
 }
 
 // movedNoteRe is sdd-workspace's note about a workspace of a gone plan.

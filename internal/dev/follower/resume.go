@@ -9,8 +9,7 @@ import (
 // as the text writes them; the follower takes the text's rows in the
 // text's order and refuses a row it does not know, so a reworded or
 // reordered table changes what the follower does, as it would change what
-// a model does. Rows marked proposed are not in the text (yet): they are
-// the wording the follower's report proposes, tested on a patched copy.
+// a model does.
 
 // rowScope says which units a row is about.
 type rowScope int
@@ -236,7 +235,7 @@ func knownRows() []knownRow {
 			fits: func(u *unit) bool { return len(u.c.look.ledger) <= 1 },
 			act:  func(u *unit) { u.c.setup4() }},
 		{row: Row{"first line names another plan", "stop, ask the human"}, scope: scopeLedger,
-			fits: func(u *unit) bool { return !u.c.namesThisPlan() },
+			fits: func(u *unit) bool { return len(u.c.look.ledger) > 0 && !u.c.namesThisPlan() },
 			act: func(u *unit) {
 				u.c.say(fmt.Sprintf("%s/progress.md begins %q: it is another run's only record, not %s's. I have not touched it. Whose is it, and where should this run keep its ledger?",
 					u.c.v["<workspace>"], u.c.look.ledger[0], u.c.sc.Plan))
@@ -263,11 +262,6 @@ func knownRows() []knownRow {
 				return (u.last() == "reviewed_head" || u.last() == "fix") && len(u.open()) > 0 && u.commitsAfter()
 			},
 			act: func(u *unit) { u.then(u.reReviewFix()) }},
-		{row: Row{"last line `fix round R`, findings open, no commits after it, R < 5", "dispatch round R+1"}, scope: scopeTask,
-			fits: func(u *unit) bool {
-				return u.last() == "fix" && len(u.open()) > 0 && !u.commitsAfter() && u.lines.lastRound().round < 5
-			},
-			act: func(u *unit) { u.then(u.nextRound()) }},
 		{row: Row{"`BLOCKED`", "stop: report to the human"}, scope: scopeTask,
 			fits: func(u *unit) bool { return u.last() == "blocked" },
 			act: func(u *unit) {
@@ -296,37 +290,45 @@ func knownRows() []knownRow {
 			act: func(u *unit) {
 				u.then(u.c.closeTask(u.taskRun(), "true", fmt.Sprintf("%d parked", u.lines.count("parked"))))
 			}},
-		{row: Row{"last line `reviewed_head=`, the same sha as the `reviewed_head=` before it", "a round without commits: record it with `<X>` = 0"}, scope: scopeTask,
-			fits: func(u *unit) bool { return u.last() == "reviewed_head" && u.sameHead() },
-			act:  func(u *unit) { u.then(u.recordNoCommits()) }},
 		{row: Row{"every task complete, no `Final:` line", "the final package"}, scope: scopeFinal,
 			fits: func(u *unit) bool { return len(u.lines.all) == 0 },
 			act:  func(u *unit) { u.c.final("") }},
 		{row: Row{"last line `Final: reviewed_head=`, that review not in", "dispatch that final review or re-review again"}, scope: scopeFinal,
 			fits: func(u *unit) bool { return u.last() == "reviewed_head" && !u.reviewIn() },
 			act: func(u *unit) {
-				if len(u.lines.heads()) > 1 {
-					u.c.fail("a final re-review to dispatch again: the follower runs no final fix")
-				}
 				p := u.lastPackage()
-				u.c.finalReview(u.c.wsPath(p), u.packageBytes(p))
+				if len(u.lines.heads()) == 1 {
+					u.c.finalReview(u.c.wsPath(p), u.packageBytes(p))
+				}
+				tr := u.finalRun()
+				u.c.finalReReview(tr, u.c.wsPath(p), u.packageBytes(p))
 			}},
 		{row: Row{"one `Final: reviewed_head=`, its review in, Critical or Important findings", "the one final fix dispatch, then the re-review block with `<who>` = `Final`"}, scope: scopeFinal,
 			fits: func(u *unit) bool {
 				return len(u.lines.heads()) == 1 && u.reviewIn() && len(u.firstReview(u.lastPackage()).open) > 0
 			},
-			act: func(u *unit) {
-				u.c.fail("the final review has open findings: the text gives no prompt for the final fix dispatch")
-			}},
+			act: func(u *unit) { u.c.finalFix(u.finalRun()) }},
 		{row: Row{"one `Final: reviewed_head=`, its review in, nothing but Minor", "finish (Close with `<who>` = `Final`)"}, scope: scopeFinal,
 			fits: func(u *unit) bool {
 				return len(u.lines.heads()) == 1 && u.reviewIn() && len(u.firstReview(u.lastPackage()).open) == 0
 			},
-			act: func(u *unit) { u.c.finish(u.firstReview(u.lastPackage()).minors) }},
+			act: func(u *unit) { u.c.ruleFinal(u.firstReview(u.lastPackage())) }},
 		{row: Row{"two `Final: reviewed_head=` lines, the second review in (or no commits)", "rule on what is still open, then finish"}, scope: scopeFinal,
 			fits: func(u *unit) bool { return len(u.lines.heads()) == 2 && (u.reviewIn() || u.sameHead()) },
 			act: func(u *unit) {
-				u.c.fail("a final re-review to rule on: the follower runs no final fix")
+				tr := u.finalRun()
+				if !u.sameHead() {
+					u.c.takeReReview(tr, u.readReview(reviewOf(u.lastPackage())).r.text)
+				}
+				// A cut among the rulings left some parked already.
+				var unruled []finding
+				for _, f := range tr.open {
+					if !u.parked(f) {
+						unruled = append(unruled, f)
+					}
+				}
+				tr.open = unruled
+				u.c.finishFinal(tr, u.lines.count("parked"))
 			}},
 		{row: Row{"`Final: complete`", "delete the workspace if it is still there; hand over"}, scope: scopeFinal,
 			fits: func(u *unit) bool { return u.lines.has("complete") },
@@ -344,7 +346,7 @@ func knownRows() []knownRow {
 			// there and asks Setup 4's questions about the commits.
 			fits: func(u *unit) bool { return false }},
 
-		// Proposed (see the package's report): rows the text lacks.
+		// SKILL.md, the third edition's rows.
 		{row: Row{"last line `reviewed_head=`, the same sha as the `reviewed_head=` before it", "a round without commits: **Record the round** with `<X>` = 0"}, scope: scopeTask,
 			fits: func(u *unit) bool { return u.last() == "reviewed_head" && u.sameHead() },
 			act:  func(u *unit) { u.then(u.recordNoCommits()) }},
@@ -467,17 +469,37 @@ func lineTexts(ls []ledgerLine) []string {
 func (u *unit) unruled() []finding {
 	var out []finding
 	for _, f := range u.openBeforeFix() {
-		ruled := false
-		for _, l := range u.lines.all {
-			if l.kind == "parked" && strings.HasPrefix(l.value, f.line()+" — ruling: ") {
-				ruled = true
-			}
-		}
-		if !ruled {
+		if !u.parked(f) {
 			out = append(out, f)
 		}
 	}
 	return out
+}
+
+// parked says whether the unit has a parked line for f.
+func (u *unit) parked(f finding) bool {
+	for _, l := range u.lines.all {
+		if l.kind == "parked" && strings.HasPrefix(l.value, f.line()+" — ruling: ") {
+			return true
+		}
+	}
+	return false
+}
+
+// finalRun rebuilds the final review's notes from its first review: the
+// findings it left open, its minors, what it could not verify, its file.
+func (u *unit) finalRun() *taskRun {
+	tr := u.c.finalRun()
+	p := u.packages()
+	if len(p) == 0 || p[0] == "" || !u.c.hasFile(reviewOf(p[0])) {
+		u.c.fail("Final: the first review is not in")
+	}
+	a := u.firstReview(p[0])
+	tr.open, tr.minors, tr.also, tr.review = a.open, a.minors, a.notVerifiable, u.c.wsPath(reviewOf(p[0]))
+	if len(p) > 1 {
+		tr.minors = nil // the re-review package's block wrote them
+	}
+	return tr
 }
 
 // reviewAgain dispatches the last package's review (or re-review) again.

@@ -1,6 +1,9 @@
 package follower
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // DefaultSkill is the skill's name as the sdd-go plugin lists it.
 const DefaultSkill = "sdd-go:subagent-driven-development"
@@ -68,6 +71,10 @@ type Defect struct {
 	Marker  string // a text of Wrong the right content lacks: how reviewers see the defect
 	Finding string // the finding after its id and grade: "greet.txt:1 greeting misspelled"
 	FixedIn int    // the fix round that fixes it; 0 means 1; earlier rounds commit nothing
+	// OnlyFinal is a defect the task's review cannot see (one only the
+	// whole branch shows): the final review reports it, and its one fix
+	// round (round 1) fixes it when FixedIn is 0 or 1.
+	OnlyFinal bool
 }
 
 // Human is what the human said in answer to the controller's questions.
@@ -122,6 +129,52 @@ func (t Task) files() (paths []string, content map[string]string) {
 		}
 	}
 	return paths, content
+}
+
+// defect finds the planted defect a finding of unit n names: Task n's, or
+// for the final review (n == 0) any task's.
+func (sc Scenario) defect(n int, finding string) (*Defect, bool) {
+	for _, t := range sc.Tasks {
+		if (t.N == n || n == 0) && t.Defect != nil && t.Defect.Finding == finding {
+			return t.Defect, true
+		}
+	}
+	return nil, false
+}
+
+// rightContent is what the defect's file holds once fixed: the last
+// content its task's commits give it.
+func (sc Scenario) rightContent(d *Defect) string {
+	for _, t := range sc.Tasks {
+		if t.Defect == d {
+			_, content := t.files()
+			return content[d.Path]
+		}
+	}
+	return ""
+}
+
+// ruling is the controller's ruling on a finding round 5 (or the final
+// fix) leaves open: Task n's, or for the final review any task's.
+func (sc Scenario) ruling(n int, finding string) string {
+	for _, t := range sc.Tasks {
+		if r, ok := t.Rulings[finding]; ok && (t.N == n || n == 0) {
+			return r
+		}
+	}
+	return ""
+}
+
+// test is the plan's test command for unit n; the final review's runs
+// every task's.
+func (sc Scenario) test(n int) string {
+	var tests []string
+	for _, t := range sc.Tasks {
+		if (t.N == n || n == 0) && t.Test != "" {
+			tests = append(tests, t.Test)
+		}
+	}
+	return strings.Join(tests, " && ")
 }
 
 func (d *Defect) fixedIn() int {

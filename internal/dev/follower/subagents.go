@@ -36,7 +36,7 @@ const (
 type Dispatch struct {
 	Role     Role
 	RoleFile string
-	N, R     int
+	N, R     int // the task (0 in the final review's dispatches) and the fix round
 	Fields   map[string]string
 }
 
@@ -258,25 +258,35 @@ func (sc Scenario) fixer(d Dispatch) Script {
 	return func(t Tools) string {
 		return run(t, d, implementerFailed, func(a *agent) string {
 			a.readRole("Fix round", "Status", "Commits", "Tests", "Notes")
-			task, err := sc.task(d.N)
-			if err != nil {
-				a.fail("%v", err)
+			if d.N != 0 {
+				if _, err := sc.task(d.N); err != nil {
+					a.fail("%v", err)
+				}
 			}
 			fs, err := parseFindings(a.field("Fix"))
 			if err != nil || len(fs) == 0 {
 				a.fail("the Fix line %q: %v", a.field("Fix"), err)
 			}
 			a.read(a.field("Review"))
+			// The final review's fix has no brief, and its report file is
+			// new (implementer-prompt.md: create it).
+			if brief := a.field("Brief"); brief != "none" {
+				a.read(brief)
+			}
 			reportPath := a.field("Report")
-			report := a.read(reportPath)
-			a.read(a.field("Brief"))
+			report := ""
+			// The final fix's report is new, unless a cut run dispatched
+			// this fix before.
+			if d.N != 0 || strings.TrimSpace(a.bash("test -e "+shellQuote(reportPath)+" && echo there || echo new")) == "there" {
+				report = a.read(reportPath)
+			}
 			root := a.root()
 			var section []string
 			commits := "none"
 			fixed := false
 			for _, f := range fs {
-				def := task.Defect
-				if def == nil || f.text != def.Finding {
+				def, ok := sc.defect(d.N, f.text)
+				if !ok {
 					section = append(section, fmt.Sprintf("%s: not changed: the follower's scenario plants no such defect.", f.id))
 					continue
 				}
@@ -284,24 +294,35 @@ func (sc Scenario) fixer(d Dispatch) Script {
 					section = append(section, fmt.Sprintf("%s: not changed in this round: I could not reproduce it.", f.id))
 					continue
 				}
-				_, content := task.files()
+				right := sc.rightContent(def)
 				p := root + "/" + def.Path
 				if got := a.read(p); !strings.Contains(got, def.Marker) {
-					a.fail("%s does not hold the defect %q:\n%s", p, def.Marker, got)
+					// A fix dispatched again after a cut finds its own
+					// commit in the tree: nothing left to change.
+					if got != right {
+						a.fail("%s holds neither the defect %q nor the right content:\n%s", p, def.Marker, got)
+					}
+					section = append(section, fmt.Sprintf("%s: already fixed in the tree (an earlier dispatch's commit); no change.", f.id))
+					continue
 				}
-				a.write(p, content[def.Path])
-				sha := a.commit([]string{def.Path}, fmt.Sprintf("Task %d: fix %s", d.N, f.id))
+				a.write(p, right)
+				who := fmt.Sprintf("Task %d", d.N)
+				if d.N == 0 {
+					who = "Final"
+				}
+				sha := a.commit([]string{def.Path}, fmt.Sprintf("%s: fix %s", who, f.id))
 				commits = fmt.Sprintf("%s..%s (1)", sha, sha)
 				fixed = true
 				section = append(section, fmt.Sprintf("%s: %s rewritten to the brief's content; commit %s.", f.id, def.Path, sha))
 			}
-			test := a.bash(task.Test)
-			section = append(section, fmt.Sprintf("Covering test: %s\n$ %s\n%s", task.Test, task.Test, orNone(test)))
+			test := sc.test(d.N)
+			out := a.bash(test)
+			section = append(section, fmt.Sprintf("Covering test: %s\n$ %s\n%s", test, test, orNone(out)))
 			if !fixed {
 				section = append(section, "No change, no commit.")
 			}
 			a.write(reportPath, report+fmt.Sprintf("\n## Fix round %d\n%s\n", d.R, strings.Join(section, "\n")))
-			return fmt.Sprintf("Status: DONE\nCommits: %s\nTests: %s: passed\nNotes: none", commits, task.Test)
+			return fmt.Sprintf("Status: DONE\nCommits: %s\nTests: %s: passed\nNotes: none", commits, test)
 		})
 	}
 }
@@ -376,8 +397,9 @@ func anyContains(lines []string, s string) bool {
 }
 
 // judge finds a task's problems in a package: its files missing from the
-// diff, its planted defect among the added lines.
-func judge(task Task, pkg string) []finding {
+// diff, its planted defect among the added lines (one only the final
+// review sees when final).
+func judge(task Task, pkg string, final bool) []finding {
 	var out []finding
 	paths, _ := task.files()
 	for _, p := range paths {
@@ -386,7 +408,7 @@ func judge(task Task, pkg string) []finding {
 		}
 	}
 	added, _ := diffLines(pkg)
-	if d := task.Defect; d != nil && anyContains(added, d.Marker) {
+	if d := task.Defect; d != nil && (final || !d.OnlyFinal) && anyContains(added, d.Marker) {
 		out = append(out, finding{grade: "Important", text: d.Finding})
 	}
 	return out
@@ -435,7 +457,7 @@ func (sc Scenario) reviewer(d Dispatch) Script {
 				a.read(report)
 			}
 			a.read(a.field("Constraints"))
-			open := numbered(judge(task, pkg), 1)
+			open := numbered(judge(task, pkg, false), 1)
 			spec := "✅"
 			switch {
 			case len(open) > 0:
@@ -460,9 +482,13 @@ func (sc Scenario) reReviewer(d Dispatch) Script {
 	return func(t Tools) string {
 		return run(t, d, reviewerFailed, func(a *agent) string {
 			a.readRole("", "F<k>", "New", "Out of scope", "Review")
-			task, err := sc.task(d.N)
-			if err != nil {
-				a.fail("%v", err)
+			var outOfScope []string
+			if d.N != 0 {
+				task, err := sc.task(d.N)
+				if err != nil {
+					a.fail("%v", err)
+				}
+				outOfScope = task.OutOfScope
 			}
 			fs, err := parseFindings(a.field("Findings"))
 			if err != nil || len(fs) == 0 {
@@ -478,13 +504,13 @@ func (sc Scenario) reReviewer(d Dispatch) Script {
 			var lines []string
 			for _, f := range fs {
 				verdict := "NOT ADDRESSED — the diff does not touch it"
-				if def := task.Defect; def != nil && f.text == def.Finding && anyContains(removed, def.Marker) && !anyContains(added, def.Marker) {
+				if def, ok := sc.defect(d.N, f.text); ok && anyContains(removed, def.Marker) && !anyContains(added, def.Marker) {
 					verdict = "ADDRESSED — " + def.Path + " no longer holds " + def.Marker
 				}
 				lines = append(lines, f.id+": "+verdict)
 			}
 			reviewPath := strings.TrimSuffix(path, ".diff") + ".md"
-			answer := strings.Join(lines, "\n") + fmt.Sprintf("\nNew: none\nOut of scope: %s\nReview: %s", joinOr(task.OutOfScope), reviewPath)
+			answer := strings.Join(lines, "\n") + fmt.Sprintf("\nNew: none\nOut of scope: %s\nReview: %s", joinOr(outOfScope), reviewPath)
 			a.write(reviewPath, answer+"\n\n## Details\nScoped to the fix commits.\n")
 			return answer
 		})
@@ -501,7 +527,7 @@ func (sc Scenario) finalReviewer(d Dispatch) Script {
 			// A parked finding stays parked: the run ruled on it.
 			var open []finding
 			for _, task := range sc.Tasks {
-				for _, f := range judge(task, pkg) {
+				for _, f := range judge(task, pkg, true) {
 					if !strings.Contains(ledger, fmt.Sprintf("Task %d: parked — ", task.N)) || !strings.Contains(ledger, f.text) {
 						open = append(open, f)
 					}

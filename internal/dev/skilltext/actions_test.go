@@ -122,6 +122,7 @@ func TestActionsNameTheBlocks(t *testing.T) {
 	require.Equal(t, []string{
 		"Skill " + follower.DefaultSkill,
 		"Bash Look",
+		"Read greet.md",
 		"Bash Start the run+Start task N",
 		"Agent implementer 1 (sonnet)",
 		"Bash Build the package",

@@ -227,7 +227,7 @@ func TestUsageCatches(t *testing.T) {
 		"the plan by another name": {x.edit(t, "skill/resume.md", "'<start branch>'..HEAD)\nfirst=", "'<start branch>'..HEAD)\ntask-brief plan.md <N>\nfirst="), "PLAN_FILE is plan.md"},
 		"a span with one too many": {x.edit(t, "docs/protocol.md", "`task-brief PLAN_FILE N`", "`task-brief PLAN_FILE N OUT MORE`"), "passes 4 argument(s)"},
 		"a span with HEAD~1":       {x.edit(t, manualMD, "`review-package '<plan file>' \"$b\" \"$h\"`", "`review-package '<plan file>' HEAD~1 HEAD`"), "passes HEAD~1"},
-		"a command no block runs":  {x.edit(t, skillMD, brief, "echo\n"), "no block of the skill runs task-brief"},
+		"a command no block runs":  {x.edit(t, skillMD, brief, "echo\n").edit(t, "skill/resume.md", brief, "echo\n"), "no block of the skill runs task-brief"},
 	} {
 		t.Run(name, func(t *testing.T) { requireCatches(t, checkUsage(c.broken, usages), c.want) })
 	}
