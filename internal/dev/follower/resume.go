@@ -362,8 +362,14 @@ func knownRows() []knownRow {
 	}
 }
 
+// sameFileTest is SKILL.md's test of whether a ledger's path names the
+// plan. It prints its answer: the host's Bash tool shows a test that
+// fails (exit 1) exactly like one that passes, "(Bash completed with no
+// output)", and no error (Claude Code 2.1.328).
+const sameFileTest = "[ '<path>' -ef '<plan file>' ] && echo same || echo other"
+
 // namesThisPlan compares the ledger's first line with the plan: equal
-// strings, or the text's test `[ '<path>' -ef '<plan file>' ]`.
+// strings, or the text's sameFileTest.
 func (c *controller) namesThisPlan() bool {
 	first := c.look.ledger[0]
 	if !strings.HasPrefix(first, IdentityPrefix) {
@@ -376,7 +382,11 @@ func (c *controller) namesThisPlan() bool {
 	if strings.Contains(p, "'") {
 		return false
 	}
-	return !c.t.Bash(fmt.Sprintf("[ '%s' -ef '%s' ]", p, c.sc.Plan)).IsError
+	if !strings.Contains(c.skill.Body, "`"+sameFileTest+"`") {
+		c.fail("SKILL.md no longer gives the test %q", sameFileTest)
+	}
+	out := c.bash(strings.NewReplacer("<path>", p, "<plan file>", c.sc.Plan).Replace(sameFileTest))
+	return strings.TrimSpace(out) == "same"
 }
 
 // rows matches a table of the text to the known rows, in the text's order.

@@ -347,22 +347,23 @@ func (a *agent) readPackage() (path, text string) {
 		}
 		return path, text
 	}
-	var b strings.Builder
+	var pieces []string
 	for offset := 1; ; offset += ReadLimit {
 		r := a.t.Read(path, offset, ReadLimit)
 		if r.IsError {
 			a.fail("Read %s offset %d limit %d: %s", path, offset, ReadLimit, r.Text)
 		}
-		part := FileText(r.Text)
-		b.WriteString(part)
-		if strings.Count(part, "\n") < ReadLimit {
+		part := FileLines(r.Text)
+		pieces = append(pieces, part...)
+		if len(part) < ReadLimit {
 			break
 		}
 	}
-	if b.Len() != size {
-		a.fail("read %d bytes of %s in parts, the dispatch says %d", b.Len(), path, size)
+	text = strings.Join(pieces, "\n")
+	if len(text) != size {
+		a.fail("read %d bytes of %s in parts, the dispatch says %d", len(text), path, size)
 	}
-	return path, b.String()
+	return path, text
 }
 
 // partsAlways says whether the role file has a reader read every package

@@ -229,21 +229,24 @@ func unique(in []string) []string {
 
 var numberedRe = regexp.MustCompile(`^ *\d+(?:\t|:|→)(.*)$`)
 
-// FileText turns what the Read tool shows (each line numbered: the
-// number, a tab, colon or arrow, the line) back into the file's lines,
-// dropping anything else the host put around them (reminders).
-func FileText(shown string) string {
+// FileLines are the pieces of a file the Read tool shows, in order: each
+// shown line is numbered (the number, a tab, colon or arrow, the text),
+// and anything else the host put around them (reminders) is dropped. The
+// host numbers the file's text split at its newlines, so a file ending
+// in a newline shows a last, empty piece, and the pieces joined with
+// newlines are the file.
+func FileLines(shown string) []string {
 	var out []string
 	for _, l := range strings.Split(shown, "\n") {
 		if m := numberedRe.FindStringSubmatch(l); m != nil {
 			out = append(out, strings.TrimSuffix(m[1], "\r"))
 		}
 	}
-	if len(out) == 0 {
-		return ""
-	}
-	return strings.Join(out, "\n") + "\n"
+	return out
 }
+
+// FileText is the file, or the part of it, that the Read tool shows.
+func FileText(shown string) string { return strings.Join(FileLines(shown), "\n") }
 
 // Answer is the labels of a role file's answer block (the fence under
 // its "Your answer" heading), in order: Status, Commits, … or F<k>, New, ….

@@ -123,8 +123,9 @@ func TestAnswerLabels(t *testing.T) {
 }
 
 func TestFileText(t *testing.T) {
-	assert.Equal(t, "a\n\tb\n", FileText("1\ta\n2\t\tb"))
-	assert.Equal(t, "a\nb\n", FileText("     1→a\r\n     2→b\n<system-reminder>x</system-reminder>"))
+	// Claude Code 2.1.328 shows "a\n\tb\n" as three numbered pieces.
+	assert.Equal(t, "a\n\tb\n", FileText("1\ta\n2\t\tb\n3\t"))
+	assert.Equal(t, "a\nb", FileText("     1→a\r\n     2→b\n<system-reminder>x</system-reminder>"))
 	assert.Equal(t, "", FileText("<system-reminder>empty</system-reminder>"))
 }
 

@@ -112,55 +112,55 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-var pluginBuild struct {
+var installer struct {
 	once sync.Once
-	dir  string
+	bin  string // the installer, built once per process
+	cmds string // the commands' binaries, as they ship
 	err  error
 }
 
-// InstallPlugin installs the sdd-go plugin into home, as
-// ~/.claude/skills/sdd-go/: .claude-plugin/plugin.json, the skill text as
-// skills/subagent-driven-development/ and the commands, built as they
-// ship, in bin/. It returns the plugin's directory.
-//
-// TODO(install-skill): this stands in for the project's installer until
-// `go run ./scripts/install-skill` installs the plugin. Then its body
-// becomes: build the installer once per process (go build -o DIR
-// ./scripts/install-skill, in testutil.ModuleRoot()) and run it in the
-// module root with HOME (and USERPROFILE) set to home, keeping the
-// caller's GOCACHE, GOMODCACHE and GOPATH so it does not rebuild from
-// nothing; then return home/.claude/skills/sdd-go.
+// InstallPlugin installs the sdd-go plugin into home the way a user does:
+// the project's installer (scripts/install-skill, built once per process)
+// runs with HOME set to home and puts the plugin in
+// ~/.claude/skills/sdd-go/, with the commands as they ship (testutil's
+// build, passed with --bin, so nothing is compiled twice). It returns the
+// plugin's directory.
 func InstallPlugin(t testing.TB, home string) string {
 	t.Helper()
-	pluginBuild.once.Do(func() { pluginBuild.dir, pluginBuild.err = testutil.BuildBinaries() })
-	if pluginBuild.err != nil {
-		t.Fatal(pluginBuild.err)
-	}
-	dir := filepath.Join(home, ".claude", "skills", "sdd-go")
-	if err := os.CopyFS(filepath.Join(dir, "skills", "subagent-driven-development"), os.DirFS(filepath.Join(testutil.ModuleRoot(), "skill"))); err != nil {
-		t.Fatal(err)
-	}
-	manifest := `{"name": "sdd-go", "description": "Subagent-driven development with the sdd-go commands", "author": {"name": "sdd-go"}}` + "\n"
-	if err := os.MkdirAll(filepath.Join(dir, ".claude-plugin"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, ".claude-plugin", "plugin.json"), []byte(manifest), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(filepath.Join(dir, "bin"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	for _, c := range ship.Commands {
-		name := ship.BinaryName(c, runtime.GOOS)
-		b, err := os.ReadFile(filepath.Join(pluginBuild.dir, name))
+	installer.once.Do(func() {
+		if installer.cmds, installer.err = testutil.BuildBinaries(); installer.err != nil {
+			return
+		}
+		dir, err := os.MkdirTemp("", "sdd-installer-")
 		if err != nil {
-			t.Fatal(err)
+			installer.err = err
+			return
 		}
-		if err := os.WriteFile(filepath.Join(dir, "bin", name), b, 0o755); err != nil {
-			t.Fatal(err)
+		installer.bin = filepath.Join(dir, ship.BinaryName("install-skill", runtime.GOOS))
+		cmd := exec.Command("go", "build", "-o", installer.bin, "./scripts/install-skill")
+		cmd.Dir = testutil.ModuleRoot()
+		if out, err := cmd.CombinedOutput(); err != nil {
+			installer.err = fmt.Errorf("go build ./scripts/install-skill: %v\n%s", err, out)
 		}
+	})
+	if installer.err != nil {
+		t.Fatal(installer.err)
 	}
-	return dir
+	cmd := exec.Command(installer.bin, "--bin", installer.cmds)
+	cmd.Dir = testutil.ModuleRoot()
+	cmd.Env = append(os.Environ(), "HOME="+home, "USERPROFILE="+home)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("install-skill --bin %s: %v\n%s", installer.cmds, err, out)
+	}
+	return filepath.Join(home, ".claude", "skills", "sdd-go")
+}
+
+// RemoveInstaller removes the installer InstallPlugin built (TestMain
+// calls it).
+func RemoveInstaller() {
+	if installer.bin != "" {
+		os.RemoveAll(filepath.Dir(installer.bin))
+	}
 }
 
 // Session is what one `claude -p` run did, from its stream-json output.

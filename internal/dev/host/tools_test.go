@@ -7,6 +7,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/sdd-go/sdd-go/internal/dev/follower"
 )
 
 // TestTools runs every call a script can make against the real CLI, the
@@ -14,7 +16,7 @@ import (
 // Edit, a foreground Agent and its report, and a finished subagent
 // continued through ToolSearch and SendMessage.
 func TestTools(t *testing.T) {
-	repo, _ := newRepo(t)
+	repo := newRepo(t, follower.WalkPlanPath, follower.WalkPlan)
 	h := New(t, repo)
 	notes := filepath.Join(repo, "notes.txt")
 	const prompt = "Exercise the tools."

@@ -205,10 +205,25 @@ func (a *directActor) bash(command string) follower.Result {
 		if ee, ok := err.(*exec.ExitError); ok {
 			code = ee.ExitCode()
 		}
+		// The host takes a test's exit 1 for an answer, not an error,
+		// and shows it as it shows a passed test (Claude Code 2.1.328).
+		if code == 1 && text == "" && directTestRe.MatchString(command) {
+			return follower.Result{Text: directNoOutput}
+		}
 		return follower.Result{Text: fmt.Sprintf("Exit code %d\n%s", code, text), IsError: true}
+	}
+	if text == "" {
+		text = directNoOutput
 	}
 	return follower.Result{Text: text}
 }
+
+// directNoOutput is what the host's Bash tool shows for a command that
+// printed nothing.
+const directNoOutput = "(Bash completed with no output)"
+
+// directTestRe is a command that is one test: [ … ] or test ….
+var directTestRe = regexp.MustCompile(`^\s*(\[|test)\s[^;&|\n]*$`)
 
 // The Read tool's limits (Claude Code 2.1.328).
 const (
@@ -238,9 +253,11 @@ func (a *directActor) read(path string, offset, limit int) follower.Result {
 		return follower.Result{Text: fmt.Sprintf("File content (%s) exceeds maximum allowed size (256KB). Use offset and limit parameters to read specific portions of the file, or search for specific content instead of reading the whole file.", directKB(len(b))), IsError: true}
 	}
 	a.seen[path] = true
-	lines := strings.SplitAfter(string(b), "\n")
-	if lines[len(lines)-1] == "" {
-		lines = lines[:len(lines)-1]
+	// The host numbers the text split at its newlines: a file ending in
+	// a newline shows a last, empty line (Claude Code 2.1.328).
+	lines := strings.Split(string(b), "\n")
+	if len(b) == 0 {
+		lines = nil
 	}
 	from := 0
 	if offset > 0 {
@@ -253,7 +270,7 @@ func (a *directActor) read(path string, offset, limit int) follower.Result {
 		return follower.Result{Text: fmt.Sprintf("<system-reminder>Warning: the file exists but is shorter than the provided offset (%d). The file has %d lines.</system-reminder>", offset, len(lines))}
 	}
 	to := min(from+limit, len(lines))
-	tokens := func(to int) int { return (len(strings.Join(lines[from:to], "")) + bytesPerTokens - 1) / bytesPerTokens }
+	tokens := func(to int) int { return (len(strings.Join(lines[from:to], "\n")) + bytesPerTokens - 1) / bytesPerTokens }
 	note := ""
 	if n := tokens(to); n > readMaxTokens {
 		if !whole {
@@ -270,7 +287,7 @@ func (a *directActor) read(path string, offset, limit int) follower.Result {
 		if i > 0 {
 			out.WriteByte('\n')
 		}
-		fmt.Fprintf(&out, "%d\t%s", from+i+1, strings.TrimSuffix(l, "\n"))
+		fmt.Fprintf(&out, "%d\t%s", from+i+1, l)
 	}
 	return follower.Result{Text: out.String() + note}
 }

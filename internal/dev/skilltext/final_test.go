@@ -21,7 +21,7 @@ const finalFinding = "index.txt:2 names bye.text, the branch has bye.txt"
 // final fix fixes it when fixedIn is 1; ruling is the controller's ruling
 // on it when the fix leaves it open.
 func finalDefect(fixedIn int, ruling string) follower.Scenario {
-	sc := walkScenario()
+	sc := follower.WalkScenario()
 	sc.Tasks[2].Defect = &follower.Defect{Path: "index.txt", Wrong: "greet.txt\nbye.text\n", Marker: "bye.text",
 		Finding: finalFinding, FixedIn: fixedIn, OnlyFinal: true}
 	if ruling != "" {
@@ -44,7 +44,7 @@ func TestFinalFix(t *testing.T) {
 	t.Parallel()
 	t.Run("fixed", func(t *testing.T) {
 		t.Parallel()
-		repo := walkRepo(t, walkPlanPath, walkPlan)
+		repo := walkRepo(t, follower.WalkPlanPath, follower.WalkPlan)
 		r := runDirect(t, repo, finalDefect(1, ""), directOptions{})
 		requireFinished(t, r)
 		got := actions(t, "", r.calls)
@@ -71,7 +71,7 @@ func TestFinalFix(t *testing.T) {
 	})
 	t.Run("left open, parked", func(t *testing.T) {
 		t.Parallel()
-		repo := walkRepo(t, walkPlanPath, walkPlan)
+		repo := walkRepo(t, follower.WalkPlanPath, follower.WalkPlan)
 		r := runDirect(t, repo, finalDefect(2, "park: the index is informational"), directOptions{})
 		requireFinished(t, r)
 		got := actions(t, "", r.calls)
@@ -91,7 +91,7 @@ func TestFinalFix(t *testing.T) {
 	})
 	t.Run("left open, blocks", func(t *testing.T) {
 		t.Parallel()
-		repo := walkRepo(t, walkPlanPath, walkPlan)
+		repo := walkRepo(t, follower.WalkPlanPath, follower.WalkPlan)
 		r := runDirect(t, repo, finalDefect(2, "block: the release reads the index"), directOptions{})
 		require.True(t, strings.HasPrefix(r.final, "Final is BLOCKED: F1 "+finalFinding), r.final)
 		ledger := readFileT(t, filepath.Join(repo.Root, ".superpowers", "sdd", "greet", "progress.md"))
@@ -105,7 +105,7 @@ func TestFinalFix(t *testing.T) {
 func TestResumeFinalFix(t *testing.T) {
 	t.Parallel()
 	sc := finalDefect(1, "")
-	repo := walkRepo(t, walkPlanPath, walkPlan)
+	repo := walkRepo(t, follower.WalkPlanPath, follower.WalkPlan)
 	whole := runDirect(t, repo, sc, directOptions{})
 	requireFinished(t, whole)
 	want := finalLines(t, whole)
@@ -133,7 +133,7 @@ func TestResumeFinalFix(t *testing.T) {
 		k += f + 1
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			repo, cut := cutRun(t, walkPlanPath, walkPlan, sc, k, "")
+			repo, cut := cutRun(t, follower.WalkPlanPath, follower.WalkPlan, sc, k, "")
 			r := resumeRun(t, repo, cut, sc, "")
 			requireNext(t, "", r, c.next...)
 			requireFinished(t, r)

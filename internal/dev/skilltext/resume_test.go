@@ -87,8 +87,8 @@ func TestResumeAfterACut(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			repo, cut := cutRun(t, walkPlanPath, walkPlan, walkScenario(), c.k, "")
-			r := resumeRun(t, repo, cut, walkScenario(), "")
+			repo, cut := cutRun(t, follower.WalkPlanPath, follower.WalkPlan, follower.WalkScenario(), c.k, "")
+			r := resumeRun(t, repo, cut, follower.WalkScenario(), "")
 			requireNext(t, "", r, c.next...)
 			requireFinished(t, r)
 			requireWalkLedger(t, repo, r)
@@ -101,10 +101,10 @@ func TestResumeAfterACut(t *testing.T) {
 // and the reviewer is told there is no report, and reads none.
 func TestResumeCommittedWorkWithoutReport(t *testing.T) {
 	t.Parallel()
-	repo, cut := cutRun(t, walkPlanPath, walkPlan, walkScenario(), 5, "")
+	repo, cut := cutRun(t, follower.WalkPlanPath, follower.WalkPlan, follower.WalkScenario(), 5, "")
 	ws := filepath.Join(repo.Root, ".superpowers", "sdd", "greet")
 	require.NoError(t, os.Remove(filepath.Join(ws, "task-1-report.md")))
-	r := resumeRun(t, repo, cut, walkScenario(), "")
+	r := resumeRun(t, repo, cut, follower.WalkScenario(), "")
 	requireNext(t, "", r, "Bash Build the package", "Agent reviewer 1 (opus)")
 	var prompt string
 	for _, c := range r.calls {
@@ -127,14 +127,14 @@ func TestResumeCommittedWorkWithoutReport(t *testing.T) {
 // closes one): Start task N runs alone, and must stand alone.
 func TestResumeNoLineForTheTask(t *testing.T) {
 	t.Parallel()
-	repo, cut := cutRun(t, walkPlanPath, walkPlan, walkScenario(), 8, "")
+	repo, cut := cutRun(t, follower.WalkPlanPath, follower.WalkPlan, follower.WalkScenario(), 8, "")
 	ws := filepath.Join(repo.Root, ".superpowers", "sdd", "greet")
 	ledger := readFileT(t, filepath.Join(ws, "progress.md"))
 	i := strings.Index(ledger, "Task 2: base=")
 	require.Positive(t, i)
 	require.NoError(t, os.WriteFile(filepath.Join(ws, "progress.md"), []byte(ledger[:i]), 0o644))
 	require.NoError(t, os.Remove(filepath.Join(ws, "task-2-brief.md")))
-	r := resumeRun(t, repo, cut, walkScenario(), "")
+	r := resumeRun(t, repo, cut, follower.WalkScenario(), "")
 	requireNext(t, "", r, "Bash Start task N", "Agent implementer 2 (sonnet)")
 	requireFinished(t, r)
 	requireWalkLedger(t, repo, r)
@@ -161,8 +161,8 @@ func TestResumeRows(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			repo, cut := cutRun(t, walkPlanPath, walkPlan, walkScenario(), c.k, "")
-			r := resumeRun(t, repo, cut, walkScenario(), "")
+			repo, cut := cutRun(t, follower.WalkPlanPath, follower.WalkPlan, follower.WalkScenario(), c.k, "")
+			r := resumeRun(t, repo, cut, follower.WalkScenario(), "")
 			requireNext(t, "", r, c.next...)
 			requireFinished(t, r)
 			requireWalkLedger(t, repo, r)
@@ -175,7 +175,7 @@ const finding2 = "bye.txt:1 says goodby, the brief says bye"
 // stubborn is the walk-through with Task 2's defect fixed in round fixedIn
 // (never, past 5), and the rulings on it.
 func stubborn(fixedIn int, ruling string) follower.Scenario {
-	sc := walkScenario()
+	sc := follower.WalkScenario()
 	d := *sc.Tasks[1].Defect
 	d.FixedIn = fixedIn
 	sc.Tasks[1].Defect = &d
@@ -202,7 +202,7 @@ func TestResumeRoundWithoutCommits(t *testing.T) {
 	sc := stubborn(2, "")
 	t.Run("uncut", func(t *testing.T) {
 		t.Parallel()
-		repo := walkRepo(t, walkPlanPath, walkPlan)
+		repo := walkRepo(t, follower.WalkPlanPath, follower.WalkPlan)
 		r := runDirect(t, repo, sc, directOptions{})
 		requireFinished(t, r)
 		c := branchCommits(repo, "main")
@@ -225,7 +225,7 @@ func TestResumeRoundWithoutCommits(t *testing.T) {
 	})
 	t.Run("cut after its record: round 2", func(t *testing.T) {
 		t.Parallel()
-		repo, cut := cutRun(t, walkPlanPath, walkPlan, sc, 15, "")
+		repo, cut := cutRun(t, follower.WalkPlanPath, follower.WalkPlan, sc, 15, "")
 		r := resumeRun(t, repo, cut, sc, "")
 		requireNext(t, "", r, "ToolSearch select:SendMessage", "SendMessage fix 2 round 2 to agent-3", "Bash Re-review package")
 		requireFinished(t, r)
@@ -234,7 +234,7 @@ func TestResumeRoundWithoutCommits(t *testing.T) {
 	// in", which would take it (the round has no package to review).
 	t.Run("cut after its package", func(t *testing.T) {
 		t.Parallel()
-		repo, cut := cutRun(t, walkPlanPath, walkPlan, sc, 14, "")
+		repo, cut := cutRun(t, follower.WalkPlanPath, follower.WalkPlan, sc, 14, "")
 		r := resumeRun(t, repo, cut, sc, "")
 		requireNext(t, "", r, "Read review-….md", "Bash Record the round", "ToolSearch select:SendMessage", "SendMessage fix 2 round 2 to agent-3")
 		requireFinished(t, r)
@@ -249,7 +249,7 @@ func TestBreaker(t *testing.T) {
 	const why = "the brief allows either spelling"
 	t.Run("park", func(t *testing.T) {
 		t.Parallel()
-		repo := walkRepo(t, walkPlanPath, walkPlan)
+		repo := walkRepo(t, follower.WalkPlanPath, follower.WalkPlan)
 		r := runDirect(t, repo, stubborn(9, "park: "+why), directOptions{})
 		requireFinished(t, r)
 		got := actions(t, "", r.calls)
@@ -275,7 +275,7 @@ func TestBreaker(t *testing.T) {
 	t.Run("park, cut after round 5's record", func(t *testing.T) {
 		t.Parallel()
 		sc := stubborn(9, "park: "+why)
-		repo, cut := cutRun(t, walkPlanPath, walkPlan, sc, 27, "")
+		repo, cut := cutRun(t, follower.WalkPlanPath, follower.WalkPlan, sc, 27, "")
 		require.Contains(t, lastLine(readFileT(t, filepath.Join(repo.Root, ".superpowers", "sdd", "greet", "progress.md"))), "Task 2: fix round 5/5")
 		r := resumeRun(t, repo, cut, sc, "")
 		requireNext(t, "", r, "Read resume.md", "Bash Park+Close+Start task N")
@@ -284,7 +284,7 @@ func TestBreaker(t *testing.T) {
 	t.Run("block", func(t *testing.T) {
 		t.Parallel()
 		sc := stubborn(9, "block: Task 3 reads bye.txt")
-		repo := walkRepo(t, walkPlanPath, walkPlan)
+		repo := walkRepo(t, follower.WalkPlanPath, follower.WalkPlan)
 		r := runDirect(t, repo, sc, directOptions{})
 		require.Contains(t, r.final, "Task 2 is BLOCKED")
 		require.Empty(t, failedCalls(r.calls))
@@ -317,7 +317,7 @@ func TestResumeParked(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			repo, cut := cutRun(t, walkPlanPath, walkPlan, sc, 27, "")
+			repo, cut := cutRun(t, follower.WalkPlanPath, follower.WalkPlan, sc, 27, "")
 			p := filepath.Join(repo.Root, ".superpowers", "sdd", "greet", "progress.md")
 			ledger := readFileT(t, p)
 			i := strings.LastIndex(strings.TrimSuffix(ledger, "\n"), "\n")
@@ -347,7 +347,7 @@ func TestResumeFinal(t *testing.T) {
 	t.Parallel()
 	t.Run("every task complete, no Final: line: the final package", func(t *testing.T) {
 		t.Parallel()
-		repo, cut := cutRun(t, walkPlanPath, walkPlan, walkScenario(), 20, "")
+		repo, cut := cutRun(t, follower.WalkPlanPath, follower.WalkPlan, follower.WalkScenario(), 20, "")
 		ws := filepath.Join(repo.Root, ".superpowers", "sdd", "greet")
 		ledger := readFileT(t, filepath.Join(ws, "progress.md"))
 		i := strings.Index(ledger, "Final: base=")
@@ -355,15 +355,15 @@ func TestResumeFinal(t *testing.T) {
 		require.NoError(t, os.WriteFile(filepath.Join(ws, "progress.md"), []byte(ledger[:i]), 0o644))
 		final := "review-" + short(repo, "main") + ".." + short(repo, "HEAD") + ".diff"
 		require.NoError(t, os.Remove(filepath.Join(ws, final)))
-		r := resumeRun(t, repo, cut, walkScenario(), "")
+		r := resumeRun(t, repo, cut, follower.WalkScenario(), "")
 		requireNext(t, "", r, "Read resume.md", "Bash Final package", "Agent final reviewer 0 (opus)", "Bash Close+Finish")
 		requireFinished(t, r)
 		requireWalkLedger(t, repo, r)
 	})
 	// The run finished; its workspace is back as Finish found it.
 	finished := func(t *testing.T, dir string) (*testutil.Repo, *directRun, string) {
-		repo := walkRepo(t, walkPlanPath, walkPlan)
-		done := runDirect(t, repo, walkScenario(), directOptions{skillDir: dir})
+		repo := walkRepo(t, follower.WalkPlanPath, follower.WalkPlan)
+		done := runDirect(t, repo, follower.WalkScenario(), directOptions{skillDir: dir})
 		requireFinished(t, done)
 		ws := filepath.Join(repo.Root, ".superpowers", "sdd", "greet")
 		require.NoError(t, os.Rename(filepath.Join(done.keep, "greet"), ws))
@@ -371,7 +371,7 @@ func TestResumeFinal(t *testing.T) {
 	}
 	// The final review is in; a Final: BLOCKED line follows it.
 	blocked := func(t *testing.T, dir string) (*testutil.Repo, *directRun, string) {
-		repo, cut := cutRun(t, walkPlanPath, walkPlan, walkScenario(), 21, dir)
+		repo, cut := cutRun(t, follower.WalkPlanPath, follower.WalkPlan, follower.WalkScenario(), 21, dir)
 		p := filepath.Join(repo.Root, ".superpowers", "sdd", "greet", "progress.md")
 		ledger := readFileT(t, p) + "Final: BLOCKED — greet and bye disagree on the encoding\n"
 		require.NoError(t, os.WriteFile(p, []byte(ledger), 0o644))
@@ -383,7 +383,7 @@ func TestResumeFinal(t *testing.T) {
 	t.Run("Final: complete: delete the workspace", func(t *testing.T) {
 		t.Parallel()
 		repo, done, ws := finished(t, "")
-		r := resumeRun(t, repo, done, walkScenario(), "")
+		r := resumeRun(t, repo, done, follower.WalkScenario(), "")
 		requireNext(t, "", r, "Read resume.md", "Bash Finish", "Say")
 		requireFinished(t, r)
 		assert.NoDirExists(t, ws)
@@ -392,7 +392,7 @@ func TestResumeFinal(t *testing.T) {
 	t.Run("Final: BLOCKED: stop", func(t *testing.T) {
 		t.Parallel()
 		repo, cut, ledger := blocked(t, "")
-		r := resumeRun(t, repo, cut, walkScenario(), "")
+		r := resumeRun(t, repo, cut, follower.WalkScenario(), "")
 		requireNext(t, "", r, "Read resume.md", "Say")
 		assert.Contains(t, r.final, "greet and bye disagree on the encoding")
 		assert.Equal(t, ledger, readFileT(t, filepath.Join(repo.Root, ".superpowers", "sdd", "greet", "progress.md")))
@@ -409,10 +409,10 @@ func lastLine(s string) string {
 // (made by sdd-workspace, as Look would).
 func earlierRun(t *testing.T) (repo *testutil.Repo, ws string) {
 	t.Helper()
-	repo = walkRepo(t, walkPlanPath, walkPlan)
+	repo = walkRepo(t, follower.WalkPlanPath, follower.WalkPlan)
 	repo.Commit("greet.txt", "greet.txt", "hello\n")
 	repo.Commit("check1.sh", "check1.sh", "grep -qx hello greet.txt\n")
-	res := testutil.RunIn(repo.Root, repo.Env, binPath("sdd-workspace"), walkPlanPath)
+	res := testutil.RunIn(repo.Root, repo.Env, binPath("sdd-workspace"), follower.WalkPlanPath)
 	require.Equal(t, 0, res.Code, res.Stderr)
 	return repo, strings.TrimSpace(res.Stdout)
 }
@@ -437,7 +437,7 @@ func snapshotTree(t *testing.T, dir string) map[string]string {
 func earlierDoneLedger(repo *testutil.Repo) string {
 	c := branchCommits(repo, "main")
 	m := repo.Git("rev-parse", "main")
-	return IdentityPrefix + walkPlanPath + "\n" +
+	return IdentityPrefix + follower.WalkPlanPath + "\n" +
 		"Task 1: base=" + m + "\n" +
 		"Task 1: reviewed_head=" + c[1] + "\n" +
 		"Task 1: complete (commits " + short(repo, m) + ".." + short(repo, c[1]) + ", earlier run, human confirmed)\n" +
@@ -452,16 +452,16 @@ func TestResumeIdentityOnlyLedger(t *testing.T) {
 	t.Parallel()
 	repo, ws := earlierRun(t)
 	ledger := filepath.Join(ws, "progress.md")
-	require.NoError(t, os.WriteFile(ledger, []byte(IdentityPrefix+walkPlanPath+"\n"), 0o644))
+	require.NoError(t, os.WriteFile(ledger, []byte(IdentityPrefix+follower.WalkPlanPath+"\n"), 0o644))
 	before := snapshotTree(t, ws)
 
-	ask := runDirect(t, repo, walkScenario(), directOptions{})
+	ask := runDirect(t, repo, follower.WalkScenario(), directOptions{})
 	requireNext(t, "", ask, "Read greet.md", "Say")
 	assert.Contains(t, ask.final, "commits since main")
 	assert.Contains(t, ask.final, "greet.txt")
 	assert.Equal(t, before, snapshotTree(t, ws), "nothing is written before the human answers")
 
-	sc := walkScenario()
+	sc := follower.WalkScenario()
 	sc.Human = follower.Human{Answered: true, Done: []follower.Earlier{{N: 1, First: 1, Last: 2}}}
 	r := resumeRun(t, repo, ask, sc, "")
 	requireNext(t, "", r, "Read greet.md", "Read resume.md", "Bash Start the run+Earlier run, done+Start task N", "Agent implementer 2 (sonnet)")
@@ -481,13 +481,13 @@ func TestResumeFlatLedger(t *testing.T) {
 	flatText := "# SDD progress\nTask 1: greeting — done (greet.txt, check1.sh)\n"
 	require.NoError(t, os.WriteFile(flat, []byte(flatText), 0o644))
 
-	ask := runDirect(t, repo, walkScenario(), directOptions{})
+	ask := runDirect(t, repo, follower.WalkScenario(), directOptions{})
 	requireNext(t, "", ask, "Read greet.md", "Say")
 	assert.Contains(t, ask.final, "old flat ledger")
 	assert.Contains(t, ask.final, "Task 1: greeting — done")
 	assert.NoFileExists(t, filepath.Join(ws, "progress.md"))
 
-	sc := walkScenario()
+	sc := follower.WalkScenario()
 	sc.Human = follower.Human{Answered: true, Done: []follower.Earlier{{N: 1, First: 1, Last: 2}}}
 	r := resumeRun(t, repo, ask, sc, "")
 	requireNext(t, "", r, "Read greet.md", "Read resume.md", "Bash Start the run+Earlier run, done+Start task N", "Agent implementer 2 (sonnet)")
@@ -507,7 +507,7 @@ func TestResumeFlatLedger(t *testing.T) {
 // once (no Start task N), and the reviewer is told there is no report.
 func TestResumeEarlierRunToReview(t *testing.T) {
 	t.Parallel()
-	sc := walkScenario()
+	sc := follower.WalkScenario()
 	sc.Human = follower.Human{Answered: true, Review: &follower.Earlier{N: 1, First: 1}}
 	repo, _ := earlierRun(t)
 	r := runDirect(t, repo, sc, directOptions{})
@@ -535,14 +535,14 @@ func TestResumeEarlierRunToReview(t *testing.T) {
 func TestResumeWorkspaceGone(t *testing.T) {
 	t.Parallel()
 	dir := ""
-	repo, cut := cutRun(t, walkPlanPath, walkPlan, walkScenario(), 13, dir)
+	repo, cut := cutRun(t, follower.WalkPlanPath, follower.WalkPlan, follower.WalkScenario(), 13, dir)
 	repo.Git("clean", "-q", "-fdx")
 	require.NoDirExists(t, filepath.Join(repo.Root, ".superpowers"))
-	ask := resumeRun(t, repo, cut, walkScenario(), dir)
+	ask := resumeRun(t, repo, cut, follower.WalkScenario(), dir)
 	requireNext(t, dir, ask, "Read greet.md", "Say")
 	assert.Contains(t, ask.final, "Task 2: fix F1")
 
-	sc := walkScenario()
+	sc := follower.WalkScenario()
 	sc.Human = follower.Human{Answered: true, Done: []follower.Earlier{{N: 1, First: 1, Last: 2}}, Review: &follower.Earlier{N: 2, First: 3}}
 	r := resumeRun(t, repo, ask, sc, dir)
 	requireNext(t, dir, r, "Read greet.md", "Read resume.md", "Bash Start the run+Earlier run, done+Earlier run, to review", "Bash Build the package",
@@ -555,9 +555,9 @@ func TestResumeWorkspaceGone(t *testing.T) {
 func foreignLedger(t *testing.T, ledger string) (*testutil.Repo, string, map[string]string) {
 	t.Helper()
 	repo := testutil.NewRepo(t)
-	repo.Commit("plans", walkPlanPath, walkPlan, "docs/plans/other.md", "# Other\n\n## Task 1: Other\nx\n")
+	repo.Commit("plans", follower.WalkPlanPath, follower.WalkPlan, "docs/plans/other.md", "# Other\n\n## Task 1: Other\nx\n")
 	repo.Git("checkout", "-q", "-b", "feature/run")
-	res := testutil.RunIn(repo.Root, repo.Env, binPath("sdd-workspace"), walkPlanPath)
+	res := testutil.RunIn(repo.Root, repo.Env, binPath("sdd-workspace"), follower.WalkPlanPath)
 	require.Equal(t, 0, res.Code, res.Stderr)
 	ws := strings.TrimSpace(res.Stdout)
 	require.NoError(t, os.WriteFile(filepath.Join(ws, "progress.md"), []byte(ledger), 0o644))
@@ -573,19 +573,19 @@ func TestResumeForeignLedger(t *testing.T) {
 	t.Run("another plan", func(t *testing.T) {
 		t.Parallel()
 		repo, ws, before := foreignLedger(t, other)
-		r := runDirect(t, repo, walkScenario(), directOptions{})
-		requireNext(t, "", r, "Bash ? [ 'docs/plans/other.md' -ef 'docs/plans/greet.md' ]", "Say")
+		r := runDirect(t, repo, follower.WalkScenario(), directOptions{})
+		requireNext(t, "", r, "Bash ? [ 'docs/plans/other.md' -ef 'docs/plans/greet.md' ] && echo same || echo other", "Say")
 		assert.Contains(t, r.final, "another run's only record")
 		assert.Equal(t, before, snapshotTree(t, ws))
 	})
 	t.Run("this plan by another spelling", func(t *testing.T) {
 		t.Parallel()
-		own := IdentityPrefix + "./" + walkPlanPath + "\n"
+		own := IdentityPrefix + "./" + follower.WalkPlanPath + "\n"
 		repo, _, _ := foreignLedger(t, own)
 		p := filepath.Join(repo.Root, ".superpowers", "sdd", "greet", "progress.md")
 		require.NoError(t, os.WriteFile(p, []byte(own+"Task 1: base="+repo.Git("rev-parse", "HEAD")+"\n"), 0o644))
-		r := runDirect(t, repo, walkScenario(), directOptions{maxCalls: 4})
-		requireNext(t, "", r, "Bash ? [ './docs/plans/greet.md' -ef 'docs/plans/greet.md' ]", "Agent implementer 1 (sonnet)")
+		r := runDirect(t, repo, follower.WalkScenario(), directOptions{maxCalls: 4})
+		requireNext(t, "", r, "Bash ? [ './docs/plans/greet.md' -ef 'docs/plans/greet.md' ] && echo same || echo other", "Agent implementer 1 (sonnet)")
 	})
 	t.Run("another plan, first line only", func(t *testing.T) {
 		t.Parallel()
@@ -593,8 +593,8 @@ func TestResumeForeignLedger(t *testing.T) {
 		// keep its first line and append this run's lines to it.
 		first := IdentityPrefix + "docs/plans/other.md\n"
 		repo, ws, before := foreignLedger(t, first)
-		r := runDirect(t, repo, walkScenario(), directOptions{})
-		requireNext(t, "", r, "Bash ? [ 'docs/plans/other.md' -ef 'docs/plans/greet.md' ]", "Say")
+		r := runDirect(t, repo, follower.WalkScenario(), directOptions{})
+		requireNext(t, "", r, "Bash ? [ 'docs/plans/other.md' -ef 'docs/plans/greet.md' ] && echo same || echo other", "Say")
 		assert.Equal(t, before, snapshotTree(t, ws))
 	})
 }
@@ -613,18 +613,18 @@ func TestResumeForeignLedger(t *testing.T) {
 func TestResumeMovedPlan(t *testing.T) {
 	t.Parallel()
 	const oldPath = "docs/plans/old/greet.md"
-	sc := walkScenario()
+	sc := follower.WalkScenario()
 	sc.Plan = oldPath
-	repo, cut := cutRun(t, oldPath, walkPlan, sc, 7, "")
-	repo.Git("mv", oldPath, walkPlanPath)
+	repo, cut := cutRun(t, oldPath, follower.WalkPlan, sc, 7, "")
+	repo.Git("mv", oldPath, follower.WalkPlanPath)
 	repo.Git("commit", "-q", "-m", "move the plan")
 	old := filepath.Join(repo.Root, ".superpowers", "sdd", "greet")
 	before := snapshotTree(t, old)
 
-	sc.Plan = walkPlanPath
+	sc.Plan = follower.WalkPlanPath
 	ask := resumeRun(t, repo, cut, sc, "")
 	requireNext(t, "", ask, "Read greet.md", "Say")
-	require.Contains(t, ask.final, old+" belongs to "+oldPath+", which no longer exists: did "+walkPlanPath+" move from there?",
+	require.Contains(t, ask.final, old+" belongs to "+oldPath+", which no longer exists: did "+follower.WalkPlanPath+" move from there?",
 		"the controller asks only when sdd-workspace notes the gone plan on stderr (the note comes with internal/workspace's change)")
 
 	sc.Human = follower.Human{Answered: true, Moved: true}
@@ -644,7 +644,7 @@ func TestResumeMovedPlan(t *testing.T) {
 		}
 	}
 	oldLedger := before["/progress.md"]
-	require.Equal(t, IdentityPrefix+walkPlanPath+"\n"+strings.SplitN(oldLedger, "\n", 2)[1], carried,
+	require.Equal(t, IdentityPrefix+follower.WalkPlanPath+"\n"+strings.SplitN(oldLedger, "\n", 2)[1], carried,
 		"the carried ledger: this plan's first line, then the old lines")
 	kept := dirFiles(t, filepath.Join(r.keep, "greet-plans"))
 	for name := range before {
@@ -665,8 +665,8 @@ func TestResumeCatches(t *testing.T) {
 		first := "| none, or only its first line |"
 		require.Contains(t, text, first)
 		dir := skillCopy(t, textEdit{"SKILL.md", row, ""}, textEdit{"SKILL.md", first, strings.TrimSuffix(row, "\n") + "\n" + first})
-		repo, cut := cutRun(t, walkPlanPath, walkPlan, walkScenario(), 4, "")
-		r := resumeRun(t, repo, cut, walkScenario(), dir)
+		repo, cut := cutRun(t, follower.WalkPlanPath, follower.WalkPlan, follower.WalkScenario(), 4, "")
+		r := resumeRun(t, repo, cut, follower.WalkScenario(), dir)
 		require.Contains(t, r.final, "no row of the Resume tables fits Task 1")
 	})
 	t.Run("two rows' actions swapped", func(t *testing.T) {
@@ -676,8 +676,8 @@ func TestResumeCatches(t *testing.T) {
 				"| last line `base=`, commits after it | dispatch the implementer again |"},
 			textEdit{"SKILL.md", "| last line `base=`, no commits after it | dispatch the implementer again |",
 				"| last line `base=`, no commits after it | **Build the package** (no report file: tell the reviewer there is none) |"})
-		repo, cut := cutRun(t, walkPlanPath, walkPlan, walkScenario(), 4, "")
-		r := resumeRun(t, repo, cut, walkScenario(), dir)
+		repo, cut := cutRun(t, follower.WalkPlanPath, follower.WalkPlan, follower.WalkScenario(), 4, "")
+		r := resumeRun(t, repo, cut, follower.WalkScenario(), dir)
 		require.Contains(t, r.final, "a row the follower does not know")
 	})
 	t.Run("a block that needs the block it is usually appended to", func(t *testing.T) {
@@ -685,23 +685,23 @@ func TestResumeCatches(t *testing.T) {
 		dir := skillCopy(t, textEdit{"SKILL.md", "L='<workspace>/progress.md'\nprintf 'Task <N>: base=%s\\n'", "printf 'Task <N>: base=%s\\n' "})
 		p, _ := walk(t, dir)
 		require.Empty(t, p, "appended to Start the run or Close, Start task N gets $L from them")
-		repo, cut := cutRun(t, walkPlanPath, walkPlan, walkScenario(), 8, dir)
+		repo, cut := cutRun(t, follower.WalkPlanPath, follower.WalkPlan, follower.WalkScenario(), 8, dir)
 		ws := filepath.Join(repo.Root, ".superpowers", "sdd", "greet")
 		ledger := readFileT(t, filepath.Join(ws, "progress.md"))
 		require.NoError(t, os.WriteFile(filepath.Join(ws, "progress.md"), []byte(ledger[:strings.Index(ledger, "Task 2: base=")]), 0o644))
-		r := resumeRun(t, repo, cut, walkScenario(), dir)
+		r := resumeRun(t, repo, cut, follower.WalkScenario(), dir)
 		require.Contains(t, r.final, "reads $L, which it never sets")
 	})
 	t.Run("Park writes another format", func(t *testing.T) {
 		t.Parallel()
 		dir := skillCopy(t, textEdit{"resume.md", "printf '%s: parked — %s — ruling: %s\\n'", "printf '%s: parked - %s - ruling: %s\\n'"})
-		repo := walkRepo(t, walkPlanPath, walkPlan)
+		repo := walkRepo(t, follower.WalkPlanPath, follower.WalkPlan)
 		r := runDirect(t, repo, stubborn(9, "park: either spelling"), directOptions{skillDir: dir})
 		// The final reviewer does not see the finding parked: it is open
 		// again, and the final review's one fix works on it.
 		require.Contains(t, actions(t, dir, r.calls), "Agent fix 0 (sonnet)")
 		// On the text as it is, the park holds.
-		repo = walkRepo(t, walkPlanPath, walkPlan)
+		repo = walkRepo(t, follower.WalkPlanPath, follower.WalkPlan)
 		r = runDirect(t, repo, stubborn(9, "park: either spelling"), directOptions{})
 		requireFinished(t, r)
 		require.NotContains(t, actions(t, "", r.calls), "Agent fix 0 (sonnet)")

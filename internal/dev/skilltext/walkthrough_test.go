@@ -24,39 +24,6 @@ import (
 // right, or a step that costs more calls than the v6.2.0 text needed makes
 // one of these tests fail.
 
-const walkPlanPath = "docs/plans/greet.md"
-
-const walkPlan = "# Greeting plan\n\n" +
-	"## Global Constraints\n- Plain text files only, each ending with a newline.\n\n" +
-	"## Task 1: Greeting\nCreate greet.txt containing `hello`, and check1.sh that checks it.\n\n" +
-	"## Task 2: Farewell\nCreate bye.txt containing `bye`.\n\n" +
-	"## Task 3: Index\nList greet.txt and bye.txt in index.txt.\n"
-
-// walkScenario is the run of skill/example.md: Task 1 in two commits with
-// a Minor and a spec ⚠️ the controller's check settles, Task 2 with a
-// planted Important defect fixed in round 1, Task 3 clean, a final review
-// with one Minor.
-func walkScenario() follower.Scenario {
-	return follower.Scenario{
-		Plan: walkPlanPath,
-		Tasks: []follower.Task{
-			{N: 1, Title: "Greeting", Test: "sh check1.sh",
-				Commits: []follower.Commit{
-					{Message: "Task 1: greet.txt", Files: []follower.File{{Path: "greet.txt", Content: "hello\n"}}},
-					{Message: "Task 1: check1.sh", Files: []follower.File{{Path: "check1.sh", Content: "grep -qx hello greet.txt\n"}}},
-				},
-				Minors:       []string{"check1.sh repeats the file name"},
-				Unverifiable: "greet.txt reads hello when check1.sh runs: run sh check1.sh"},
-			{N: 2, Title: "Farewell", Test: "test -s bye.txt",
-				Commits: []follower.Commit{{Message: "Task 2: bye.txt", Files: []follower.File{{Path: "bye.txt", Content: "bye\n"}}}},
-				Defect:  &follower.Defect{Path: "bye.txt", Wrong: "goodby\n", Marker: "goodby", Finding: "bye.txt:1 says goodby, the brief says bye"}},
-			{N: 3, Title: "Index", Test: "test -s index.txt",
-				Commits: []follower.Commit{{Message: "Task 3: index.txt", Files: []follower.File{{Path: "index.txt", Content: "greet.txt\nbye.txt\n"}}}}},
-		},
-		FinalMinors: []string{"naming drift between greet and bye"},
-	}
-}
-
 // walkRepo is a repository with the plan committed on main and the run's
 // branch checked out.
 func walkRepo(t *testing.T, planPath, plan string) *testutil.Repo {
@@ -159,10 +126,6 @@ func dirFiles(t *testing.T, dir string) []string {
 	return out
 }
 
-// The v6.2.0 text's cost, measured by following it: a three-task run with
-// one fix round took about 5, 9 and 4 controller calls for its tasks.
-var walkCeilings = []int{5, 9, 4}
-
 // problems collects what a run did wrong, so one check serves the
 // walk-through of skill/ (nothing may be wrong) and of a mutated copy
 // (something must be).
@@ -182,9 +145,9 @@ func (p problems) String() string { return strings.Join(p, "\n") }
 // skill/) and returns what went wrong.
 func walk(t *testing.T, skillDir string) (problems, *directRun) {
 	t.Helper()
-	repo := walkRepo(t, walkPlanPath, walkPlan)
+	repo := walkRepo(t, follower.WalkPlanPath, follower.WalkPlan)
 	mainHead := repo.Git("rev-parse", "main")
-	r := runDirect(t, repo, walkScenario(), directOptions{skillDir: skillDir})
+	r := runDirect(t, repo, follower.WalkScenario(), directOptions{skillDir: skillDir})
 	var p problems
 	if !strings.HasPrefix(r.final, "Done: ") {
 		p.add("the run did not finish: %s", r.final)
@@ -255,8 +218,8 @@ func walk(t *testing.T, skillDir string) (problems, *directRun) {
 	// What it costs, against the v6.2.0 text.
 	_, per, _ := stepCounts(r.calls, 3)
 	for i, n := range per {
-		if n > walkCeilings[i] {
-			p.add("Task %d costs %d controller calls, the v6.2.0 text %d", i+1, n, walkCeilings[i])
+		if n > follower.WalkCeilings[i] {
+			p.add("Task %d costs %d controller calls, the v6.2.0 text %d", i+1, n, follower.WalkCeilings[i])
 		}
 	}
 	return p, r
@@ -267,7 +230,7 @@ func walk(t *testing.T, skillDir string) (problems, *directRun) {
 func walkLedger(repo *testutil.Repo, mainHead string, c []string, ids ...string) string {
 	s := func(sha string) string { return short(repo, sha) }
 	return strings.Join([]string{
-		"# SDD ledger — plan: " + walkPlanPath,
+		"# SDD ledger — plan: " + follower.WalkPlanPath,
 		"Task 1: base=" + mainHead,
 		"Task 1: implementer=" + ids[0],
 		"Task 1: reviewed_head=" + c[1],
@@ -300,7 +263,7 @@ func TestWalkThrough(t *testing.T) {
 	}
 	setup, per, final := stepCounts(r.calls, 3)
 	t.Logf("controller calls: setup %d (then Start the run, which is Task 1's first call), tasks %v, final %d; total %d (ceilings %v)",
-		setup, per, final, len(controllerCalls(r.calls)), walkCeilings)
+		setup, per, final, len(controllerCalls(r.calls)), follower.WalkCeilings)
 }
 
 func readFileT(t *testing.T, p string) string {
@@ -362,32 +325,6 @@ func TestWalkThroughCatches(t *testing.T) {
 	}
 }
 
-// bigTable is a generated file of lines lines of about 40 bytes.
-func bigTable(lines int) string {
-	var b strings.Builder
-	for i := 1; i <= lines; i++ {
-		fmt.Fprintf(&b, "row %05d: the quick brown fox jumps over\n", i)
-	}
-	return b.String()
-}
-
-const bigPlanPath = "docs/plans/table.md"
-
-const bigPlan = "# Table plan\n\n## Global Constraints\n- Generated files are committed.\n\n" +
-	"## Task 1: Table\nGenerate table.txt.\n\n## Task 2: Note\nWrite note.txt.\n"
-
-func bigScenario(lines int) follower.Scenario {
-	return follower.Scenario{
-		Plan: bigPlanPath,
-		Tasks: []follower.Task{
-			{N: 1, Title: "Table", Test: "test -s table.txt",
-				Commits: []follower.Commit{{Message: "Task 1: table.txt", Files: []follower.File{{Path: "table.txt", Content: bigTable(lines)}}}}},
-			{N: 2, Title: "Note", Test: "test -s note.txt",
-				Commits: []follower.Commit{{Message: "Task 2: note.txt", Files: []follower.File{{Path: "note.txt", Content: "generated\n"}}}}},
-		},
-	}
-}
-
 // packageReads are the Read calls of subagents on review packages, by
 // reader: "offset/limit" for each part, "whole" for one Read.
 func packageReads(calls []directCall) map[string][]string {
@@ -410,8 +347,8 @@ func packageReads(calls []directCall) map[string][]string {
 // role file says, and never whole (the host refuses that).
 func TestWalkThroughLargePackage(t *testing.T) {
 	t.Parallel()
-	repo := walkRepo(t, bigPlanPath, bigPlan)
-	r := runDirect(t, repo, bigScenario(7500), directOptions{})
+	repo := walkRepo(t, follower.BigPlanPath, follower.BigPlan)
+	r := runDirect(t, repo, follower.BigScenario(7500), directOptions{})
 	requireFinished(t, r)
 	parts := []string{"1/2000", "2001/2000", "4001/2000", "6001/2000"}
 	require.Equal(t, map[string][]string{
@@ -426,7 +363,7 @@ func TestWalkThroughLargePackage(t *testing.T) {
 			reads = append(reads, c.Input)
 		}
 	}
-	require.Equal(t, []string{filepath.Join(repo.Root, bigPlanPath)}, reads)
+	require.Equal(t, []string{filepath.Join(repo.Root, follower.BigPlanPath)}, reads)
 }
 
 // TestWalkThroughPackageOver2000Lines: a package under 256 KB with more
@@ -435,16 +372,16 @@ func TestWalkThroughLargePackage(t *testing.T) {
 // rest; read in parts of 2000 lines, it sees every line.
 func TestWalkThroughPackageOver2000Lines(t *testing.T) {
 	t.Parallel()
-	repo := walkRepo(t, bigPlanPath, bigPlan)
-	r := runDirect(t, repo, bigScenario(4000), directOptions{})
+	repo := walkRepo(t, follower.BigPlanPath, follower.BigPlan)
+	r := runDirect(t, repo, follower.BigScenario(4000), directOptions{})
 	requireFinished(t, r)
 	require.Equal(t, []string{"1/2000", "2001/2000", "4001/2000"}, packageReads(r.calls)["agent-2"])
 }
 
-// writingPlan is walkPlan in superpowers' own plan format (its
+// writingPlan is follower.WalkPlan in superpowers' own plan format (its
 // writing-plans skill): the tasks are `### Task N:` headings after
 // `## Global Constraints` and a rule.
-var writingPlan = strings.NewReplacer("newline.\n\n", "newline.\n\n---\n\n", "## Task", "### Task").Replace(walkPlan)
+var writingPlan = strings.NewReplacer("newline.\n\n", "newline.\n\n---\n\n", "## Task", "### Task").Replace(follower.WalkPlan)
 
 // TestWalkThroughWritingPlansFormat: Start the run copies the Global
 // Constraints section up to the next heading of its level or higher, or
@@ -453,8 +390,8 @@ var writingPlan = strings.NewReplacer("newline.\n\n", "newline.\n\n---\n\n", "##
 // would hold the whole plan (the implementer stub says so).
 func TestWalkThroughWritingPlansFormat(t *testing.T) {
 	t.Parallel()
-	repo := walkRepo(t, walkPlanPath, writingPlan)
-	r := runDirect(t, repo, walkScenario(), directOptions{})
+	repo := walkRepo(t, follower.WalkPlanPath, writingPlan)
+	r := runDirect(t, repo, follower.WalkScenario(), directOptions{})
 	requireFinished(t, r)
 	require.Equal(t, "## Global Constraints\n- Plain text files only, each ending with a newline.\n\n---\n\n",
 		readFileT(t, filepath.Join(r.keep, "greet", "constraints.md")))

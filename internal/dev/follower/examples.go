@@ -1,0 +1,79 @@
+package follower
+
+import (
+	"fmt"
+	"strings"
+)
+
+// The example runs the tests share: the walk-through of skill/example.md
+// (three tasks, a fix round, a final review with a Minor) and a plan whose
+// first task's package is large. The direct executor (internal/dev/
+// skilltext) and the real host (internal/dev/host) run the same ones.
+
+// WalkPlanPath is where the walk-through's plan is committed.
+const WalkPlanPath = "docs/plans/greet.md"
+
+// WalkPlan is the walk-through's plan: three small tasks.
+const WalkPlan = "# Greeting plan\n\n" +
+	"## Global Constraints\n- Plain text files only, each ending with a newline.\n\n" +
+	"## Task 1: Greeting\nCreate greet.txt containing `hello`, and check1.sh that checks it.\n\n" +
+	"## Task 2: Farewell\nCreate bye.txt containing `bye`.\n\n" +
+	"## Task 3: Index\nList greet.txt and bye.txt in index.txt.\n"
+
+// WalkScenario is the run of skill/example.md: Task 1 in two commits with
+// a Minor and a spec ⚠️ the controller's check settles, Task 2 with a
+// planted Important defect fixed in round 1, Task 3 clean, a final review
+// with one Minor.
+func WalkScenario() Scenario {
+	return Scenario{
+		Plan: WalkPlanPath,
+		Tasks: []Task{
+			{N: 1, Title: "Greeting", Test: "sh check1.sh",
+				Commits: []Commit{
+					{Message: "Task 1: greet.txt", Files: []File{{Path: "greet.txt", Content: "hello\n"}}},
+					{Message: "Task 1: check1.sh", Files: []File{{Path: "check1.sh", Content: "grep -qx hello greet.txt\n"}}},
+				},
+				Minors:       []string{"check1.sh repeats the file name"},
+				Unverifiable: "greet.txt reads hello when check1.sh runs: run sh check1.sh"},
+			{N: 2, Title: "Farewell", Test: "test -s bye.txt",
+				Commits: []Commit{{Message: "Task 2: bye.txt", Files: []File{{Path: "bye.txt", Content: "bye\n"}}}},
+				Defect:  &Defect{Path: "bye.txt", Wrong: "goodby\n", Marker: "goodby", Finding: "bye.txt:1 says goodby, the brief says bye"}},
+			{N: 3, Title: "Index", Test: "test -s index.txt",
+				Commits: []Commit{{Message: "Task 3: index.txt", Files: []File{{Path: "index.txt", Content: "greet.txt\nbye.txt\n"}}}}},
+		},
+		FinalMinors: []string{"naming drift between greet and bye"},
+	}
+}
+
+// bigTable is a generated file of lines lines of about 40 bytes.
+func bigTable(lines int) string {
+	var b strings.Builder
+	for i := 1; i <= lines; i++ {
+		fmt.Fprintf(&b, "row %05d: the quick brown fox jumps over\n", i)
+	}
+	return b.String()
+}
+
+// BigPlanPath and BigPlan are a plan whose Task 1 generates a large file.
+const BigPlanPath = "docs/plans/table.md"
+
+const BigPlan = "# Table plan\n\n## Global Constraints\n- Generated files are committed.\n\n" +
+	"## Task 1: Table\nGenerate table.txt.\n\n## Task 2: Note\nWrite note.txt.\n"
+
+// BigScenario runs BigPlan with a table of lines lines (about 40 bytes
+// each): 7500 make a package over the Read tool's 256 KB.
+func BigScenario(lines int) Scenario {
+	return Scenario{
+		Plan: BigPlanPath,
+		Tasks: []Task{
+			{N: 1, Title: "Table", Test: "test -s table.txt",
+				Commits: []Commit{{Message: "Task 1: table.txt", Files: []File{{Path: "table.txt", Content: bigTable(lines)}}}}},
+			{N: 2, Title: "Note", Test: "test -s note.txt",
+				Commits: []Commit{{Message: "Task 2: note.txt", Files: []File{{Path: "note.txt", Content: "generated\n"}}}}},
+		},
+	}
+}
+
+// The v6.2.0 text's cost, measured by following it: a three-task run with
+// one fix round took about 5, 9 and 4 controller calls for its tasks.
+var WalkCeilings = []int{5, 9, 4}

@@ -1,0 +1,231 @@
+package host
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/sdd-go/sdd-go/internal/dev/follower"
+	"github.com/sdd-go/sdd-go/internal/dev/gitenv"
+	"github.com/sdd-go/sdd-go/internal/dev/testutil"
+)
+
+// newRepo makes a git repository under a path with a space and non-ASCII
+// letters, with plan committed at planPath on main and a feature branch
+// checked out, as the run's branch.
+func newRepo(t *testing.T, planPath, plan string) string {
+	t.Helper()
+	root := filepath.Join(testutil.RealTempDir(t), "my repo é", "shop")
+	require.NoError(t, os.MkdirAll(filepath.Dir(filepath.Join(root, planPath)), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(root, planPath), []byte(plan), 0o644))
+	for _, args := range [][]string{
+		{"init", "-q", "-b", "main"},
+		{"add", "-A"},
+		{"commit", "-q", "-m", "plan"},
+		{"checkout", "-q", "-b", "feature/run"},
+	} {
+		git(t, root, args...)
+	}
+	return root
+}
+
+func git(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	r := testutil.RunIn(dir, gitenv.Hermetic(filepath.Join(dir, "..", "git-home")), "git", args...)
+	require.Equal(t, 0, r.Code, "git %v: %s", args, r.Stderr)
+	return strings.TrimSpace(r.Stdout)
+}
+
+func readFile(t *testing.T, p string) string {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	require.NoError(t, err)
+	return string(b)
+}
+
+const runPrompt = "Carry out the plan " + follower.WalkPlanPath + " with the " + follower.DefaultSkill + " skill."
+
+// requireDone fails unless the follower's last words end a run.
+func requireDone(t *testing.T, s *Session) {
+	t.Helper()
+	require.NotNil(t, s.Final, "the session has no result")
+	require.True(t, strings.HasPrefix(s.Final.Result, "Done: "), "the controller's last words: %s\ntranscript:\n%s", s.Final.Result, s.Transcript())
+}
+
+// controllerUses are the main session's tool calls.
+func controllerUses(s *Session) []ToolUse {
+	var out []ToolUse
+	for _, u := range s.Uses {
+		if u.Agent == "" {
+			out = append(out, u)
+		}
+	}
+	return out
+}
+
+// names are the calls' tool names.
+func names(uses []ToolUse) []string {
+	var out []string
+	for _, u := range uses {
+		out = append(out, u.Name)
+	}
+	return out
+}
+
+// perTask splits the controller's calls at the calls that write each
+// task's `Task <N>: base=` line and the final `Final: base=` line: the
+// calls of setup, of each task, and of the final review.
+func perTask(uses []ToolUse, tasks int) (setup int, each []int, final int) {
+	start := func(marker string) int {
+		for i, u := range uses {
+			if u.Name == "Bash" && strings.Contains(u.Command(), marker) {
+				return i
+			}
+		}
+		return -1
+	}
+	var starts []int
+	for n := 1; n <= tasks; n++ {
+		starts = append(starts, start(fmt.Sprintf("printf 'Task %d: base=", n)))
+	}
+	starts = append(starts, start("printf 'Final: base="), len(uses))
+	for n := 0; n < tasks; n++ {
+		each = append(each, starts[n+1]-starts[n])
+	}
+	return starts[0], each, starts[tasks+1] - starts[tasks]
+}
+
+// TestFollowWalkThrough: the follower carries out skill/example.md's run
+// in the real CLI, from the installed plugin: three tasks, a fix round
+// sent to the implementer with SendMessage, the final review, the
+// workspace deleted; each task costs no more controller calls than the
+// v6.2.0 text did.
+func TestFollowWalkThrough(t *testing.T) {
+	repo := newRepo(t, follower.WalkPlanPath, follower.WalkPlan)
+	h := New(t, repo)
+	s := h.Run(runPrompt, Follow(follower.WalkScenario()))
+	requireDone(t, s)
+
+	uses := controllerUses(s)
+	assert.Equal(t, []string{"Skill", "Bash", "Read", "Bash", "Agent", "Bash", "Agent",
+		"Bash", "Agent", "Bash", "Agent", "ToolSearch", "SendMessage", "Bash", "Agent",
+		"Bash", "Agent", "Bash", "Agent",
+		"Bash", "Agent", "Bash"}, names(uses))
+	setup, each, final := perTask(uses, 3)
+	t.Logf("controller calls in the real CLI: setup %d, tasks %v, final %d (v6.2.0: tasks %v); %d requests, %v",
+		setup, each, final, follower.WalkCeilings, len(h.Server.Requests()), s.Elapsed)
+	for i, n := range each {
+		assert.LessOrEqual(t, n, follower.WalkCeilings[i], "Task %d's controller calls", i+1)
+	}
+
+	// Every dispatch named its model, and the subagents ran on it.
+	var models []string
+	for _, u := range uses {
+		if u.Name == "Agent" {
+			var d Dispatch
+			require.NoError(t, json.Unmarshal(u.Input, &d))
+			models = append(models, d.Model)
+		}
+	}
+	assert.Equal(t, []string{"sonnet", "opus", "sonnet", "opus", "sonnet", "sonnet", "opus", "opus"}, models)
+
+	// What the run left: five commits (the fix among them), the plan's
+	// workspace deleted, the commands found in the plugin's bin/ (the
+	// sessions' PATH holds no other copy).
+	assert.Len(t, strings.Fields(git(t, repo, "log", "--format=%H", "main..HEAD")), 5)
+	assert.Equal(t, "bye\n", readFile(t, filepath.Join(repo, "bye.txt")))
+	assert.NoDirExists(t, filepath.Join(repo, ".superpowers", "sdd", "greet"))
+	assert.DirExists(t, filepath.Join(repo, ".superpowers", "sdd"))
+	assert.FileExists(t, filepath.Join(h.Plugin, "bin", "sdd-workspace"))
+}
+
+// TestFollowLargePackage: a task whose package is over the Read tool's
+// 256 KB; its reviewer and the final reviewer read it in parts of 2000
+// lines, and no Read comes back refused.
+func TestFollowLargePackage(t *testing.T) {
+	repo := newRepo(t, follower.BigPlanPath, follower.BigPlan)
+	h := New(t, repo)
+	sc := follower.BigScenario(7500)
+	s := h.Run("Carry out the plan "+follower.BigPlanPath+" with the "+follower.DefaultSkill+" skill.", Follow(sc))
+	requireDone(t, s)
+	var parts []string
+	for _, u := range s.Uses {
+		if u.Agent == "" || u.Name != "Read" {
+			continue
+		}
+		var in struct {
+			Path   string `json:"file_path"`
+			Offset int    `json:"offset"`
+			Limit  int    `json:"limit"`
+		}
+		require.NoError(t, json.Unmarshal(u.Input, &in))
+		if strings.HasSuffix(in.Path, ".diff") {
+			require.NotZero(t, in.Limit, "a package read whole: %s", in.Path)
+			parts = append(parts, fmt.Sprintf("%d/%d", in.Offset, in.Limit))
+		}
+	}
+	// Task 1's package (4 parts), Task 2's (1), the final one (4).
+	assert.Equal(t, []string{"1/2000", "2001/2000", "4001/2000", "6001/2000", "1/2000",
+		"1/2000", "2001/2000", "4001/2000", "6001/2000"}, parts)
+}
+
+// TestFollowResume: a run cut at a step, and a new `claude -p` session in
+// the same HOME and repository, which finds the ledger with Look, takes
+// the Resume table's row and finishes the run.
+func TestFollowResume(t *testing.T) {
+	sc := follower.WalkScenario()
+	for _, c := range []struct {
+		name  string
+		calls int    // the cut session's controller calls
+		next  string // the resumed session's first call after Look
+	}{
+		{"after Task 1's implementer: build its package", 5, "printf 'Task 1: implementer=%s"},
+		{"after Task 2's fix: re-review it", 13, "printf 'Task 2: reviewed_head=%s"},
+		{"after the final review: finish", 21, "rm -rf "},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			repo := newRepo(t, follower.WalkPlanPath, follower.WalkPlan)
+			h := New(t, repo)
+			cut := h.Run(runPrompt, FollowUntil(sc, c.calls))
+			require.NotNil(t, cut.Final)
+			require.Equal(t, CutText, cut.Final.Result)
+			require.Len(t, controllerUses(cut), c.calls)
+			s := h.Run("Resume the plan "+follower.WalkPlanPath+" with the "+follower.DefaultSkill+" skill.", Follow(sc))
+			requireDone(t, s)
+			var after []string
+			for _, u := range controllerUses(s)[2:] {
+				if u.Name == "Bash" {
+					after = append(after, u.Command())
+				}
+			}
+			require.NotEmpty(t, after)
+			assert.Contains(t, after[0], c.next)
+			assert.Len(t, strings.Fields(git(t, repo, "log", "--format=%H", "main..HEAD")), 5)
+			assert.NoDirExists(t, filepath.Join(repo, ".superpowers", "sdd", "greet"))
+		})
+	}
+}
+
+// TestFollowForeignLedger: the plan's workspace holds a one-line ledger
+// of another plan (written there by hand, or by another tool); the
+// controller stops and asks, and leaves it as it was.
+func TestFollowForeignLedger(t *testing.T) {
+	repo := newRepo(t, follower.WalkPlanPath, follower.WalkPlan)
+	h := New(t, repo)
+	r := testutil.RunIn(repo, gitenv.Hermetic(h.Home), filepath.Join(h.Plugin, "bin", "sdd-workspace"), follower.WalkPlanPath)
+	require.Equal(t, 0, r.Code, r.Stderr)
+	ws := strings.TrimSpace(r.Stdout)
+	const other = "# SDD ledger — plan: docs/plans/other.md\n"
+	require.NoError(t, os.WriteFile(filepath.Join(ws, "progress.md"), []byte(other), 0o644))
+	s := h.Run(runPrompt, Follow(follower.WalkScenario()))
+	require.NotNil(t, s.Final)
+	assert.Contains(t, s.Final.Result, "it is another run's only record")
+	assert.Equal(t, other, readFile(t, filepath.Join(ws, "progress.md")))
+	assert.Empty(t, git(t, repo, "log", "--format=%H", "main..HEAD"), "no task started")
+}
