@@ -270,7 +270,9 @@ func (a *directActor) read(path string, offset, limit int) follower.Result {
 		return follower.Result{Text: fmt.Sprintf("<system-reminder>Warning: the file exists but is shorter than the provided offset (%d). The file has %d lines.</system-reminder>", offset, len(lines))}
 	}
 	to := min(from+limit, len(lines))
-	tokens := func(to int) int { return (len(strings.Join(lines[from:to], "\n")) + bytesPerTokens - 1) / bytesPerTokens }
+	tokens := func(to int) int {
+		return (len(strings.Join(lines[from:to], "\n")) + bytesPerTokens - 1) / bytesPerTokens
+	}
 	note := ""
 	if n := tokens(to); n > readMaxTokens {
 		if !whole {
