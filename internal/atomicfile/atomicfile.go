@@ -20,10 +20,10 @@
 //     a regular file behind it (a deleted one too) is written in place;
 //   - a writable file in a directory where no temporary file can be made is
 //     written in place, opened only once the first byte is ready;
-//   - where the directory lets a temporary file be made but not replace the
-//     target (EPERM or EACCES from the link or the rename: another user's
-//     file in a sticky directory), the finished contents are copied into
-//     the target in place.
+//   - on Unix, where the directory lets a temporary file be made but not
+//     replace the target (EPERM or EACCES from the link or the rename:
+//     another user's file in a sticky directory), the finished contents are
+//     copied into the target in place.
 //
 // A replace is not `>` in what the file keeps. The new file gets the old
 // one's permission bits, but it is a new file: it belongs to whoever
@@ -148,7 +148,7 @@ func (t *temp) discard() {
 // target in place, as the shell's `>` would write them.
 func (t *temp) publish(target string) error {
 	err := t.rename(target)
-	if errors.Is(err, fs.ErrPermission) {
+	if renameForbidden(err) {
 		err = t.copyTo(target)
 	}
 	t.discard()

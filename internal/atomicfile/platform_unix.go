@@ -3,6 +3,7 @@
 package atomicfile
 
 import (
+	"errors"
 	"io/fs"
 	"os"
 	"syscall"
@@ -19,3 +20,8 @@ func checkWritable(target string, _ fs.FileInfo) error {
 
 // replace renames temp over target; on Unix a rename replaces atomically.
 func replace(temp, target string) error { return os.Rename(temp, target) }
+
+// renameForbidden reports a rename (or link) the directory refuses, as a
+// sticky directory refuses another user's file: the target is then written
+// in place, as `>` would.
+func renameForbidden(err error) bool { return errors.Is(err, fs.ErrPermission) }
