@@ -377,8 +377,8 @@ func orNone(s string) string {
 }
 
 // fix dispatches fix round r: rounds 1-3 to the same implementer by
-// SendMessage (a fresh one when its id is unknown), 4-5 to a fresh one on
-// a stronger model.
+// SendMessage (a fresh one when its id is unknown or the host refuses it:
+// an earlier session's), 4-5 to a fresh one on a stronger model.
 func (c *controller) fix(tr *taskRun, r int) string {
 	prompt := c.fixPrompt(tr, r)
 	var ar AgentResult
@@ -390,7 +390,11 @@ func (c *controller) fix(tr *taskRun, r int) string {
 			}
 			c.loaded = true
 		}
-		ar = c.t.SendMessage(tr.id, prompt)
+		if ar = c.t.SendMessage(tr.id, prompt); ar.Refused {
+			// An implementer of an earlier session: the text's "where
+			// that is impossible, a fresh implementer".
+			ar = c.dispatch(fmt.Sprintf("%s: fix round %d", tr.v["<who>"], r), prompt, ModelImplementer)
+		}
 	case r <= 3:
 		ar = c.dispatch(fmt.Sprintf("%s: fix round %d", tr.v["<who>"], r), prompt, ModelImplementer)
 	default:

@@ -59,8 +59,9 @@ type AgentCall struct {
 
 // AgentResult is a subagent's id and final reply.
 type AgentResult struct {
-	ID    string
-	Reply string
+	ID      string
+	Reply   string
+	Refused bool // a SendMessage the host refused: no such agent (one of an earlier session's)
 }
 
 // Script is a scripted agent: it works through t and returns its final

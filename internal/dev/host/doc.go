@@ -14,42 +14,34 @@
 // A Script is a scripted agent in straight-line Go, run again from the
 // start on every request of its conversation: calls already in the
 // transcript return what came back for them, and the first call that is
-// not becomes the answer (see Turns). A controller that follows the text:
+// not becomes the answer (see Turns).
 //
-//	controller := func(a *host.Turns) {
-//		sk := a.Skill(host.SkillName) // the text as the host hands it over
-//		v := host.Values{"plan file": "docs/plan.md", "N": "1"}
-//		v["workspace"] = strings.TrimSpace(a.Step(sk, host.StepWorkspace, v))
-//		v["base sha"] = strings.TrimSpace(a.Step(sk, host.StepBase, v))
-//		a.Step(sk, host.StepBrief, v)
-//		ag := a.Agent(host.Dispatch{Description: "Task 1", Prompt: p, Model: "sonnet"}, implementer)
-//		n := a.Wait(ag) // ends the turn until the host sends the task notification
-//		if n.Result != "DONE" {
-//			a.Failf("implementer: %s", n.Result)
-//		}
-//		...
-//	}
-//
-// The skill text is read as the controller gets it, from the Skill tool's
-// result, never from the repository: Steps maps each step to the heading
-// its command block stands under, Fill writes the placeholders' literal
-// values in, and Turns.Step runs the block through the Bash tool exactly
-// as filled.
+// Follow(sc) is the script that matters: the follower (internal/dev/
+// follower), the literal reader of the skill text, with the host's tools
+// under it. It loads the skill with the Skill tool, takes every command
+// block from the text the tool handed over, fills in only the
+// placeholders and runs each block through the Bash tool as written; its
+// dispatches are the host's Agent-tool subagents, played by the
+// follower's implementer and reviewer scripts, which read, write and
+// commit through the host's tools too; a fix round continues the
+// implementer with SendMessage. FollowUntil(sc, n) stops it after n
+// controller calls, to resume in a new session. The direct executor of
+// internal/dev/skilltext runs the same follower without a host; this
+// package is where it is held to what the host really does.
 //
 // Host is a machine for sessions: an isolated HOME with the plugin
-// installed (InstallPlugin) and a git identity, an isolated TMPDIR, a
-// PATH of system directories only, and the repository. Host.Run runs
-// `claude -p` there with stream-json output and fails the test on an
-// error result, a failed script, or a controller Bash command that cds or
-// uses a variable from an earlier call (CheckCommand). A later Run on the
-// same host is a new session in the same HOME and repository, which is
-// how a resume is tested. Host.PluginCost reads the token cost `claude
-// plugin details` estimates for the installed plugin.
+// installed by the project's own installer (scripts/install-skill), a git
+// identity, an isolated TMPDIR, a PATH of system directories only, and the
+// repository. Host.Run runs `claude -p` there with stream-json output and
+// fails the test on an error result, a failed script, or a controller Bash
+// command that cds or uses a variable from an earlier call (CheckBash). A
+// later Run on the same host is a new session in the same HOME and
+// repository, which is how a resume is tested. Host.PluginCost reads the
+// token cost `claude plugin details` estimates for the installed plugin.
 //
 // Without the CLI ($SDD_CLAUDE_CODE unset) the session tests skip, and
-// the rest (the server against a hand-played host, the shell check, the
-// markdown reading) runs with Go and git alone. make test-host installs
-// the CLI and runs everything, in a network namespace with only loopback
-// up where it can. docs/host.md says how to run it and how to bump the
-// CLI's version.
+// the rest (the server against a hand-played host, the shell check) runs
+// with Go and git alone. make test-host installs the CLI and runs
+// everything, in a network namespace with only loopback up where it can.
+// docs/host.md says how to run it and how to bump the CLI's version.
 package host

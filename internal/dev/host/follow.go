@@ -1,6 +1,7 @@
 package host
 
 import (
+	"encoding/json"
 	"strings"
 
 	"github.com/sdd-go/sdd-go/internal/dev/follower"
@@ -159,11 +160,22 @@ func (t *tools) ToolSearch(query string) follower.Result {
 // its next notification.
 func (t *tools) SendMessage(to, message string) follower.AgentResult {
 	t.call()
+	first, _, _ := strings.Cut(message, "\n")
 	ag, ok := t.agents[to]
 	if !ok {
-		t.a.Failf("SendMessage to %s, which this session did not dispatch", to)
+		// An id from an earlier session (a resume): the host is asked all
+		// the same, and refuses, not with an error but with a result
+		// that says so: {"success":false,"message":"Agent … could not be
+		// resumed: No transcript found for agent ID: …"}.
+		r := t.a.Call("SendMessage", map[string]any{"to": to, "summary": clip(first, 80), "message": message})
+		var answer struct {
+			Success bool `json:"success"`
+		}
+		if !r.IsError && (json.Unmarshal([]byte(r.Text), &answer) != nil || answer.Success) {
+			t.a.Failf("SendMessage to %s, which this session did not dispatch, was taken: %q", to, clip(r.Text, 300))
+		}
+		return follower.AgentResult{ID: to, Refused: true}
 	}
-	first, _, _ := strings.Cut(message, "\n")
 	t.a.SendMessage(to, clip(first, 80), message)
 	return follower.AgentResult{ID: to, Reply: t.wait(ag)}
 }

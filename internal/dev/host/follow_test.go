@@ -175,41 +175,79 @@ func TestFollowLargePackage(t *testing.T) {
 		"1/2000", "2001/2000", "4001/2000", "6001/2000"}, parts)
 }
 
-// TestFollowResume: a run cut at a step, and a new `claude -p` session in
-// the same HOME and repository, which finds the ledger with Look, takes
-// the Resume table's row and finishes the run.
+// TestFollowResume: for each state of follower.Resumes (one or more for
+// each row of the text's Resume tables), a run cut there, its files
+// changed as the state says, and a new `claude -p` session in the same
+// HOME and repository, which finds the ledger with Look and takes the
+// row's steps: the same list the direct executor resumes from, here with
+// no subagent of the earlier session to continue (SendMessage is refused,
+// and a fresh implementer takes the fix).
 func TestFollowResume(t *testing.T) {
-	sc := follower.WalkScenario()
-	for _, c := range []struct {
-		name  string
-		calls int    // the cut session's controller calls
-		next  string // the resumed session's first call after Look
-	}{
-		{"after Task 1's implementer: build its package", 5, "printf 'Task 1: implementer=%s"},
-		{"after Task 2's fix: re-review it", 13, "printf 'Task 2: reviewed_head=%s"},
-		{"after the final review: finish", 21, "rm -rf "},
-	} {
-		t.Run(c.name, func(t *testing.T) {
+	for _, c := range follower.Resumes() {
+		t.Run(c.Row, func(t *testing.T) {
+			t.Parallel()
 			repo := newRepo(t, follower.WalkPlanPath, follower.WalkPlan)
 			h := New(t, repo)
-			cut := h.Run(runPrompt, FollowUntil(sc, c.calls))
+			steps, err := follower.NewSteps(filepath.Join(h.Plugin, "skills", "subagent-driven-development"))
+			require.NoError(t, err)
+			cut := h.Run(runPrompt, FollowUntil(c.Scenario(), c.Cut))
 			require.NotNil(t, cut.Final)
 			require.Equal(t, CutText, cut.Final.Result)
-			require.Len(t, controllerUses(cut), c.calls)
-			s := h.Run("Resume the plan "+follower.WalkPlanPath+" with the "+follower.DefaultSkill+" skill.", Follow(sc))
-			requireDone(t, s)
-			var after []string
-			for _, u := range controllerUses(s)[2:] {
-				if u.Name == "Bash" {
-					after = append(after, u.Command())
-				}
+			got := steps.Names(controllerCalls(cut))
+			require.Len(t, got, c.Cut)
+			require.Equal(t, c.After, got[c.Cut-1], "the cut's last step")
+			ws := filepath.Join(repo, ".superpowers", "sdd", "greet")
+			if c.Edit != nil {
+				require.NoError(t, c.Edit(repo, ws))
 			}
-			require.NotEmpty(t, after)
-			assert.Contains(t, after[0], c.next)
-			assert.Len(t, strings.Fields(git(t, repo, "log", "--format=%H", "main..HEAD")), 5)
-			assert.NoDirExists(t, filepath.Join(repo, ".superpowers", "sdd", "greet"))
+			s := h.Run("Resume the plan "+follower.WalkPlanPath+" with the "+follower.DefaultSkill+" skill.", Follow(c.Scenario()))
+			got = steps.Names(controllerCalls(s))
+			require.GreaterOrEqual(t, len(got), 2)
+			require.Equal(t, []string{"Skill " + follower.DefaultSkill, "Bash Look"}, got[:2])
+			next := got[2:min(len(got), 2+len(c.Next))]
+			require.Equal(t, c.Next, next, "the steps after Look; all of them:\n%s", strings.Join(got, "\n"))
+			if c.Stop != "" {
+				require.NotNil(t, s.Final)
+				assert.Contains(t, s.Final.Result, c.Stop)
+				return
+			}
+			requireDone(t, s)
+			assert.NoDirExists(t, ws)
 		})
 	}
+}
+
+// controllerCalls are the main session's calls as the follower names them,
+// its last words (a result that is no cut) the last.
+func controllerCalls(s *Session) []follower.Call {
+	var out []follower.Call
+	for _, u := range controllerUses(s) {
+		var in struct {
+			Command, Prompt, Model, Skill, Query, To, Message string
+			Path                                              string `json:"file_path"`
+		}
+		json.Unmarshal(u.Input, &in)
+		c := follower.Call{Tool: u.Name}
+		switch u.Name {
+		case "Bash":
+			c.Input = in.Command
+		case "Read":
+			c.Input = in.Path
+		case "Skill":
+			c.Input = in.Skill
+		case "Agent":
+			c.Input, c.Model = in.Prompt, in.Model
+		case "ToolSearch":
+			c.Input = in.Query
+		case "SendMessage":
+			c.Input = in.To + "\n" + in.Message
+		}
+		out = append(out, c)
+	}
+	if s.Final != nil && s.Final.Result != CutText {
+		out = append(out, follower.Call{Tool: "Say", Input: s.Final.Result})
+	}
+	return out
 }
 
 // TestFollowForeignLedger: the plan's workspace holds a one-line ledger

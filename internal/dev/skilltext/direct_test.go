@@ -57,7 +57,7 @@ type directHost struct {
 	sc       follower.Scenario
 	calls    []directCall
 	ids      int
-	agents   map[string]string // agent id → role of its first dispatch
+	agents   map[string]string // agent id → role and task of its first dispatch ("implementer 2")
 	keep     string            // where the rm wrapper keeps what it deletes
 	maxCalls int               // controller calls before the run is cut; 0: no cut
 	ctlCalls int
@@ -358,7 +358,7 @@ func (a *directActor) Agent(call follower.AgentCall) follower.AgentResult {
 	reply := "(nothing answers this prompt)"
 	if ok {
 		d, _ := follower.ParseDispatch(call.Prompt)
-		a.h.agents[id] = string(d.Role)
+		a.h.agents[id] = fmt.Sprintf("%s %d", d.Role, d.N)
 		reply = script(a.h.actor(id))
 	}
 	a.h.calls[i].Output = reply
@@ -386,9 +386,10 @@ func (a *directActor) SendMessage(to, message string) follower.AgentResult {
 	case !a.loaded:
 		reply = "Error: No such tool available: SendMessage"
 		a.h.calls[i].IsError = true
-	case a.h.agents[to] != string(follower.RoleImplementer):
-		reply = "Error: no implementer has the id " + to
+	case a.h.agents[to] != fmt.Sprintf("%s %d", follower.RoleImplementer, dispatchTask(message)):
+		a.h.calls[i].Output = "Error: no implementer of this task has the id " + to
 		a.h.calls[i].IsError = true
+		return follower.AgentResult{ID: to, Refused: true}
 	default:
 		if script, ok := a.h.sc.Subagent(message); ok {
 			reply = script(a.h.actor(to))
@@ -662,4 +663,10 @@ func TestDirectTools(t *testing.T) {
 
 	reply := a.SendMessage("agent-1", "Fix round 1 of 5 for Task 1. Read /s/implementer-prompt.md, section \"Fix round\", and follow it.\n")
 	assert.Equal(t, "Error: No such tool available: SendMessage", reply.Reply)
+}
+
+// dispatchTask is the task a dispatch names.
+func dispatchTask(prompt string) int {
+	d, _ := follower.ParseDispatch(prompt)
+	return d.N
 }

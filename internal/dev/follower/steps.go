@@ -1,0 +1,117 @@
+package follower
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+)
+
+// A run's controller calls as steps of the text: each Bash call named by
+// the blocks it is made of ("Bash Close+Start task N"), each dispatch by
+// its role, task and model, so that a test says which step came next in
+// the text's own names, whatever the blocks' wording, and the direct
+// executor and the real host are held to the same list.
+
+// Call is one controller call, as either executor saw it.
+type Call struct {
+	Tool  string // Bash, Read, Skill, Agent, ToolSearch, SendMessage, Say
+	Input string // the command, path, skill, prompt, query, text; SendMessage: "<to>\n<message>"
+	Model string // an Agent call's model
+}
+
+// Steps names calls by the shell blocks of the skill in skillDir.
+type Steps struct {
+	names []string
+	res   []*regexp.Regexp
+}
+
+// NewSteps reads the blocks of skillDir's SKILL.md and resume.md.
+func NewSteps(skillDir string) (*Steps, error) {
+	s := &Steps{}
+	for _, file := range []string{"SKILL.md", "resume.md"} {
+		b, err := os.ReadFile(filepath.Join(skillDir, file))
+		if err != nil {
+			return nil, err
+		}
+		text, err := ParseText(string(b))
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", file, err)
+		}
+		for _, name := range text.Names() {
+			blk := text.Blocks[name]
+			if blk.Lang != "sh" {
+				continue
+			}
+			// The block with its placeholders as wildcards.
+			var re strings.Builder
+			re.WriteString(`^`)
+			last := 0
+			for _, ix := range PlaceholderRe.FindAllStringIndex(blk.Body, -1) {
+				re.WriteString(regexp.QuoteMeta(blk.Body[last:ix[0]]))
+				re.WriteString(`[^\n]*?`)
+				last = ix[1]
+			}
+			re.WriteString(regexp.QuoteMeta(blk.Body[last:]))
+			s.names = append(s.names, name)
+			s.res = append(s.res, regexp.MustCompile(re.String()))
+		}
+	}
+	return s, nil
+}
+
+// blocks splits a command into the blocks it is made of, "?" for a part
+// that is no block.
+func (s *Steps) blocks(command string) string {
+	var names []string
+	rest := command
+	for rest != "" {
+		found := false
+		for i, re := range s.res {
+			if loc := re.FindStringIndex(rest); loc != nil && loc[1] > 0 {
+				names = append(names, s.names[i])
+				rest = rest[loc[1]:]
+				found = true
+				break
+			}
+		}
+		if !found {
+			first, _, _ := strings.Cut(rest, "\n")
+			names = append(names, "? "+first)
+			break
+		}
+	}
+	return strings.Join(names, "+")
+}
+
+var reviewNameRe = regexp.MustCompile(`review-[0-9a-f]+\.\.[0-9a-f]+`)
+
+// Name is the step c is.
+func (s *Steps) Name(c Call) string {
+	switch c.Tool {
+	case "Bash":
+		return "Bash " + s.blocks(c.Input)
+	case "Agent":
+		d, _ := ParseDispatch(c.Input)
+		return fmt.Sprintf("Agent %s %d (%s)", d.Role, d.N, c.Model)
+	case "SendMessage":
+		_, msg, _ := strings.Cut(c.Input, "\n")
+		d, _ := ParseDispatch(msg)
+		return fmt.Sprintf("SendMessage %s %d round %d", d.Role, d.N, d.R)
+	case "Read":
+		return "Read " + reviewNameRe.ReplaceAllString(filepath.Base(c.Input), "review-…")
+	case "Say":
+		return "Say"
+	}
+	return c.Tool + " " + c.Input
+}
+
+// Names are the steps calls are.
+func (s *Steps) Names(calls []Call) []string {
+	out := make([]string, 0, len(calls))
+	for _, c := range calls {
+		out = append(out, s.Name(c))
+	}
+	return out
+}
