@@ -40,12 +40,14 @@ func Binary(t testing.TB) string {
 
 // Env is the whole environment of a claude process: nothing of the
 // caller's leaks in. home is its HOME (its ~/.claude), tmp its TMPDIR
-// (where it keeps task output), baseURL the scripted model's loopback
-// address, and path the PATH its tools see.
-func Env(home, tmp, baseURL string, path []string) []string {
+// (where it keeps task output), run its XDG_RUNTIME_DIR (see RuntimeDir),
+// baseURL the scripted model's loopback address, and path the PATH its
+// tools see.
+func Env(home, tmp, run, baseURL string, path []string) []string {
 	return []string{
 		"HOME=" + home,
 		"TMPDIR=" + tmp,
+		"XDG_RUNTIME_DIR=" + run,
 		"XDG_CONFIG_HOME=" + home + "/.config",
 		"XDG_CACHE_HOME=" + home + "/.cache",
 		"XDG_DATA_HOME=" + home + "/.local/share",
@@ -60,4 +62,19 @@ func Env(home, tmp, baseURL string, path []string) []string {
 		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
 		"GIT_CONFIG_NOSYSTEM=1",
 	}
+}
+
+// RuntimeDir makes a short directory for a claude process's
+// XDG_RUNTIME_DIR, removed when the test ends. The CLI puts a socket in
+// <XDG_RUNTIME_DIR or TMPDIR>/cc-socks/<pid>.sock, and where that path is
+// over 103 bytes (a test's TMPDIR under a long test name) it falls back to
+// /tmp/cc-socks-<uid>, a directory it leaves behind on the machine.
+func RuntimeDir(t testing.TB) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "cc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	return dir
 }

@@ -34,7 +34,7 @@ func Offline(t testing.TB, home string, args ...string) (stdout, stderr string, 
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Dir = home
-	cmd.Env = Env(home, tmp, closedURL, filepath.SplitList(os.Getenv("PATH")))
+	cmd.Env = Env(home, tmp, RuntimeDir(t), closedURL, filepath.SplitList(os.Getenv("PATH")))
 	var so, se bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &so, &se
 	err := cmd.Run()

@@ -213,6 +213,9 @@ func TestFollowResume(t *testing.T) {
 			}
 			requireDone(t, s)
 			assert.NoDirExists(t, ws)
+			// These tests' names make TMPDIR long: the CLI's sockets go to
+			// the test's short XDG_RUNTIME_DIR, not to /tmp/cc-socks-<uid>.
+			assert.DirExists(t, filepath.Join(h.Runtime, "cc-socks"))
 		})
 	}
 }

@@ -32,14 +32,15 @@ var DefaultTools = []string{"Bash", "Skill", "Read", "Write", "Edit", "Agent", "
 // sessions run in. Sessions run one after another in the same HOME and
 // repository, so a later one resumes where an earlier one stopped.
 type Host struct {
-	t      testing.TB
-	Claude string   // the claude binary
-	Home   string   // HOME, with ~/.claude in it
-	Tmp    string   // TMPDIR
-	Repo   string   // the sessions' working directory
-	Plugin string   // the installed plugin's directory
-	Path   []string // the sessions' PATH, before the host appends the plugin's bin/
-	Server *Server
+	t       testing.TB
+	Claude  string   // the claude binary
+	Home    string   // HOME, with ~/.claude in it
+	Tmp     string   // TMPDIR
+	Runtime string   // XDG_RUNTIME_DIR (claudecode.RuntimeDir)
+	Repo    string   // the sessions' working directory
+	Plugin  string   // the installed plugin's directory
+	Path    []string // the sessions' PATH, before the host appends the plugin's bin/
+	Server  *Server
 
 	Tools      []string                           // --allowedTools; DefaultTools unless changed
 	Timeout    time.Duration                      // of one session; 3 minutes unless changed
@@ -54,7 +55,7 @@ func New(t testing.TB, repo string) *Host {
 	base := testutil.RealTempDir(t)
 	h := &Host{
 		t: t, Claude: claude, Repo: repo,
-		Home: filepath.Join(base, "home"), Tmp: filepath.Join(base, "tmp"),
+		Home: filepath.Join(base, "home"), Tmp: filepath.Join(base, "tmp"), Runtime: claudecode.RuntimeDir(t),
 		Path: SystemPath(t), Server: NewServer(t),
 		Tools: DefaultTools, Timeout: 3 * time.Minute,
 	}
@@ -73,7 +74,7 @@ func New(t testing.TB, repo string) *Host {
 
 // Env is the environment of a claude process on this host.
 func (h *Host) Env() []string {
-	return claudecode.Env(h.Home, h.Tmp, h.Server.URL, h.Path)
+	return claudecode.Env(h.Home, h.Tmp, h.Runtime, h.Server.URL, h.Path)
 }
 
 // SystemPath is the PATH a session gets: the directories of git, sh and
