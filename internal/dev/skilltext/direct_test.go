@@ -387,8 +387,9 @@ func (a *directActor) SendMessage(to, message string) follower.AgentResult {
 		reply = "Error: No such tool available: SendMessage"
 		a.h.calls[i].IsError = true
 	case a.h.agents[to] != fmt.Sprintf("%s %d", follower.RoleImplementer, dispatchTask(message)):
-		a.h.calls[i].Output = "Error: no implementer of this task has the id " + to
-		a.h.calls[i].IsError = true
+		// Refused as Claude Code refuses an agent it has no transcript
+		// of: a result that says so, not an error.
+		a.h.calls[i].Output = `{"success":false,"message":"No transcript found for agent ID: ` + to + `"}`
 		return follower.AgentResult{ID: to, Refused: true}
 	default:
 		if script, ok := a.h.sc.Subagent(message); ok {
@@ -663,6 +664,10 @@ func TestDirectTools(t *testing.T) {
 
 	reply := a.SendMessage("agent-1", "Fix round 1 of 5 for Task 1. Read /s/implementer-prompt.md, section \"Fix round\", and follow it.\n")
 	assert.Equal(t, "Error: No such tool available: SendMessage", reply.Reply)
+	a.ToolSearch("select:SendMessage")
+	reply = a.SendMessage("agent-1", "Fix round 1 of Task 1 of the plan p.md. Read /s/implementer-prompt.md, section \"Fix round\", and follow it.\n")
+	assert.True(t, reply.Refused, "an id no implementer of the task has: refused, as a new session refuses an earlier one's")
+	assert.False(t, h.calls[len(h.calls)-1].IsError, "the refusal is a result, not an error")
 }
 
 // dispatchTask is the task a dispatch names.
