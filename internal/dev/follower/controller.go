@@ -382,23 +382,22 @@ func orNone(s string) string {
 func (c *controller) fix(tr *taskRun, r int) string {
 	prompt := c.fixPrompt(tr, r)
 	var ar AgentResult
-	switch {
-	case r <= 3 && tr.id != "none":
+	if r <= 3 && tr.id != "none" {
 		if !c.loaded {
 			if res := c.t.ToolSearch("select:SendMessage"); res.IsError {
 				c.fail("ToolSearch select:SendMessage: %s", res.Text)
 			}
 			c.loaded = true
 		}
-		if ar = c.t.SendMessage(tr.id, prompt); ar.Refused {
-			// An implementer of an earlier session: the text's "where
-			// that is impossible, a fresh implementer".
-			ar = c.dispatch(fmt.Sprintf("%s: fix round %d", tr.v["<who>"], r), prompt, ModelImplementer)
+		ar = c.t.SendMessage(tr.id, prompt)
+	}
+	if r > 3 || tr.id == "none" || ar.Refused {
+		// The text's "where that is impossible, a fresh implementer".
+		model := ModelImplementer
+		if r > 3 {
+			model = ModelStronger
 		}
-	case r <= 3:
-		ar = c.dispatch(fmt.Sprintf("%s: fix round %d", tr.v["<who>"], r), prompt, ModelImplementer)
-	default:
-		ar = c.dispatch(fmt.Sprintf("%s: fix round %d", tr.v["<who>"], r), prompt, ModelStronger)
+		ar = c.dispatch(fmt.Sprintf("%s: fix round %d", tr.v["<who>"], r), prompt, model)
 	}
 	c.implementerDone(ar.Reply, true)
 	return c.reReviewPackage(tr, r)

@@ -2,6 +2,7 @@ package follower
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -61,6 +62,10 @@ type Resume struct {
 	// Walk is true where the run ends with the ledger an uncut
 	// walk-through writes.
 	Walk bool
+	// Ends checks the ledger a finished run leaves, given the branch's
+	// commits (oldest first), where Walk cannot; nil: none. Only the
+	// direct executor can: in the host, Finish deletes the ledger.
+	Ends func(ledger string, commits []string) error
 }
 
 // Resumes are the states, one or more for each row.
@@ -109,25 +114,25 @@ func Resumes() []Resume {
 			Next: []string{"Read resume.md", "Bash Park+Close+Start task N"}},
 		{Row: "parked as the last line, open findings without a parked line", Scenario: parked, Cut: 27, After: "Bash Record the round",
 			Edit: func(_, ws string) error { return parkSome(ws, 1) },
-			Next: []string{"Read resume.md", "Bash Park+Close+Start task N"}},
+			Next: []string{"Read resume.md", "Bash Park+Close+Start task N"}, Ends: bothParked},
 		{Row: "parked as the last line, every open finding ruled", Scenario: parked, Cut: 27, After: "Bash Record the round",
 			Edit: func(_, ws string) error { return parkSome(ws, 2) },
-			Next: []string{"Read resume.md", "Bash Close+Start task N"}},
+			Next: []string{"Read resume.md", "Bash Close+Start task N"}, Ends: bothParked},
 		{Row: "every task complete, no Final: line", Scenario: walk, Cut: 20, After: "Bash Close+Final package", Walk: true,
-			Edit: func(_, ws string) error { return truncateLedger(ws, "Final: base=") },
+			Edit: func(_, ws string) error { return dropFinal(ws) },
 			Next: []string{"Read resume.md", "Bash Final package", "Agent final reviewer 0 (opus)", "Bash Close+Finish"}},
 		{Row: "last line Final: reviewed_head=, that review not in", Scenario: walk, Cut: 20, After: "Bash Close+Final package", Walk: true,
 			Next: []string{"Read resume.md", "Agent final reviewer 0 (opus)", "Bash Close+Finish"}},
 		{Row: "one Final: reviewed_head=, its review in, Critical or Important findings", Scenario: finalFix, Cut: 21, After: "Agent final reviewer 0 (opus)",
-			Next: []string{"Read resume.md", review, "Agent fix 0 (sonnet)", "Bash Re-review package", "Agent re-reviewer 0 (sonnet)", "Bash Close+Finish"}},
+			Next: []string{"Read resume.md", review, "Agent fix 0 (sonnet)", "Bash Re-review package", "Agent re-reviewer 0 (sonnet)", "Bash Close+Finish"}, Ends: finalFixed},
 		{Row: "one Final: reviewed_head=, its review in, findings (the fix committed, its package not built)", Scenario: finalFix, Cut: 22, After: "Agent fix 0 (sonnet)",
-			Next: []string{"Read resume.md", review, "Agent fix 0 (sonnet)", "Bash Re-review package", "Agent re-reviewer 0 (sonnet)", "Bash Close+Finish"}},
+			Next: []string{"Read resume.md", review, "Agent fix 0 (sonnet)", "Bash Re-review package", "Agent re-reviewer 0 (sonnet)", "Bash Close+Finish"}, Ends: finalFixed},
 		{Row: "last line Final: reviewed_head=, that review not in (the final re-review)", Scenario: finalFix, Cut: 23, After: "Bash Re-review package",
-			Next: []string{"Read resume.md", review, "Agent re-reviewer 0 (sonnet)", "Bash Close+Finish"}},
+			Next: []string{"Read resume.md", review, "Agent re-reviewer 0 (sonnet)", "Bash Close+Finish"}, Ends: finalFixed},
 		{Row: "one Final: reviewed_head=, its review in, nothing but Minor", Scenario: walk, Cut: 21, After: "Agent final reviewer 0 (opus)", Walk: true,
 			Next: []string{"Read resume.md", review, "Bash Close+Finish", "Say"}},
 		{Row: "two Final: reviewed_head= lines, the second review in", Scenario: finalFix, Cut: 24, After: "Agent re-reviewer 0 (sonnet)",
-			Next: []string{"Read resume.md", review, review, "Bash Close+Finish", "Say"}},
+			Next: []string{"Read resume.md", review, review, "Bash Close+Finish", "Say"}, Ends: finalFixed},
 		{Row: "Final: complete", Scenario: walk, Cut: 21, After: "Agent final reviewer 0 (opus)",
 			Edit: func(_, ws string) error { return finalComplete(ws) },
 			Next: []string{"Read resume.md", "Bash Finish", "Say"}},
@@ -192,24 +197,89 @@ func parkSome(ws string, k int) error {
 	return os.WriteFile(ledgerPath(ws), []byte(ledger), 0o644)
 }
 
-// finalComplete appends the Final: complete line Close writes, its shas
-// shortened as git shortens them in a repository this small.
+// finalComplete appends the Final: complete line Close writes.
 func finalComplete(ws string) error {
-	b, err := os.ReadFile(ledgerPath(ws))
+	base, head, err := finalRange(ws)
 	if err != nil {
 		return err
 	}
-	var base, head string
-	for _, l := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(l, "Final: base="); ok {
-			base = v
-		}
-		if v, ok := strings.CutPrefix(l, "Final: reviewed_head="); ok {
-			head = v
+	return appendLedger(ws, "Final: complete (commits "+base+".."+head+", review clean)\n")
+}
+
+// dropFinal takes the final review back to before it began: the ledger
+// cut before its Final: base= line, and its package removed, so that the
+// resumed run must build it.
+func dropFinal(ws string) error {
+	base, head, err := finalRange(ws)
+	if err != nil {
+		return err
+	}
+	pkg := "review-" + base + ".." + head + ".diff"
+	if err := os.Remove(filepath.Join(ws, pkg)); err != nil {
+		return err
+	}
+	return truncateLedger(ws, "Final: base=")
+}
+
+// lastLines are the ledger's last n lines that start with prefix.
+func lastLines(ledger, prefix string, n int) []string {
+	var out []string
+	for _, l := range strings.Split(ledger, "\n") {
+		if strings.HasPrefix(l, prefix) {
+			out = append(out, l)
 		}
 	}
-	if len(base) < 7 || len(head) < 7 {
-		return errors.New("the ledger has no Final: base= and reviewed_head= lines")
+	if len(out) > n {
+		out = out[len(out)-n:]
 	}
-	return appendLedger(ws, "Final: complete (commits "+base[:7]+".."+head[:7]+", review clean)\n")
+	return out
+}
+
+// bothParked: Task 2 closes with both of round 5's open findings parked.
+func bothParked(ledger string, _ []string) error {
+	got := lastLines(ledger, "Task 2: ", 3)
+	want := []string{
+		"Task 2: parked — F1 " + WalkFinding + " — ruling: the brief allows either spelling",
+		"Task 2: parked — F2 bye.txt lacks a header — ruling: a header is not in the brief",
+	}
+	if len(got) != 3 || got[0] != want[0] || got[1] != want[1] || !strings.HasSuffix(got[2], ", 2 parked)") {
+		return fmt.Errorf("Task 2's last lines %q, want %q and a complete line with 2 parked", got, want)
+	}
+	return nil
+}
+
+// finalFixed: the final fix is the branch's sixth and last commit, the
+// final re-review's head, and the final review closes clean: the ledger's
+// Final: lines are those of an uncut run.
+func finalFixed(ledger string, commits []string) error {
+	if len(commits) != 6 {
+		return fmt.Errorf("%d commits on the branch, want 6 (the final fix the last)", len(commits))
+	}
+	got := lastLines(ledger, "Final: ", 10)
+	want := []string{"Final: base=", "Final: reviewed_head=" + commits[4],
+		"Final: minor (deferred): naming drift between greet and bye",
+		"Final: reviewed_head=" + commits[5], "Final: complete (commits "}
+	ok := len(got) == len(want)
+	for i := 0; ok && i < len(want); i++ {
+		ok = strings.HasPrefix(got[i], want[i])
+	}
+	if !ok || !strings.HasSuffix(got[len(got)-1], commits[5][:7]+", review clean)") {
+		return fmt.Errorf("the Final: lines %q, want %q…", got, want)
+	}
+	return nil
+}
+
+// finalRange is the final review's range as the ledger records it, its
+// shas shortened as git shortens them in a repository this small.
+func finalRange(ws string) (base, head string, err error) {
+	b, err := os.ReadFile(ledgerPath(ws))
+	if err != nil {
+		return "", "", err
+	}
+	bl := lastLines(string(b), "Final: base=", 1)
+	hl := lastLines(string(b), "Final: reviewed_head=", 1)
+	if len(bl) != 1 || len(hl) != 1 {
+		return "", "", errors.New("the ledger has no Final: base= and reviewed_head= lines")
+	}
+	return strings.TrimPrefix(bl[0], "Final: base=")[:7], strings.TrimPrefix(hl[0], "Final: reviewed_head=")[:7], nil
 }

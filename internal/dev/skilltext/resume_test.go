@@ -90,6 +90,10 @@ func TestResumeTable(t *testing.T) {
 			if c.Walk {
 				requireWalkLedger(t, repo, r)
 			}
+			if c.Ends != nil {
+				ledger := readFileT(t, filepath.Join(r.keep, "greet", "progress.md"))
+				assert.NoError(t, c.Ends(ledger, branchCommits(repo, "main")))
+			}
 		})
 	}
 }
