@@ -71,7 +71,7 @@ type Env struct {
 	Git    *git.Runner
 }
 
-// Command is one positional-only tool.
+// Command is one positional-only tool, or one verb of a tool of verbs.
 type Command struct {
 	Name        string
 	Args        string // e.g. "PLAN_FILE TASK_NUMBER [OUTFILE]"
@@ -79,6 +79,13 @@ type Command struct {
 	MinArgs     int
 	MaxArgs     int
 	Run         func(ctx context.Context, env *Env, args []string) error
+	// Verbs make a tool whose first argument names what it does (sdd-ledger
+	// VERB PLAN_FILE …): each verb is a positional-only Command of its
+	// own, named by the verb, with its own usage line and help. Run, MinArgs
+	// and MaxArgs of the tool itself are then unused.
+	Verbs []Command
+	// Short is a verb's one-line summary, listed by the tool's help.
+	Short string
 }
 
 // Usage is the line the bash script prints on a wrong argument count.
@@ -196,15 +203,61 @@ func Run(ctx context.Context, cmd Command, args []string, stdout, stderr io.Writ
 					return err
 				}
 			}
+			if len(cmd.Verbs) > 0 {
+				if len(a) == 0 {
+					return exit.Errorf(exit.Usage, "%s", cmd.Usage())
+				}
+				return exit.Ownf(exit.Usage, "no verb %q (%s --help lists them)", a[0], cmd.Name)
+			}
 			if len(a) < cmd.MinArgs || len(a) > cmd.MaxArgs {
 				return exit.Errorf(exit.Usage, "%s", cmd.Usage())
 			}
 			return cmd.Run(c.Context, env, a)
 		},
 	}
+	if len(cmd.Verbs) > 0 {
+		app.CustomAppHelpTemplate = `usage: {{.UsageText}}
+
+{{.Usage}}
+
+Verbs:
+{{range .VisibleCommands}}  {{printf "%-15s" .Name}} {{.Usage}}
+{{end}}
+'{{.Name}} VERB --help' tells more of each.
+`
+		for _, v := range cmd.Verbs {
+			app.Commands = append(app.Commands, verb(cmd.Name, v, env))
+		}
+	}
 	err := app.RunContext(ctx, args)
 	env.Report(err)
 	return exit.Status(err)
+}
+
+// verb is one verb of a tool of verbs, as urfave/cli runs it: its
+// arguments positional, whatever they look like, but a sole -h or --help.
+func verb(tool string, v Command, env *Env) *cli.Command {
+	usage := "usage: " + tool + " " + v.Name + " " + v.Args
+	return &cli.Command{
+		Name:               v.Name,
+		Usage:              v.Short,
+		UsageText:          tool + " " + v.Name + " " + v.Args,
+		Description:        v.Description,
+		SkipFlagParsing:    true,
+		HideHelp:           true,
+		HideHelpCommand:    true,
+		CustomHelpTemplate: "usage: {{.UsageText}}\n\n{{.Description}}\n",
+		Action: func(c *cli.Context) error {
+			a := c.Args().Slice()
+			if len(a) == 1 && (a[0] == "-h" || a[0] == "--help") {
+				return cli.ShowCommandHelp(c, v.Name)
+			}
+			if len(a) < v.MinArgs || len(a) > v.MaxArgs {
+				return exit.Errorf(exit.Usage, "%s", usage)
+			}
+			return v.Run(c.Context, env, a)
+		},
+	}
 }
 
 // stdoutWriter makes a stdout that cannot be written (a full device, a

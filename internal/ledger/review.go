@@ -1,0 +1,143 @@
+package ledger
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+)
+
+// A reviewer writes its review beside the package it read (.diff becomes
+// .md), beginning with its answer's lines; the role files
+// (skill/task-reviewer-prompt.md, skill/re-review-prompt.md) give their
+// layout. Those lines are what the ledger's facts are read from: a
+// review's verdicts become the unit's open findings and its minors.
+
+// ReviewMax bounds how much of a review file is read for its answer.
+const ReviewMax = 64 << 10
+
+// Review is a task review's (or the final review's) answer.
+type Review struct {
+	Spec          string // ✅, ⚠️, ❌, or n/a in the final review
+	Open          []Finding
+	Minors        []string
+	NotVerifiable string // "" for none
+}
+
+// ReReview is a scoped re-review's answer.
+type ReReview struct {
+	Addressed  map[string]bool // by finding id: ADDRESSED (true) or NOT ADDRESSED
+	New        []Finding
+	OutOfScope []string
+}
+
+// answerLines are the "Label: value" lines a review file begins with,
+// up to the first line that is not one.
+func answerLines(text string) map[string]string {
+	out := map[string]string{}
+	for _, l := range strings.Split(text, "\n") {
+		l = strings.TrimSuffix(l, "\r")
+		label, value, ok := strings.Cut(l, ": ")
+		if !ok || label == "" || strings.ContainsAny(label, "#*`") {
+			break
+		}
+		if _, dup := out[label]; !dup {
+			out[label] = strings.TrimSpace(value)
+		}
+	}
+	return out
+}
+
+func need(lines map[string]string, label string) (string, error) {
+	v, ok := lines[label]
+	if !ok {
+		return "", fmt.Errorf("no %q line among the answer's lines at its top", label+":")
+	}
+	return v, nil
+}
+
+// ParseReview reads a task or final review file's answer. A review that
+// says Spec ❌ names what is missing as findings: Spec ❌ with nothing
+// open is not an answer the run can act on.
+func ParseReview(text string) (Review, error) {
+	lines := answerLines(text)
+	var r Review
+	spec, err := need(lines, "Spec")
+	if err != nil {
+		return r, err
+	}
+	switch spec {
+	case "✅", "❌", "n/a":
+		r.Spec = spec
+	case "⚠️", "⚠":
+		r.Spec = "⚠️"
+	default:
+		return r, fmt.Errorf("Spec: %q is none of ✅, ⚠️, ❌, n/a", spec)
+	}
+	open, err := need(lines, "Open")
+	if err != nil {
+		return r, err
+	}
+	if r.Open, err = ParseFindings(open); err != nil {
+		return r, fmt.Errorf("Open: %v", err)
+	}
+	minor, err := need(lines, "Minor")
+	if err != nil {
+		return r, err
+	}
+	r.Minors = oneLiners(minor)
+	if nv := lines["Not verifiable"]; nv != "none" {
+		r.NotVerifiable = nv
+	}
+	if r.Spec == "❌" && len(r.Open) == 0 {
+		return r, fmt.Errorf("Spec: ❌ with Open: none (what is missing must be an open finding)")
+	}
+	return r, nil
+}
+
+var verdictRe = regexp.MustCompile(`^(ADDRESSED|NOT ADDRESSED)(?:\s*—.*)?$`)
+
+// ParseReReview reads a re-review file's answer: a verdict for each of
+// ids, the findings still open going into it.
+func ParseReReview(text string, ids []string) (ReReview, error) {
+	lines := answerLines(text)
+	r := ReReview{Addressed: map[string]bool{}}
+	for _, id := range ids {
+		v, err := need(lines, id)
+		if err != nil {
+			return r, err
+		}
+		m := verdictRe.FindStringSubmatch(v)
+		if m == nil {
+			return r, fmt.Errorf("%s: %q is neither ADDRESSED nor NOT ADDRESSED", id, v)
+		}
+		r.Addressed[id] = m[1] == "ADDRESSED"
+	}
+	n, err := need(lines, "New")
+	if err != nil {
+		return r, err
+	}
+	if r.New, err = ParseFindings(n); err != nil {
+		return r, fmt.Errorf("New: %v", err)
+	}
+	out, err := need(lines, "Out of scope")
+	if err != nil {
+		return r, err
+	}
+	r.OutOfScope = oneLiners(out)
+	return r, nil
+}
+
+// oneLiners reads "a; b" or "none".
+func oneLiners(s string) []string {
+	s = strings.TrimSpace(s)
+	if s == "none" || s == "" {
+		return nil
+	}
+	var out []string
+	for _, p := range strings.Split(s, "; ") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
