@@ -108,7 +108,7 @@ for round 1, the first review's minors) as deferred minors.`},
 			Description: `Record "parked — <finding> — ruling: WHY" for the open finding ID. Only after the last
 fix round (5 for a task, 1 for the final review) with findings still open.`},
 		{Name: "block", Args: "PLAN_FILE N|final REASON", MinArgs: 3, MaxArgs: 3, Run: runBlock,
-			Short: "record that unit N is BLOCKED",
+			Short:       "record that unit N is BLOCKED",
 			Description: `Record "BLOCKED — REASON": the run stops there for the human.`},
 		{Name: "close", Args: "PLAN_FILE N|final [DECISION...]", MinArgs: 2, MaxArgs: 64, Run: runClose,
 			Short: "close unit N: its deferred minors, the decisions later tasks build on, complete",
