@@ -42,7 +42,11 @@ func newSwapCase(t *testing.T, windows bool) *swapCase {
 	if windows {
 		c.h = newWindowsHarness(t)
 	} else {
+		// The Unix layout on any OS, as newWindowsHarness is the
+		// Windows one.
 		c.h = newHarness(t)
+		c.h.goos = "linux"
+		writeFakeBinaries(t, c.h.bin, c.h.goos, "v1")
 	}
 	c.skill = fakeSuperpowers(t)
 	c.scripts = filepath.Join(c.skill, "scripts")
