@@ -78,7 +78,7 @@ func TestClaudeCodeSuperpowersChoice(t *testing.T) {
 	require.Contains(t, stderr, "\n  claude plugin disable superpowers@superpowers-dev\n")
 	m := regexp.MustCompile(`\n  go run \./scripts/install-skill --replace-scripts (.*)\n`).FindStringSubmatch(stderr)
 	require.NotNil(t, m, stderr)
-	skill := strings.Trim(m[1], `"`)
+	skill := strings.Trim(m[1], `'"`)
 	require.True(t, strings.HasPrefix(skill, filepath.Join(h.home, ".claude", "plugins")), skill)
 
 	code, _, stderr = h.run("--replace-scripts", skill)

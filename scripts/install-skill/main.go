@@ -5,8 +5,8 @@
 // Run it from a clone of sdd-go:
 //
 //	go run ./scripts/install-skill [--dir DIR] [--force] [--no-binaries | --bin DIR]
-//	go run ./scripts/install-skill --replace-scripts DIR [--bin DIR]
-//	go run ./scripts/install-skill --restore DIR
+//	go run ./scripts/install-skill --replace-scripts DIR [--bin DIR] [--force]
+//	go run ./scripts/install-skill --restore DIR [--force]
 //
 // It is written in Go, not shell, so that it runs the same on Windows.
 //
@@ -17,7 +17,8 @@
 // alone unless --force (place.go). What else would show the model a skill
 // of the same name is removed when it is the previous installer's
 // untouched copy, and named otherwise (others.go). --replace-scripts and
-// --restore are swap.go.
+// --restore are swap.go; they too overwrite or delete no file they did not
+// write unless --force.
 //
 // Exit status: 0 on success, 2 on bad usage, 1 on any other failure.
 package main
@@ -77,8 +78,8 @@ type usageError struct{ msg string }
 func (e usageError) Error() string { return e.msg }
 
 const usageText = `usage: go run ./scripts/install-skill [--dir DIR] [--force] [--no-binaries | --bin DIR]
-       go run ./scripts/install-skill --replace-scripts DIR [--bin DIR]
-       go run ./scripts/install-skill --restore DIR
+       go run ./scripts/install-skill --replace-scripts DIR [--bin DIR] [--force]
+       go run ./scripts/install-skill --restore DIR [--force]
 
 Installs the Claude Code plugin sdd-go (the skill and the three binaries) into
 ~/.claude/skills/sdd-go/, or swaps the bash scripts of an installed superpowers
@@ -90,7 +91,7 @@ func newFlagSet(o *options) *flag.FlagSet {
 	fs := flag.NewFlagSet("install-skill", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.StringVar(&o.dir, "dir", "", "install the plugin into `DIR` instead of ~/.claude/skills/sdd-go")
-	fs.BoolVar(&o.force, "force", false, "overwrite files of an installed plugin even if they were modified")
+	fs.BoolVar(&o.force, "force", false, "overwrite or delete files the installer did not write, or that were modified since")
 	fs.BoolVar(&o.noBinaries, "no-binaries", false, "install the plugin without bin/ (the skill then uses the commands on PATH)")
 	fs.StringVar(&o.bin, "bin", "", "take the binaries from `DIR` instead of building them (install) or of the plugin's bin/ (--replace-scripts)")
 	fs.StringVar(&o.replace, "replace-scripts", "", "replace the bash scripts in the superpowers skill `DIR` (or its scripts/) with the binaries")
@@ -115,8 +116,8 @@ func parseArgs(args []string) (options, bool, error) {
 		return o, false, usageError{fmt.Sprintf("unexpected argument %q", fs.Arg(0))}
 	case set["replace-scripts"] && set["restore"]:
 		return o, false, usageError{"--replace-scripts and --restore exclude each other"}
-	case swap && (set["dir"] || set["force"] || set["no-binaries"]):
-		return o, false, usageError{"--dir, --force and --no-binaries apply to the plugin install, not to --replace-scripts or --restore"}
+	case swap && (set["dir"] || set["no-binaries"]):
+		return o, false, usageError{"--dir and --no-binaries apply to the plugin install, not to --replace-scripts or --restore"}
 	case set["bin"] && (set["restore"] || set["no-binaries"]):
 		return o, false, usageError{"--bin goes with the plugin install or --replace-scripts, and not with --no-binaries"}
 	}
@@ -148,7 +149,7 @@ func Main(args []string, env Env) int {
 	case o.replace != "":
 		err = replaceScripts(o, env)
 	case o.restore != "":
-		err = restoreScripts(o.restore, env)
+		err = restoreScripts(o, env)
 	default:
 		err = install(o, env)
 	}

@@ -139,7 +139,7 @@ func TestUsageErrors(t *testing.T) {
 		{"--replace-scripts", "a", "--restore", "b"},
 		{"--replace-scripts", "a", "--dir", "b"},
 		{"--replace-scripts", "a", "--no-binaries"},
-		{"--restore", "a", "--force"},
+		{"--restore", "a", "--dir", "b"},
 		{"--restore", "a", "--bin", "b"},
 		{"--no-binaries", "--bin", "b"},
 		{"--dir", ""},

@@ -41,8 +41,8 @@ func others(home, target string, hasBin bool, env Env) {
   go run ./scripts/install-skill --replace-scripts %s
       keeps the text of %s and runs it on the sdd-go binaries (%s).`,
 			o.id, o.dir, name, ship.SkillName, qualifiedSkill,
-			o.id, name,
-			pluginID, quote(o.dir),
+			quote(o.id, env.GOOS), name,
+			pluginID, quote(o.dir, env.GOOS),
 			name, from)
 	}
 }
@@ -197,10 +197,31 @@ func sameDir(a, b string) bool {
 	return err == nil && os.SameFile(fa, fb)
 }
 
-// quote makes a path one word for a shell, where it needs it.
-func quote(p string) string {
-	if strings.ContainsAny(p, " \t'\"$&;|()<>*?") {
-		return `"` + p + `"`
+// quote makes p one word, taken literally, in the shell the user pastes
+// the printed line into; a word of only safe characters is left as it is.
+// On Unix that is a POSIX shell: single quotes, in which nothing is
+// special; a ' inside ends them, is written \' and begins them again. On
+// Windows it is cmd or PowerShell, and no one quoting suits both: double
+// quotes do, for every path that holds neither $ nor ` (which PowerShell
+// expands inside them; cmd expands %NAME% inside them only when NAME is
+// set, and no Windows path holds a "); a path with $ or ` gets
+// PowerShell's single quotes, a ' inside written twice, since PowerShell
+// is the shell Windows opens by default.
+func quote(p, goos string) string {
+	safe := "@%+=:,./-_"
+	if goos == "windows" {
+		safe = `:./-_\`
 	}
-	return p
+	if p != "" && strings.IndexFunc(p, func(r rune) bool {
+		return !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || strings.ContainsRune(safe, r))
+	}) < 0 {
+		return p
+	}
+	switch {
+	case goos != "windows":
+		return "'" + strings.ReplaceAll(p, "'", `'\''`) + "'"
+	case strings.ContainsAny(p, "$`"):
+		return "'" + strings.ReplaceAll(p, "'", "''") + "'"
+	}
+	return `"` + p + `"`
 }

@@ -3,7 +3,10 @@ package main
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
+	"runtime"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -136,7 +139,7 @@ func TestNamesSuperpowersSkill(t *testing.T) {
 		assert.Contains(t, stderr, "the model now sees both superpowers:subagent-driven-development and sdd-go:subagent-driven-development")
 		assert.Contains(t, stderr, "\n  claude plugin disable superpowers@superpowers-dev\n")
 		assert.Contains(t, stderr, "\n  claude plugin disable sdd-go@skills-dir\n")
-		assert.Contains(t, stderr, "\n  go run ./scripts/install-skill --replace-scripts "+quote(skill)+"\n")
+		assert.Contains(t, stderr, "\n  go run ./scripts/install-skill --replace-scripts "+quote(skill, runtime.GOOS)+"\n")
 	})
 	t.Run("skills-dir plugin", func(t *testing.T) {
 		h := newHarness(t)
@@ -173,4 +176,55 @@ func TestNamesSuperpowersSkill(t *testing.T) {
 		require.Equal(t, 0, code, stderr)
 		assert.NotContains(t, stderr, "same name")
 	})
+}
+
+// TestReplaceAdviceIsSafeToPaste is finding 8: the --replace-scripts line
+// printed beside superpowers is pasted into a shell, so the directory in
+// it is quoted for that shell. Under a HOME holding $, a backquote, a
+// single quote and a space, the printed line run by sh hands the
+// installer the directory exactly.
+func TestReplaceAdviceIsSafeToPaste(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("pastes the line into sh")
+	}
+	h := newHarness(t)
+	h.home = filepath.Join(t.TempDir(), "ho$me `id` it's")
+	require.NoError(t, os.MkdirAll(h.home, 0o755))
+	skill := marketplacePlugin(h, "superpowers@superpowers-dev")
+	code, _, stderr := h.run("--bin", h.bin)
+	require.Equal(t, 0, code, stderr)
+	m := regexp.MustCompile(`\n  (go run \./scripts/install-skill --replace-scripts .*)\n`).FindStringSubmatch(stderr)
+	require.NotNil(t, m, stderr)
+	// go stands in for the go tool: it prints the argument after
+	// --replace-scripts, and fails on any other word count.
+	out, err := exec.Command("sh", "-c", `go() { [ $# = 4 ] || exit 9; printf %s "$4"; }; `+m[1]).Output()
+	require.NoError(t, err, m[1])
+	assert.Equal(t, skill, string(out), m[1])
+}
+
+// TestQuote: single quotes for a POSIX shell; on Windows double quotes,
+// which cmd and PowerShell both take, unless the path holds what
+// PowerShell expands inside them ($ or `): then PowerShell's single quotes.
+func TestQuote(t *testing.T) {
+	for _, c := range []struct{ in, unix, windows string }{
+		{"/home/me/x", "/home/me/x", "/home/me/x"},
+		{`C:\Users\me\x`, `'C:\Users\me\x'`, `C:\Users\me\x`},
+		{"/a b", "'/a b'", `"/a b"`},
+		{"/it's", `'/it'\''s'`, `"/it's"`},
+		{"/a$b", "'/a$b'", "'/a$b'"},
+		{"/a`b` it's", `'/a` + "`b`" + ` it'\''s'`, "'/a`b` it''s'"},
+		{"~/x", "'~/x'", `"~/x"`},
+		{"", "''", `""`},
+	} {
+		assert.Equal(t, c.unix, quote(c.in, "linux"), c.in)
+		assert.Equal(t, c.windows, quote(c.in, "windows"), c.in)
+	}
+	if runtime.GOOS == "windows" {
+		return // no sh to paste into
+	}
+	for _, p := range []string{"/a b", "/it's", "/a$b`c`", "/'''", "/a\\b", "/*", "/a\nb", "/a\tb", "/!x", "~/x", "/a;b|c&d", "/é"} {
+		out, err := exec.Command("sh", "-c", `printf %s `+quote(p, "linux")).Output()
+		require.NoError(t, err, p)
+		assert.Equal(t, p, string(out))
+	}
 }

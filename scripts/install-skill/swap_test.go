@@ -184,24 +184,30 @@ func TestReplaceThenRestoreWindowsLayout(t *testing.T) {
 
 // TestRestoreWindowsAfterExtensionlessCopy: an install replaced by an older
 // installer holds the binary as an extensionless scripts/<name> (which no
-// Windows shell runs); replacing again moves to <name>.exe and --restore
-// still brings the scripts back.
+// Windows shell runs) and no record of what it wrote; the copies are
+// sdd-go builds, which is how they are known as the installer's. Replacing
+// again moves to <name>.exe, and --restore still brings the scripts back.
 func TestRestoreWindowsAfterExtensionlessCopy(t *testing.T) {
-	skillDir := fakeSuperpowers(t)
-	scripts := filepath.Join(skillDir, "scripts")
-	for _, name := range ship.Commands {
-		p := filepath.Join(scripts, name)
-		require.NoError(t, os.Rename(p, p+origSuffix))
-		require.NoError(t, os.WriteFile(p, []byte("MZ old "+name), 0o755))
+	built := builtBinaries(t)
+	for _, cmd := range []string{"replace", "restore"} {
+		skillDir := fakeSuperpowers(t)
+		scripts := filepath.Join(skillDir, "scripts")
+		for _, name := range ship.Commands {
+			p := filepath.Join(scripts, name)
+			require.NoError(t, os.Rename(p, p+origSuffix))
+			require.NoError(t, os.WriteFile(p, []byte(readFile(t, filepath.Join(built, ship.BinaryName(name, runtime.GOOS)))), 0o755))
+		}
+		h := newWindowsHarness(t)
+		if cmd == "replace" {
+			code, _, stderr := h.run("--replace-scripts", skillDir, "--bin", h.bin)
+			require.Equal(t, 0, code, stderr)
+			assertWindowsReplaced(t, scripts)
+		}
+		code, _, stderr := h.run("--restore", skillDir)
+		require.Equal(t, 0, code, stderr)
+		assertOriginal(t, scripts)
+		assert.Equal(t, []string{"review-package", "sdd-workspace", "task-brief"}, dirNames(t, scripts))
 	}
-	h := newWindowsHarness(t)
-	code, _, stderr := h.run("--replace-scripts", skillDir, "--bin", h.bin)
-	require.Equal(t, 0, code, stderr)
-	assertWindowsReplaced(t, scripts)
-	code, _, stderr = h.run("--restore", skillDir)
-	require.Equal(t, 0, code, stderr)
-	assertOriginal(t, scripts)
-	assert.Equal(t, []string{"review-package", "sdd-workspace", "task-brief"}, dirNames(t, scripts))
 }
 
 // assertWindowsReplaced: the scripts are set aside and the binaries are
@@ -209,6 +215,7 @@ func TestRestoreWindowsAfterExtensionlessCopy(t *testing.T) {
 func assertWindowsReplaced(t *testing.T, scripts string) {
 	t.Helper()
 	assert.Equal(t, []string{
+		manifestName,
 		"review-package.bash-orig", "review-package.exe",
 		"sdd-workspace.bash-orig", "sdd-workspace.exe",
 		"task-brief.bash-orig", "task-brief.exe",
