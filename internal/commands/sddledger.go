@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -394,9 +393,14 @@ func (r *run) after(lf *ledger.File, unit string) error {
 	return nil
 }
 
+// append writes lines to the ledger and says so, line by line: what a
+// step recorded is in its output, the ledger being the one record.
 func (r *run) append(lf *ledger.File, lines ...string) error {
 	if err := lf.Append(lines...); err != nil {
 		return exit.FileOf(exit.IO, err)
+	}
+	for _, l := range lines {
+		fmt.Fprintf(r.env.Stdout, "recorded %s\n", l)
 	}
 	return nil
 }
@@ -583,7 +587,7 @@ func runStart(ctx context.Context, env *cliapp.Env, args []string) error {
 	if err := commit(f, out); err != nil {
 		return err
 	}
-	fmt.Fprintf(env.Stdout, "started %s\nwrote %s: %d lines\n", r.path, out, cw.lines)
+	fmt.Fprintf(env.Stdout, "started %s\nwrote %s: %d lines\nLedger: ledger=this\n", r.path, out, cw.lines)
 	return nil
 }
 
@@ -695,9 +699,6 @@ func runEarlierDone(ctx context.Context, env *cliapp.Env, args []string) error {
 	out = append(out, ledger.FormatComplete(unit, b7, h7, "earlier run, human confirmed"))
 	if err := r.append(lf, out...); err != nil {
 		return err
-	}
-	for _, l := range out {
-		fmt.Fprintf(env.Stdout, "recorded %s\n", l)
 	}
 	return r.after(lf, unit)
 }
@@ -827,7 +828,7 @@ func runCarry(ctx context.Context, env *cliapp.Env, args []string) error {
 	if err := os.RemoveAll(orphan.Dir); err != nil {
 		return exit.FileOf(exit.IO, err)
 	}
-	fmt.Fprintf(env.Stdout, "carried %s over into %s: %d ledger lines, %d files; removed %s\n", orphan.Dir, r.dir, len(keep), copied, orphan.Dir)
+	fmt.Fprintf(env.Stdout, "carried %s over into %s: %d ledger lines, %d files; removed %s\nLedger: ledger=this\n", orphan.Dir, r.dir, len(keep), copied, orphan.Dir)
 	return nil
 }
 
@@ -1020,7 +1021,6 @@ func runFinding(ctx context.Context, env *cliapp.Env, args []string) error {
 	if err := r.append(lf, line); err != nil {
 		return err
 	}
-	fmt.Fprintf(env.Stdout, "recorded %s\n", line)
 	return r.after(lf, unit)
 }
 
@@ -1105,7 +1105,6 @@ func runRound(ctx context.Context, env *cliapp.Env, args []string) error {
 	if err := r.append(lf, append(out, line)...); err != nil {
 		return err
 	}
-	fmt.Fprintf(env.Stdout, "recorded %s\n", line)
 	return r.after(lf, unit)
 }
 
@@ -1150,7 +1149,6 @@ func runPark(ctx context.Context, env *cliapp.Env, args []string) error {
 	if err := r.append(lf, line); err != nil {
 		return err
 	}
-	fmt.Fprintf(env.Stdout, "recorded %s\n", line)
 	return r.after(lf, unit)
 }
 
@@ -1182,7 +1180,6 @@ func runBlock(ctx context.Context, env *cliapp.Env, args []string) error {
 	if err := r.append(lf, line); err != nil {
 		return err
 	}
-	fmt.Fprintf(env.Stdout, "recorded %s\n", line)
 	return r.after(lf, unit)
 }
 
@@ -1237,7 +1234,6 @@ func runClose(ctx context.Context, env *cliapp.Env, args []string) error {
 	if err := r.append(lf, append(out, line)...); err != nil {
 		return err
 	}
-	fmt.Fprintf(env.Stdout, "recorded %s\n", line)
 	return r.after(lf, unit)
 }
 
@@ -1319,7 +1315,6 @@ func runFinish(ctx context.Context, env *cliapp.Env, args []string) error {
 			verdict = l.Text
 		}
 	}
-	sort.SliceStable(keep, func(i, j int) bool { return keep[i].Kind == ledger.Parked && keep[j].Kind != ledger.Parked })
 	w := env.Stdout
 	fmt.Fprintf(w, "For the human (the workspace is deleted now):\n")
 	for _, l := range keep {

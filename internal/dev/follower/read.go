@@ -3,7 +3,6 @@ package follower
 import (
 	"fmt"
 	"regexp"
-	"strconv"
 	"strings"
 )
 
@@ -11,225 +10,120 @@ import (
 // ledger lines in it, the commands' "wrote" lines, and the subagents'
 // replies in their role files' formats.
 
-// lookOutput is what Look printed.
-type lookOutput struct {
+// output is what a Bash call of the controller printed: Look's report,
+// or the lines of the commands it ran (each writing command prints the
+// state line of the unit it touched).
+type output struct {
 	workspace, branch string
-	ledger            []string // nil for "ledger: none"
-	flat              []string // the old flat ledger; nil when there is none
-	since             []string // commits since the start branch, newest first
-	after             []string // commits after the last recorded sha
-	afterShown        bool     // Look printed that section (the ledger has a sha)
-	files             map[string]int64
-	notes             []string // sdd-workspace's notes on stderr
+	ledger, ledgerRow string   // Look's "Ledger: ledger=… row=…"
+	firstLine         string   // a foreign ledger's first line
+	moved             []moved  // Look's "moved?:" lines
+	flat              []string // the old flat ledger's lines
+	since             []string // the commits since the start branch, "1 abc1234 subject", oldest first
+	sinceShown        bool
+	units             []*unitLine
+	next              string
+	settled           []string // "settled:" lines of Start task N
+	carried           bool
 }
 
-// Look's section headers, as the block prints them.
-const (
-	hdrFlat  = "old flat ledger:"
-	hdrAfter = "commits after the last recorded sha:"
-	hdrFiles = "workspace files:"
-)
+// moved is a workspace of a plan that no longer exists.
+type moved struct{ dir, plan string }
 
-func parseLook(out, start string) (lookOutput, error) {
-	var l lookOutput
-	l.files = map[string]int64{}
-	hdrSince := "commits since " + start + ":"
-	section := ""
-	for _, line := range strings.Split(strings.TrimRight(out, "\n"), "\n") {
-		switch {
-		case strings.HasPrefix(line, "sdd-workspace: "):
-			l.notes = append(l.notes, line)
-			continue
-		case section == "" && strings.HasPrefix(line, "workspace: "):
-			l.workspace = strings.TrimPrefix(line, "workspace: ")
-			section = "head"
-			continue
-		case section == "head" && strings.HasPrefix(line, "branch: "):
-			l.branch = strings.TrimPrefix(line, "branch: ")
-			section = "ledger"
-			continue
-		case section != "" && line == hdrFlat:
-			section = "flat"
-			l.flat = []string{}
-			continue
-		case section != "" && line == hdrSince:
-			section = "since"
-			continue
-		case section != "" && line == hdrAfter:
-			section = "after"
-			l.afterShown = true
-			continue
-		case section != "" && line == hdrFiles:
-			section = "files"
-			continue
-		}
-		switch section {
-		case "ledger":
-			if line != "ledger: none" {
-				l.ledger = append(l.ledger, line)
-			}
-		case "flat":
-			l.flat = append(l.flat, line)
-		case "since":
-			l.since = append(l.since, line)
-		case "after":
-			l.after = append(l.after, line)
-		case "files":
-			name, size := lsLine(line)
-			if name != "" {
-				l.files[name] = size
-			}
-		}
-	}
-	if l.workspace == "" {
-		return l, fmt.Errorf("Look printed no \"workspace: \" line")
-	}
-	return l, nil
-}
-
-var lsLongRe = regexp.MustCompile(`^[-dlrwxsStT@+.]{10,11}\s+\d+\s+\S+\s+\S+\s+(\d+)\s+\S+\s+\S+\s+\S+\s+(.+)$`)
-
-// lsLine reads one line of the workspace listing: a bare name (ls), or
-// ls -l's long form, which also gives the size (-1 when unknown).
-func lsLine(line string) (string, int64) {
-	if strings.HasPrefix(line, "total ") {
-		return "", 0
-	}
-	if m := lsLongRe.FindStringSubmatch(line); m != nil {
-		n, _ := strconv.ParseInt(m[1], 10, 64)
-		return m[2], n
-	}
-	return line, -1
-}
-
-// ledgerLine is one line of a ledger.
-type ledgerLine struct {
-	text  string
-	who   string // "Task 3" or "Final"
-	n     int    // the task's number; 0 for Final
-	kind  string // base, implementer, reviewed_head, minor, fix, parked, blocked, complete
-	value string // the sha, id, one-liner, or the rest of the line
-
-	// A fix round line's numbers and open findings.
-	round, addressed, open int
-	findings               string
+// unitLine is a unit's state line and its details.
+type unitLine struct {
+	name          string // "Task 2", "Final"
+	facts         map[string]string
+	row           string // the row the command names
+	implementer   string
+	review        string
+	notVerifiable string
+	open          []finding
 }
 
 var (
-	whoRe = regexp.MustCompile(`^(Task (\d+)|Final): (.*)$`)
-	fixRe = regexp.MustCompile(`^fix round (\d+)/5 \((\d+) addressed, (\d+) open — (.*); commits [0-9a-f]+\.\.[0-9a-f]+\)$`)
+	stateLineRe = regexp.MustCompile(`^(Task \S+|Final): ((?:[a-z]+=\S+ )+)row=(\S+)$`)
+	movedRe     = regexp.MustCompile(`^moved\?: (.+) belongs to (.+), which no longer exists$`)
+	ledgerRe    = regexp.MustCompile(`^Ledger: ledger=(\S+)(?: row=(\S+))?$`)
 )
 
-func parseLedgerLine(s string) (ledgerLine, bool) {
-	m := whoRe.FindStringSubmatch(s)
-	if m == nil {
-		return ledgerLine{}, false
-	}
-	l := ledgerLine{text: s, who: m[1]}
-	if m[2] != "" {
-		l.n, _ = strconv.Atoi(m[2])
-	}
-	rest := m[3]
-	for _, k := range []struct{ prefix, kind string }{
-		{"base=", "base"}, {"implementer=", "implementer"}, {"reviewed_head=", "reviewed_head"},
-		{"minor (deferred): ", "minor"}, {"parked — ", "parked"}, {"BLOCKED — ", "blocked"},
-		{"complete (", "complete"},
-	} {
-		if strings.HasPrefix(rest, k.prefix) {
-			l.kind, l.value = k.kind, strings.TrimPrefix(rest, k.prefix)
-			return l, true
+func parseOutput(out string) (output, error) {
+	var o output
+	var u *unitLine
+	section := ""
+	for _, line := range strings.Split(strings.TrimRight(out, "\n"), "\n") {
+		if m := stateLineRe.FindStringSubmatch(line); m != nil {
+			u = &unitLine{name: m[1], row: m[3], facts: map[string]string{}}
+			for _, kv := range strings.Fields(m[2]) {
+				k, v, _ := strings.Cut(kv, "=")
+				u.facts[k] = v
+			}
+			o.units = append(o.units, u)
+			section = "unit"
+			continue
+		}
+		if strings.HasPrefix(line, "  ") && section != "" {
+			d := strings.TrimPrefix(line, "  ")
+			switch section {
+			case "unit":
+				switch {
+				case strings.HasPrefix(d, "implementer: "):
+					u.implementer = strings.TrimPrefix(d, "implementer: ")
+				case strings.HasPrefix(d, "review: "):
+					u.review = strings.TrimPrefix(d, "review: ")
+				case strings.HasPrefix(d, "not verifiable: "):
+					u.notVerifiable = strings.TrimPrefix(d, "not verifiable: ")
+				case strings.HasPrefix(d, "open: "):
+					fs, err := parseFindings(strings.TrimPrefix(d, "open: "))
+					if err != nil {
+						return o, err
+					}
+					u.open = append(u.open, fs...)
+				}
+			case "flat":
+				o.flat = append(o.flat, strings.TrimPrefix(d, "| "))
+			case "since":
+				o.since = append(o.since, d)
+			case "ledger":
+				if v, ok := strings.CutPrefix(d, "first line: "); ok {
+					o.firstLine = v
+				}
+			}
+			continue
+		}
+		section = ""
+		switch {
+		case strings.HasPrefix(line, "workspace: "):
+			o.workspace = strings.TrimPrefix(line, "workspace: ")
+		case strings.HasPrefix(line, "branch: "):
+			o.branch = strings.TrimPrefix(line, "branch: ")
+		case strings.HasPrefix(line, "ledger: "):
+			section = "ledger"
+		case strings.HasPrefix(line, "old flat ledger: "):
+			section = "flat"
+			o.flat = []string{}
+		case strings.HasPrefix(line, "commits since "):
+			section = "since"
+			o.sinceShown = true
+		case strings.HasPrefix(line, "next: "):
+			o.next = strings.TrimPrefix(line, "next: ")
+		case strings.HasPrefix(line, "settled: "):
+			o.settled = append(o.settled, strings.TrimPrefix(line, "settled: "))
+		case strings.HasPrefix(line, "carried "):
+			o.carried = true
+		}
+		if m := movedRe.FindStringSubmatch(line); m != nil {
+			o.moved = append(o.moved, moved{dir: m[1], plan: m[2]})
+		}
+		if m := ledgerRe.FindStringSubmatch(line); m != nil {
+			o.ledger, o.ledgerRow = m[1], m[2]
 		}
 	}
-	if f := fixRe.FindStringSubmatch(rest); f != nil {
-		l.kind = "fix"
-		l.round, _ = strconv.Atoi(f[1])
-		l.addressed, _ = strconv.Atoi(f[2])
-		l.open, _ = strconv.Atoi(f[3])
-		l.findings = f[4]
-		return l, true
-	}
-	return ledgerLine{}, false
+	return o, nil
 }
 
 // IdentityPrefix starts a ledger's first line; the plan's path follows.
 const IdentityPrefix = "# SDD ledger — plan: "
-
-// unitLines are one task's (or the final review's) lines of a ledger.
-type unitLines struct {
-	all  []ledgerLine
-	main []ledgerLine // without implementer= and minor (deferred) lines
-}
-
-func (u unitLines) last() ledgerLine {
-	if len(u.main) == 0 {
-		return ledgerLine{}
-	}
-	return u.main[len(u.main)-1]
-}
-
-// lastOf is the value of the last line of a kind ("" when none).
-func (u unitLines) lastOf(kind string) string {
-	v := ""
-	for _, l := range u.all {
-		if l.kind == kind {
-			v = l.value
-		}
-	}
-	return v
-}
-
-func (u unitLines) count(kind string) int {
-	k := 0
-	for _, l := range u.all {
-		if l.kind == kind {
-			k++
-		}
-	}
-	return k
-}
-
-func (u unitLines) has(kind string) bool { return u.count(kind) > 0 }
-
-// heads are the unit's reviewed_head= shas in order.
-func (u unitLines) heads() []string {
-	var out []string
-	for _, l := range u.all {
-		if l.kind == "reviewed_head" {
-			out = append(out, l.value)
-		}
-	}
-	return out
-}
-
-// lastRound is the last fix round line (round 0 when there is none).
-func (u unitLines) lastRound() ledgerLine {
-	var f ledgerLine
-	for _, l := range u.all {
-		if l.kind == "fix" {
-			f = l
-		}
-	}
-	return f
-}
-
-// splitLedger groups a ledger's lines by unit; lines it cannot read are
-// returned as an error (the ledger is the text's interface).
-func splitLedger(lines []string) (map[string]unitLines, error) {
-	units := map[string]unitLines{}
-	for _, s := range lines[1:] {
-		l, ok := parseLedgerLine(s)
-		if !ok {
-			return nil, fmt.Errorf("a ledger line in no format of the text: %q", s)
-		}
-		u := units[l.who]
-		u.all = append(u.all, l)
-		if l.kind != "implementer" && l.kind != "minor" {
-			u.main = append(u.main, l)
-		}
-		units[l.who] = u
-	}
-	return units, nil
-}
 
 var (
 	wrotePackageRe = regexp.MustCompile(`(?m)^wrote (.+\.diff): (\d+) commit\(s\), (\d+) bytes$`)

@@ -43,6 +43,14 @@ type Task struct {
 	// reviewer could not verify something.
 	Test string
 
+	// Tier is the task's tier as the text names tiers (fast, standard,
+	// most capable); "" is standard: the controller's judgment of the
+	// task, which the dispatch table turns into models.
+	Tier string
+	// Settled are the decisions later tasks build on that the controller
+	// records when it closes the task.
+	Settled []string
+
 	Defect       *Defect  // a planted defect, or nil
 	Minors       []string // Minor one-liners the task's review reports
 	Unverifiable string   // an item the reviewer cannot verify (spec ⚠️), or ""
@@ -182,4 +190,69 @@ func (d *Defect) fixedIn() int {
 		return 1
 	}
 	return d.FixedIn
+}
+
+// tier is the task's tier: standard unless the scenario says otherwise.
+func (t Task) tier() string {
+	if t.Tier == "" {
+		return "standard"
+	}
+	return t.Tier
+}
+
+// UserRules are the allow rules a user gives a run of the scenario once:
+// the tools the subagents use, and the plan's own commands (staging,
+// committing, each task's test). The controller's commands come from the
+// skill's allowed-tools, never from here.
+func (sc Scenario) UserRules() []string {
+	rules := []string{"Skill", "Read", "Write", "Edit", "Agent", "Bash(git add:*)", "Bash(git commit:*)"}
+	seen := map[string]bool{}
+	for _, t := range sc.Tasks {
+		if t.Test != "" && !seen[t.Test] {
+			seen[t.Test] = true
+			rules = append(rules, "Bash("+t.Test+")")
+		}
+	}
+	return rules
+}
+
+// AllowedTools reads the allowed-tools of a SKILL.md's front matter.
+func AllowedTools(skillMD string) []string {
+	rest, ok := strings.CutPrefix(skillMD, "---\n")
+	if !ok {
+		return nil
+	}
+	front, _, _ := strings.Cut(rest, "\n---\n")
+	for _, l := range strings.Split(front, "\n") {
+		if v, ok := strings.CutPrefix(l, "allowed-tools:"); ok {
+			var out []string
+			for _, r := range splitRules(v) {
+				if r = strings.TrimSpace(r); r != "" {
+					out = append(out, r)
+				}
+			}
+			return out
+		}
+	}
+	return nil
+}
+
+// splitRules splits a rule list at the commas outside parentheses.
+func splitRules(s string) []string {
+	var out []string
+	depth, from := 0, 0
+	for i, c := range s {
+		switch c {
+		case '(':
+			depth++
+		case ')':
+			depth--
+		case ',':
+			if depth == 0 {
+				out = append(out, s[from:i])
+				from = i + 1
+			}
+		}
+	}
+	return append(out, s[from:])
 }

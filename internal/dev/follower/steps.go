@@ -30,7 +30,7 @@ type Steps struct {
 // NewSteps reads the blocks of skillDir's SKILL.md and resume.md.
 func NewSteps(skillDir string) (*Steps, error) {
 	s := &Steps{}
-	for _, file := range []string{"SKILL.md", "resume.md"} {
+	for _, file := range []string{"SKILL.md", "rare.md"} {
 		b, err := os.ReadFile(filepath.Join(skillDir, file))
 		if err != nil {
 			return nil, err
@@ -45,15 +45,17 @@ func NewSteps(skillDir string) (*Steps, error) {
 				continue
 			}
 			// The block with its placeholders as wildcards.
+			body := strings.TrimSuffix(blk.Body, "\n")
 			var re strings.Builder
 			re.WriteString(`^`)
 			last := 0
-			for _, ix := range PlaceholderRe.FindAllStringIndex(blk.Body, -1) {
-				re.WriteString(regexp.QuoteMeta(blk.Body[last:ix[0]]))
+			for _, ix := range PlaceholderRe.FindAllStringIndex(body, -1) {
+				re.WriteString(regexp.QuoteMeta(body[last:ix[0]]))
 				re.WriteString(`[^\n]*?`)
 				last = ix[1]
 			}
-			re.WriteString(regexp.QuoteMeta(blk.Body[last:]))
+			re.WriteString(regexp.QuoteMeta(body[last:]))
+			re.WriteString(`$`)
 			s.names = append(s.names, name)
 			s.res = append(s.res, regexp.MustCompile(re.String()))
 		}
@@ -61,26 +63,19 @@ func NewSteps(skillDir string) (*Steps, error) {
 	return s, nil
 }
 
-// blocks splits a command into the blocks it is made of, "?" for a part
-// that is no block.
+// blocks names the commands of a chain ("a && b") by the blocks they
+// are, "? <command>" for one that is no block (a check).
 func (s *Steps) blocks(command string) string {
 	var names []string
-	rest := command
-	for rest != "" {
-		found := false
+	for _, part := range strings.Split(command, " && ") {
+		name := "? " + part
 		for i, re := range s.res {
-			if loc := re.FindStringIndex(rest); loc != nil && loc[1] > 0 {
-				names = append(names, s.names[i])
-				rest = rest[loc[1]:]
-				found = true
+			if re.MatchString(part) {
+				name = s.names[i]
 				break
 			}
 		}
-		if !found {
-			first, _, _ := strings.Cut(rest, "\n")
-			names = append(names, "? "+first)
-			break
-		}
+		names = append(names, name)
 	}
 	return strings.Join(names, "+")
 }

@@ -191,20 +191,38 @@ func (a *agent) readRole(section string, labels ...string) {
 	}
 }
 
-// root is the repository's top level (the subagent's working directory).
-func (a *agent) root() string { return strings.TrimSpace(a.bash("git rev-parse --show-toplevel")) }
+// root is the repository's top level (the subagent's working directory),
+// as the workspace's files the dispatch names show it: a subagent runs
+// only the commands a user allows for the plan (git add, git commit, the
+// plan's tests), so it asks git nothing else.
+func (a *agent) root() string {
+	for _, label := range []string{"Brief", "Report", "Package"} {
+		p := strings.TrimSuffix(a.d.Fields[label], ")")
+		if i := strings.LastIndex(p, "/.superpowers/sdd/"); i >= 0 {
+			return p[:i]
+		}
+	}
+	a.fail("the dispatch names no file of the workspace")
+	return ""
+}
 
 func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
-// commit stages paths, commits, and returns the new short sha.
+var commitLineRe = regexp.MustCompile(`(?m)^\[[^\]\s]+(?: \([^)]*\))? ([0-9a-f]{4,})\] `)
+
+// commit stages paths, commits, and returns the new short sha, which git
+// commit prints ("[branch abc1234] message").
 func (a *agent) commit(paths []string, msg string) string {
 	var q []string
 	for _, p := range paths {
 		q = append(q, shellQuote(p))
 	}
-	out := a.bash("git add -- " + strings.Join(q, " ") + " && git commit -q -m " + shellQuote(msg) + " && git rev-parse --short HEAD")
-	lines := strings.Split(strings.TrimSpace(out), "\n")
-	return lines[len(lines)-1]
+	out := a.bash("git add -- " + strings.Join(q, " ") + " && git commit -m " + shellQuote(msg))
+	m := commitLineRe.FindStringSubmatch(out)
+	if m == nil {
+		a.fail("git commit printed no \"[branch sha]\" line:\n%s", out)
+	}
+	return m[1]
 }
 
 func implementerFailed(msg string) string {
@@ -275,9 +293,8 @@ func (sc Scenario) fixer(d Dispatch) Script {
 			}
 			reportPath := a.field("Report")
 			report := ""
-			// The final fix's report is new, unless a cut run dispatched
-			// this fix before.
-			if d.N != 0 || strings.TrimSpace(a.bash("test -e "+shellQuote(reportPath)+" && echo there || echo new")) == "there" {
+			// The final fix's report is new (implementer-prompt.md: create it).
+			if d.N != 0 {
 				report = a.read(reportPath)
 			}
 			root := a.root()

@@ -25,8 +25,8 @@ type Block struct {
 	Body string // without the fence lines and the list item's indentation
 }
 
-// Row is one row of a two-column table.
-type Row struct{ State, Next string }
+// Row is one row of a table: its cells, trimmed, backticks kept.
+type Row []string
 
 // Skill is what the Skill tool handed over: the skill's directory and
 // SKILL.md's text.
@@ -164,16 +164,38 @@ func (t *Text) Table(heading string) []Row {
 			}
 			continue
 		}
-		cells := strings.Split(strings.Trim(l, "|"), "|")
-		if len(cells) != 2 || strings.HasPrefix(strings.TrimSpace(cells[0]), "---") {
+		var cells Row
+		for _, c := range strings.Split(strings.Trim(l, "|"), "|") {
+			cells = append(cells, strings.TrimSpace(c))
+		}
+		if strings.HasPrefix(cells[0], "---") {
 			continue
 		}
-		rows = append(rows, Row{State: strings.TrimSpace(cells[0]), Next: strings.TrimSpace(cells[1])})
+		rows = append(rows, cells)
 	}
 	if len(rows) > 0 {
 		rows = rows[1:] // the header
 	}
 	return rows
+}
+
+// TableWith returns the rows of the first table whose header's first
+// cell is first.
+func (t *Text) TableWith(first string) []Row {
+	lines := strings.Split(t.Body, "\n")
+	for k, l := range lines {
+		l = strings.TrimSpace(l)
+		if !strings.HasPrefix(l, "|") {
+			continue
+		}
+		cells := strings.Split(strings.Trim(l, "|"), "|")
+		if strings.TrimSpace(cells[0]) != first || k > 0 && strings.HasPrefix(strings.TrimSpace(lines[k-1]), "|") {
+			continue
+		}
+		sub := &Text{Body: strings.Join(lines[k:], "\n")}
+		return sub.Table("")
+	}
+	return nil
 }
 
 // Values are the placeholders' literal values, keyed by the placeholder

@@ -92,22 +92,31 @@ func TestFill(t *testing.T) {
 func TestTables(t *testing.T) {
 	skill, err := ParseText(readSkill(t, "SKILL.md"))
 	require.NoError(t, err)
-	rows := skill.Table("Resume")
+	rows := skill.TableWith("Row")
 	require.NotEmpty(t, rows)
 	// A foreign ledger is told apart before anything else reads it.
-	assert.Equal(t, Row{"first line names another plan", "stop, ask the human"}, rows[0])
-	assert.Contains(t, rows, Row{"none, or only its first line", "Setup 4, then **Start the run**"})
-	resume, err := ParseText(readSkill(t, "resume.md"))
-	require.NoError(t, err)
-	assert.NotEmpty(t, resume.Table(""))
-	// Every row of both tables is one the follower knows.
-	for _, r := range append(rows, resume.Table("")...) {
-		found := false
-		for _, k := range knownRows() {
-			found = found || k.row == r
-		}
-		assert.True(t, found, "| %s | %s |", r.State, r.Next)
+	assert.Equal(t, "`ledger=other`", rows[0][1])
+	for _, r := range rows {
+		assert.Len(t, r, 3, "%q", r)
 	}
+	assert.NotEmpty(t, skill.TableWith("Dispatch"))
+	rare, err := ParseText(readSkill(t, "rare.md"))
+	require.NoError(t, err)
+	assert.Len(t, rare.TableWith("Ruling"), 2)
+}
+
+func TestMatch(t *testing.T) {
+	facts := map[string]string{"last": "fix", "open": "2", "round": "5", "after": "-"}
+	for when, want := range map[string]bool{
+		"last=fix": true, "last=base,fix": true, "last=base": false,
+		"open>0 round=5": true, "round<5": false, "after>0": false, "after<1": false, "open=2 last=fix,parked": true,
+	} {
+		got, err := match(when, facts)
+		require.NoError(t, err, when)
+		assert.Equal(t, want, got, when)
+	}
+	_, err := match("unit=task", facts)
+	assert.Error(t, err)
 }
 
 func TestAnswerLabels(t *testing.T) {
@@ -153,19 +162,28 @@ func TestFindings(t *testing.T) {
 	assert.Error(t, err)
 }
 
-func TestParseLook(t *testing.T) {
-	out := "sdd-workspace: note: /r/.s/x belongs to d/x.md, which no longer exists; if e/x.md moved from there, its ledger is /r/.s/x/progress.md\n" +
-		"workspace: /r/.s/x-e\nbranch: f\n# SDD ledger — plan: e/x.md\nTask 1: base=" + strings.Repeat("a", 40) + "\n" +
-		"old flat ledger:\nold line\ncommits since main:\nabc1234 one\ncommits after the last recorded sha:\nabc1234 one\n" +
-		"workspace files:\ntotal 8\n-rw-r--r-- 1 root root 1234 Dec  3 08:43 review-a..b.diff\nplan-path\n"
-	l, err := parseLook(out, "main")
+func TestParseOutput(t *testing.T) {
+	out := "workspace: /r/.s/x-e\nbranch: f\nledger: none\n" +
+		"moved?: /r/.s/x belongs to d/x.md, which no longer exists\n" +
+		"old flat ledger: /r/.s/progress.md\n  | old line\ncommits since main, oldest first: 1\n  1 abc1234 one\n" +
+		"Ledger: ledger=none row=new\n" +
+		"Task 1: last=reviewed_head after=0 review=in pass=first spec=❌ open=1 round=0 row=fix\n" +
+		"  implementer: a1\n  review: /r/.s/x-e/review-a..b.md\n  open: F1 a.go:1 x\n" +
+		"Final: last=none after=- review=- pass=- spec=- open=0 round=0 row=final\nnext: Ledger row=new\n"
+	o, err := parseOutput(out)
 	require.NoError(t, err)
-	assert.Equal(t, "/r/.s/x-e", l.workspace)
-	assert.Equal(t, []string{"# SDD ledger — plan: e/x.md", "Task 1: base=" + strings.Repeat("a", 40)}, l.ledger)
-	assert.Equal(t, []string{"old line"}, l.flat)
-	assert.Equal(t, []string{"abc1234 one"}, l.since)
-	assert.True(t, l.afterShown)
-	assert.Equal(t, map[string]int64{"review-a..b.diff": 1234, "plan-path": -1}, l.files)
-	require.Len(t, l.notes, 1)
-	assert.Equal(t, "/r/.s/x", movedNoteRe.FindStringSubmatch(l.notes[0])[4])
+	assert.Equal(t, "/r/.s/x-e", o.workspace)
+	assert.Equal(t, []moved{{"/r/.s/x", "d/x.md"}}, o.moved)
+	assert.Equal(t, []string{"old line"}, o.flat)
+	assert.Equal(t, []string{"1 abc1234 one"}, o.since)
+	assert.Equal(t, "none", o.ledger)
+	assert.Equal(t, "new", o.ledgerRow)
+	require.Len(t, o.units, 2)
+	u := o.units[0]
+	assert.Equal(t, "Task 1", u.name)
+	assert.Equal(t, "fix", u.row)
+	assert.Equal(t, "1", u.facts["open"])
+	assert.Equal(t, "a1", u.implementer)
+	assert.Equal(t, []finding{{"F1", "", "a.go:1 x"}}, u.open)
+	assert.Equal(t, "Ledger row=new", o.next)
 }

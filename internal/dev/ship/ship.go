@@ -15,7 +15,7 @@ import (
 )
 
 // Commands are the shipped binaries, by directory under cmd/.
-var Commands = []string{"sdd-workspace", "task-brief", "review-package"}
+var Commands = []string{"sdd-workspace", "task-brief", "review-package", "sdd-ledger"}
 
 // Tags leave out urfave/cli's man-page and markdown generators (and their
 // markdown parser), which positional-only commands never use: a smaller

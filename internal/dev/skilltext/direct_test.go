@@ -7,8 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
-	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -17,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/sdd-go/sdd-go/internal/dev/follower"
+	"github.com/sdd-go/sdd-go/internal/dev/plaincmd"
 	"github.com/sdd-go/sdd-go/internal/dev/testutil"
 )
 
@@ -61,7 +60,14 @@ type directHost struct {
 	keep     string            // where the rm wrapper keeps what it deletes
 	maxCalls int               // controller calls before the run is cut; 0: no cut
 	ctlCalls int
+	// rules are the user's allow rules (follower.UserRules); skillRules
+	// the skill's allowed-tools, which the controller's calls get too.
+	rules, skillRules []plaincmd.Rule
 }
+
+// PermissionRefusal starts what the executor answers for a command the
+// host would not run without a person's approval.
+const PermissionRefusal = "This command requires approval"
 
 // directCut stops a run after maxCalls controller calls.
 type directCut struct{}
@@ -106,14 +112,12 @@ func runDirect(t *testing.T, repo *testutil.Repo, sc follower.Scenario, o direct
 	}
 	require.NoError(t, os.WriteFile(filepath.Join(home, ".gitconfig"),
 		[]byte("[user]\n\tname = SDD Follower\n\temail = follower@example.com\n"), 0o644))
-	// rm keeps a copy of each directory it deletes: Finish deletes the
-	// workspace in the call that writes the ledger's last line, and the
-	// test reads that ledger from the copy.
-	wrapper := "#!/bin/sh\nfor a in \"$@\"; do case $a in -*) ;; *) if [ -d \"$a\" ]; then cp -R \"$a\" '" + keep + "/'; fi ;; esac; done\nexec /bin/rm \"$@\"\n"
-	require.NoError(t, os.WriteFile(filepath.Join(tools, "rm"), []byte(wrapper), 0o755))
+	skillMD, err := os.ReadFile(filepath.Join(o.skillDir, "SKILL.md"))
+	require.NoError(t, err)
 	h := &directHost{
 		t: t, root: repo.Root, skillDir: o.skillDir, sc: sc, agents: map[string]string{},
 		keep: keep, maxCalls: o.maxCalls,
+		rules: plaincmd.Rules(sc.UserRules()), skillRules: plaincmd.Rules(follower.AllowedTools(string(skillMD))),
 		env: []string{"PATH=" + strings.Join([]string{tools, binDir, "/usr/local/bin", "/usr/bin", "/bin"}, ":"), "HOME=" + home},
 	}
 	if g, ok := os.LookupEnv("GORACE"); ok {
@@ -186,8 +190,22 @@ func (a *directActor) Bash(command string) follower.Result {
 }
 
 func (a *directActor) bash(command string) follower.Result {
-	if err := directShellCheck(command); err != nil {
-		return follower.Result{Text: "refused by the test's host: " + err.Error(), IsError: true}
+	rules := a.h.rules
+	if a.name == "controller" {
+		rules = append(append([]plaincmd.Rule(nil), rules...), a.h.skillRules...)
+	}
+	if err := plaincmd.Check(command, rules); err != nil {
+		// As the host refuses a command no rule pre-approves, under
+		// claude -p: no person is there to ask.
+		return follower.Result{Text: PermissionRefusal + " (" + err.Error() + ")", IsError: true}
+	}
+	if a.name == "controller" && strings.Contains(command, "sdd-ledger finish ") {
+		// Finish deletes the workspace: the test reads its files from a
+		// copy made just before.
+		ws, _ := filepath.Glob(filepath.Join(a.h.root, ".superpowers", "sdd", "*", "progress.md"))
+		for _, l := range ws {
+			_ = exec.Command("cp", "-R", filepath.Dir(l), a.h.keep+"/").Run()
+		}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -205,11 +223,6 @@ func (a *directActor) bash(command string) follower.Result {
 		if ee, ok := err.(*exec.ExitError); ok {
 			code = ee.ExitCode()
 		}
-		// The host takes a test's exit 1 for an answer, not an error,
-		// and shows it as it shows a passed test (Claude Code 2.1.328).
-		if code == 1 && text == "" && directTestRe.MatchString(command) {
-			return follower.Result{Text: directNoOutput}
-		}
 		return follower.Result{Text: fmt.Sprintf("Exit code %d\n%s", code, text), IsError: true}
 	}
 	if text == "" {
@@ -221,9 +234,6 @@ func (a *directActor) bash(command string) follower.Result {
 // directNoOutput is what the host's Bash tool shows for a command that
 // printed nothing.
 const directNoOutput = "(Bash completed with no output)"
-
-// directTestRe is a command that is one test: [ … ] or test ….
-var directTestRe = regexp.MustCompile(`^\s*(\[|test)\s[^;&|\n]*$`)
 
 // The Read tool's limits (Claude Code 2.1.328).
 const (
@@ -406,224 +416,6 @@ func (a *directActor) Say(text string) {
 	a.log(directCall{Tool: "Say", Input: text})
 }
 
-// directShellCheck refuses what the host makes wrong in a Bash call: a
-// cd (the next call would run elsewhere) and a variable the command does
-// not set itself (it would come from an earlier call, which is gone).
-func directShellCheck(cmd string) error {
-	s := &directScan{src: cmd}
-	s.scan(0)
-	plain := s.plain.String()
-	if m := directCdRe.FindStringSubmatch(plain); m != nil {
-		return fmt.Errorf("the command runs %s: the next Bash call would start there", m[1])
-	}
-	set := map[string]bool{}
-	for _, re := range []*regexp.Regexp{directAssignRe, directForRe, directReadRe} {
-		for _, m := range re.FindAllStringSubmatch(plain, -1) {
-			set[m[1]] = true
-		}
-	}
-	var unset []string
-	for _, v := range s.uses {
-		if !set[v] && !strings.ContainsAny(v[:1], "0123456789?#@*!$-") {
-			unset = append(unset, "$"+v)
-		}
-	}
-	if len(unset) > 0 {
-		sort.Strings(unset)
-		return fmt.Errorf("the command reads %s, which it never sets (an earlier call's variables are gone)", strings.Join(directUnique(unset), " "))
-	}
-	return nil
-}
-
-var (
-	directCdRe     = regexp.MustCompile(`(?:^|[;&|(){}\n]|\bthen\b|\bdo\b|\belse\b)\s*(cd|pushd|popd)(?:\s|;|$)`)
-	directAssignRe = regexp.MustCompile(`(?:^|[\s;&|(){}])([A-Za-z_][A-Za-z0-9_]*)=`)
-	directForRe    = regexp.MustCompile(`\bfor\s+([A-Za-z_][A-Za-z0-9_]*)\s+in\b`)
-	directReadRe   = regexp.MustCompile(`\bread\s+(?:-r\s+)?([A-Za-z_][A-Za-z0-9_]*)`)
-)
-
-func directUnique(in []string) []string {
-	var out []string
-	for i, s := range in {
-		if i == 0 || s != in[i-1] {
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
-// directScan walks a shell command quote by quote: plain is the command
-// with quoted text blanked (command substitutions kept), uses the
-// variables it expands.
-type directScan struct {
-	src   string
-	i     int
-	plain strings.Builder
-	uses  []string
-}
-
-const (
-	scanTop = iota
-	scanDouble
-	scanSubst
-	scanBacktick
-)
-
-func (s *directScan) put(c byte, quoted bool) {
-	if quoted && c != '\n' {
-		s.plain.WriteByte('x')
-	} else {
-		s.plain.WriteByte(c)
-	}
-}
-
-func (s *directScan) scan(mode int) {
-	depth := 0
-	for s.i < len(s.src) {
-		c := s.src[s.i]
-		switch {
-		case mode == scanDouble && c == '"', mode == scanBacktick && c == '`':
-			s.put(c, false)
-			s.i++
-			return
-		case mode == scanSubst && c == ')' && depth == 0:
-			s.put(c, false)
-			s.i++
-			return
-		case c == '\\' && s.i+1 < len(s.src):
-			s.put('x', mode == scanDouble)
-			s.put('x', mode == scanDouble)
-			s.i += 2
-		case c == '$':
-			s.dollar(mode == scanDouble)
-		case c == '`':
-			s.put(c, false)
-			s.i++
-			s.scan(scanBacktick)
-		case mode == scanDouble:
-			s.put(c, true)
-			s.i++
-		case c == '\'':
-			s.put(c, false)
-			s.i++
-			for s.i < len(s.src) && s.src[s.i] != '\'' {
-				s.put(s.src[s.i], true)
-				s.i++
-			}
-			if s.i < len(s.src) {
-				s.put('\'', false)
-				s.i++
-			}
-		case c == '"':
-			s.put(c, false)
-			s.i++
-			s.scan(scanDouble)
-		case c == '#' && (s.i == 0 || strings.ContainsRune(" \t\n;&|()", rune(s.src[s.i-1]))):
-			for s.i < len(s.src) && s.src[s.i] != '\n' {
-				s.put(s.src[s.i], true)
-				s.i++
-			}
-		default:
-			if mode == scanSubst {
-				if c == '(' {
-					depth++
-				} else if c == ')' {
-					depth--
-				}
-			}
-			s.put(c, false)
-			s.i++
-		}
-	}
-}
-
-func (s *directScan) dollar(quoted bool) {
-	s.put('$', false)
-	s.i++
-	if s.i >= len(s.src) {
-		return
-	}
-	c := s.src[s.i]
-	switch {
-	case c == '(' && strings.HasPrefix(s.src[s.i:], "(("):
-		// Arithmetic: its names are variables too.
-		s.i += 2
-		s.plain.WriteString("((")
-		start := s.i
-		for s.i < len(s.src) && !strings.HasPrefix(s.src[s.i:], "))") {
-			s.i++
-		}
-		for _, m := range directNameRe.FindAllString(s.src[start:s.i], -1) {
-			s.uses = append(s.uses, m)
-		}
-		s.plain.WriteString(strings.Repeat("x", s.i-start))
-	case c == '(':
-		s.put(c, false)
-		s.i++
-		s.scan(scanSubst)
-	case c == '{':
-		s.i++
-		s.plain.WriteByte('{')
-		start := s.i
-		for s.i < len(s.src) && s.src[s.i] != '}' {
-			s.i++
-		}
-		inner := strings.TrimPrefix(s.src[start:s.i], "#")
-		if m := directNameRe.FindString(inner); m != "" && strings.HasPrefix(inner, m) {
-			s.uses = append(s.uses, m)
-		} else if inner != "" {
-			s.uses = append(s.uses, inner[:1])
-		}
-		s.plain.WriteString(strings.Repeat("x", s.i-start))
-		if s.i < len(s.src) {
-			s.plain.WriteByte('}')
-			s.i++
-		}
-	default:
-		if m := directNameRe.FindString(s.src[s.i:]); m != "" && strings.HasPrefix(s.src[s.i:], m) {
-			s.uses = append(s.uses, m)
-			s.plain.WriteString(strings.Repeat("x", len(m)))
-			s.i += len(m)
-		} else if strings.ContainsRune("0123456789?#@*!$-", rune(c)) {
-			s.uses = append(s.uses, string(c))
-			s.put('x', quoted)
-			s.i++
-		}
-	}
-}
-
-var directNameRe = regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_]*`)
-
-// TestDirectShellCheck: what the executor refuses, and what it lets by.
-func TestDirectShellCheck(t *testing.T) {
-	t.Parallel()
-	for cmd, want := range map[string]string{
-		`cd /tmp`:                     "runs cd",
-		`git status && cd "$x"`:       "runs cd",
-		"if true; then\n  cd sub\nfi": "runs cd",
-		`echo "$L"`:                   "reads $L",
-		`printf '%s' "${b}"`:          "reads $b",
-		`x=$(echo "$(git rev-parse --short "$h")")`: "reads $h",
-		`echo $((n + 1))`:                                     "reads $n",
-		`for m in a; do echo "$m $k"; done`:                   "reads $k",
-		`L=x; echo "$L"`:                                      "",
-		`for m in 'a' 'b'; do printf '%s' "$m"; done`:         "",
-		`echo '$notavar' "\$x"`:                               "",
-		`set -- a b; echo "$1" "$#" "$?"`:                     "",
-		`awk '{ print $1 }' f # $comment`:                     "",
-		`case ${f##*/} in x) ;; esac; for f in a; do :; done`: "",
-		`git -C /tmp/cd log`:                                  "",
-		`echo abcd`:                                           "",
-	} {
-		err := directShellCheck(cmd)
-		if want == "" {
-			assert.NoError(t, err, cmd)
-		} else if assert.Error(t, err, cmd) {
-			assert.Contains(t, err.Error(), want, cmd)
-		}
-	}
-}
-
 // TestDirectTools: the host's limits the executor keeps.
 func TestDirectTools(t *testing.T) {
 	t.Parallel()
@@ -655,12 +447,14 @@ func TestDirectTools(t *testing.T) {
 	w.Read(small, 0, 0)
 	assert.False(t, w.Write(small, "y\n").IsError)
 
-	res := a.Bash("echo $HOME >/dev/null; cd /")
-	assert.True(t, res.IsError)
-	res = a.Bash("[[ 1 == 1 ]]")
-	assert.True(t, res.IsError, "sh is not bash")
-	res = a.Bash(`x=1; echo "$x" "$(pwd)"`)
-	assert.Equal(t, "1 "+repo.Root+"\n", res.Text)
+	h.rules = plaincmd.Rules([]string{"Bash(pwd)", "Bash(git status:*)"})
+	for _, cmd := range []string{"echo $HOME >/dev/null; cd /", "[[ 1 == 1 ]]", `x=1; echo "$x"`, "git log", "pwd && echo x"} {
+		res := a.Bash(cmd)
+		assert.True(t, res.IsError, cmd)
+		assert.True(t, strings.HasPrefix(res.Text, PermissionRefusal), res.Text)
+	}
+	res := a.Bash("pwd && git status --short")
+	assert.Equal(t, repo.Root+"\n", res.Text)
 
 	reply := a.SendMessage("agent-1", "Fix round 1 of 5 for Task 1. Read /s/implementer-prompt.md, section \"Fix round\", and follow it.\n")
 	assert.Equal(t, "Error: No such tool available: SendMessage", reply.Reply)

@@ -2,6 +2,7 @@ package skilltext
 
 import (
 	"fmt"
+	"github.com/sdd-go/sdd-go/internal/ledger"
 	"os"
 	"os/exec"
 	"path"
@@ -83,10 +84,10 @@ func (x skillText) files(dir string) []string {
 const skillMD = "skill/SKILL.md"
 
 // stepFiles hold the blocks a controller runs as steps.
-var stepFiles = []string{skillMD, "skill/resume.md"}
+var stepFiles = []string{skillMD, "skill/rare.md"}
 
 // sideDeclaring are the files that may declare placeholders of their own.
-var sideDeclaring = []string{"skill/resume.md", "skill/manual.md"}
+var sideDeclaring = []string{"skill/rare.md", "skill/manual.md"}
 
 // block is a top-level fenced block of a file, with its name.
 type block struct {
@@ -364,3 +365,6 @@ func sortedKeys[V any](m map[string]V) []string {
 	sort.Strings(out)
 	return out
 }
+
+// IdentityPrefix starts a ledger's first line.
+const IdentityPrefix = ledger.IdentityPrefix

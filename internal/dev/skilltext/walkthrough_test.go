@@ -179,8 +179,7 @@ func walk(t *testing.T, skillDir string) (problems, *directRun) {
 	kept := filepath.Join(r.keep, "greet")
 	s := func(sha string) string { return short(repo, sha) }
 	want := walkLedger(repo, mainHead, c, "agent-1", "agent-3", "agent-6")
-	ledger, _ := os.ReadFile(filepath.Join(kept, "progress.md"))
-	p.eq("the ledger Finish deleted", want, string(ledger))
+	p.eq("the ledger Finish deleted", want, finishedLedger(r))
 	pkg := func(a, b string) string { return "review-" + s(a) + ".." + s(b) }
 	var files []string
 	for _, x := range []string{pkg(mainHead, c[1]), pkg(c[1], c[2]), pkg(c[2], c[3]), pkg(c[3], c[4]), pkg(mainHead, c[4])} {
@@ -209,7 +208,9 @@ func walk(t *testing.T, skillDir string) (problems, *directRun) {
 			models = append(models, k.Model)
 		}
 	}
-	p.eq("the dispatches' models", []string{"sonnet", "opus", "sonnet", "opus", "sonnet", "sonnet", "opus", "opus"}, models)
+	// The tasks are all of the standard tier: their implementers, reviewers
+	// and re-reviewers on sonnet, the final reviewer on opus.
+	p.eq("the dispatches' models", []string{"sonnet", "sonnet", "sonnet", "sonnet", "sonnet", "sonnet", "sonnet", "opus"}, models)
 	p.eq("the controller's calls", []string{"Skill", "Bash", "Read", "Bash", "Agent", "Bash", "Agent",
 		"Bash", "Agent", "Bash", "Agent", "ToolSearch", "SendMessage", "Bash", "Agent",
 		"Bash", "Agent", "Bash", "Agent",
@@ -223,6 +224,26 @@ func walk(t *testing.T, skillDir string) (problems, *directRun) {
 		}
 	}
 	return p, r
+}
+
+// finishedLedger is the ledger as the run left it: the copy the executor
+// made before the call that ran Finish, then the lines that call recorded
+// (each printed as "recorded <line>").
+func finishedLedger(r *directRun) string {
+	var ledger string
+	for _, c := range r.calls {
+		if c.Actor != "controller" || c.Tool != "Bash" || !strings.Contains(c.Input, "sdd-ledger finish ") {
+			continue
+		}
+		b, _ := os.ReadFile(filepath.Join(r.keep, "greet", "progress.md"))
+		ledger = string(b)
+		for _, l := range strings.Split(c.Output, "\n") {
+			if rec, ok := strings.CutPrefix(l, "recorded "); ok {
+				ledger += rec + "\n"
+			}
+		}
+	}
+	return ledger
 }
 
 // walkLedger is the walk-through's ledger at its end, for the branch's

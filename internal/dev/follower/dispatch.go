@@ -1,0 +1,431 @@
+package follower
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// This file is the controller's dispatches: which prompt a row names, how
+// and on which model the text's dispatch table sends it, and what the
+// answer makes of the unit's facts (SKILL.md: an implementer's DONE is
+// after>0; a review is review=in with its Spec and Open; a re-review is
+// review=in with what is still open).
+
+// dispatchRow is one row of the dispatch table: the dispatches it covers
+// (fix rounds with their range), how, and the model.
+type dispatchRow struct {
+	names      []string
+	from, to   int // a "fix rounds A-B" row's range
+	how, model string
+}
+
+var roundsRe = regexp.MustCompile(`^fix rounds? (\d+)(?:-(\d+))?$`)
+
+func (c *controller) dispatchTable() []dispatchRow {
+	rows := c.skill.TableWith("Dispatch")
+	if len(rows) == 0 {
+		c.fail("SKILL.md has no dispatch table (a table whose first column is Dispatch)")
+	}
+	var out []dispatchRow
+	for _, r := range rows {
+		if len(r) != 3 {
+			c.fail("a row of the dispatch table without three cells: %q", r)
+		}
+		d := dispatchRow{how: r[1], model: r[2]}
+		for _, n := range strings.Split(r[0], ",") {
+			n = strings.TrimSpace(n)
+			if m := roundsRe.FindStringSubmatch(n); m != nil {
+				d.from, _ = strconv.Atoi(m[1])
+				d.to = d.from
+				if m[2] != "" {
+					d.to, _ = strconv.Atoi(m[2])
+				}
+				n = "fix rounds"
+			}
+			d.names = append(d.names, n)
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+// how finds the dispatch table's row for a dispatch (round r for a fix).
+func (c *controller) how(name string, r int) dispatchRow {
+	for _, d := range c.dispatchTable() {
+		for _, n := range d.names {
+			if n == name && (name != "fix rounds" || d.from <= r && r <= d.to) {
+				return d
+			}
+		}
+	}
+	c.fail("the dispatch table has no row for %q (round %d)", name, r)
+	return dispatchRow{}
+}
+
+var tierRe = regexp.MustCompile("(fast|standard|most capable) \\(`([a-z0-9-]+)`\\)")
+
+// tiers are the tiers in order and their models, from the text's Tiers.
+func (c *controller) tiers() ([]string, map[string]string) {
+	var order []string
+	models := map[string]string{}
+	for _, m := range tierRe.FindAllStringSubmatch(strings.Join(strings.Fields(c.skill.Body), " "), -1) {
+		if _, seen := models[m[1]]; !seen {
+			order = append(order, m[1])
+			models[m[1]] = m[2]
+		}
+	}
+	if len(order) != 3 {
+		c.fail("the text names the tiers %q, not fast, standard and most capable with their models", order)
+	}
+	return order, models
+}
+
+// model reads a dispatch row's Model cell for u's task.
+func (c *controller) model(cell string, u *unit) string {
+	order, models := c.tiers()
+	tier := ""
+	switch {
+	case cell == "the task's tier" || cell == "one tier above the task's":
+		t, err := c.sc.task(atoiOr(u.n))
+		if err != nil {
+			c.fail("%v", err)
+		}
+		tier = t.tier()
+		if cell != "the task's tier" {
+			for i, x := range order {
+				if x == tier && i+1 < len(order) {
+					tier = order[i+1]
+					break
+				}
+			}
+		}
+	default:
+		tier = cell
+	}
+	m, ok := models[tier]
+	if !ok {
+		c.fail("the dispatch table's model %q names no tier", cell)
+	}
+	return m
+}
+
+// dispatch does a row whose Next is a prompt.
+func (c *controller) dispatch(u *unit, next string) {
+	name := boldLast(next)
+	v := c.values(u)
+	switch name {
+	case "Implementer prompt":
+		task, err := c.sc.task(atoiOr(u.n))
+		if err != nil {
+			c.fail("%v", err)
+		}
+		settled := "none"
+		if len(c.settled) > 0 {
+			settled = strings.Join(c.settled, "; ")
+		}
+		prompt := c.block(name, v.With(
+			"<one line>", fmt.Sprintf("Task %s of %d of the plan: %s", u.n, len(c.sc.Tasks), task.Title),
+			"<the settled: lines it needs, or none>", settled,
+			"<your answer to each ambiguity you saw in the brief, or none>", "none"))
+		d := c.how("implementer", 0)
+		ar := c.agent(u.name+": implement", prompt, c.model(d.model, u))
+		c.implementerDone(ar.Reply, false)
+		u.implementer = ar.ID
+		c.answered(u, ar.Reply, "implementer")
+	case "Reviewer prompt", "Final reviewer prompt":
+		c.need(u, v, "<package>")
+		d := c.how(map[string]string{"Reviewer prompt": "reviewer", "Final reviewer prompt": "final reviewer"}[name], 0)
+		ar := c.agent(u.name+": review", c.block(name, v), c.model(d.model, u))
+		c.answered(u, ar.Reply, "review")
+	case "Re-reviewer prompt":
+		c.need(u, v, "<package>")
+		r := atoiOr(u.facts["round"]) + 1
+		d := c.how("re-reviewer", 0)
+		ar := c.agent(fmt.Sprintf("%s: re-review round %d", u.name, r), c.block(name, v.With("<R>", strconv.Itoa(r))), c.model(d.model, u))
+		c.answered(u, ar.Reply, "re-review")
+	case "Fix prompt":
+		r := 1
+		if strings.Contains(next, "`round`+1") {
+			r = atoiOr(u.facts["round"]) + 1
+		} else if m := regexp.MustCompile(`round (\d+)`).FindStringSubmatch(next); m != nil {
+			r = atoiOr(m[1])
+		}
+		c.fix(u, r)
+	default:
+		c.fail("a row names the prompt %q, which the follower does not know", name)
+	}
+}
+
+// need fails when a value a prompt needs is unknown to the controller.
+func (c *controller) need(u *unit, v Values, names ...string) {
+	for _, n := range names {
+		if v[n] == "" {
+			c.fail("%s: the prompt needs %s and nothing printed it", u.name, n)
+		}
+	}
+}
+
+func (c *controller) agent(desc, prompt, model string) AgentResult {
+	return c.t.Agent(AgentCall{Description: desc, Prompt: prompt, Model: model, Type: SubagentType})
+}
+
+// fix dispatches fix round r as the dispatch table says.
+func (c *controller) fix(u *unit, r int) {
+	v := c.values(u).With("<R>", strconv.Itoa(r),
+		"<what the review could not verify, or none>", orNone(u.notVerifiable))
+	c.need(u, v, "<review>")
+	prompt := c.block("Fix prompt", v)
+	kind := "fix rounds"
+	if !u.task() {
+		kind = "final fix"
+	}
+	d := c.how(kind, r)
+	var ar AgentResult
+	if strings.HasPrefix(d.how, "SendMessage") && u.implementer != "" {
+		if !c.loaded && strings.Contains(d.how, "ToolSearch `select:SendMessage`") {
+			if res := c.t.ToolSearch("select:SendMessage"); res.IsError {
+				c.fail("ToolSearch select:SendMessage: %s", res.Text)
+			}
+			c.loaded = true
+		}
+		ar = c.t.SendMessage(u.implementer, prompt)
+		if ar.Refused && !strings.Contains(d.how, "Agent if it is refused") {
+			c.fail("SendMessage to %s was refused and the table gives no other way", u.implementer)
+		}
+	}
+	if !strings.HasPrefix(d.how, "SendMessage") || u.implementer == "" || ar.Refused {
+		ar = c.agent(fmt.Sprintf("%s: fix round %d", u.name, r), prompt, c.model(d.model, u))
+		if u.task() {
+			u.implementer = ar.ID
+		}
+	}
+	c.implementerDone(ar.Reply, true)
+	c.answered(u, ar.Reply, "fix")
+}
+
+// implementerDone checks an implementer's answer: DONE, and for a fix
+// round a Tests line (the fix report must name tests, command, output).
+func (c *controller) implementerDone(text string, fix bool) reply {
+	r, err := parseReply(text)
+	if err != nil {
+		c.fail("the implementer's answer: %v", err)
+	}
+	status, err := r.get("Status")
+	if err != nil || status != "DONE" {
+		c.fail("the implementer did not answer DONE:\n%s", text)
+	}
+	if fix {
+		if tests, _ := r.get("Tests"); tests == "" || tests == "none" {
+			c.fail("a fix report without its tests:\n%s", text)
+		}
+	}
+	return r
+}
+
+var commitsRe = regexp.MustCompile(`\((\d+)\)$`)
+
+// answered takes a subagent's answer into u's facts, as SKILL.md says an
+// answer gives them; the row that then fits is the text's to say.
+func (c *controller) answered(u *unit, text, kind string) {
+	r, err := parseReply(text)
+	if err != nil {
+		c.fail("%s's answer: %v", kind, err)
+	}
+	u.named = ""
+	f := u.facts
+	switch kind {
+	case "implementer", "fix":
+		commits, _ := r.get("Commits")
+		n := 0
+		if m := commitsRe.FindStringSubmatch(commits); m != nil {
+			n = atoiOr(m[1])
+		}
+		if n > 0 {
+			f["after"] = strconv.Itoa(n)
+		}
+	case "review":
+		a := c.parseReviewer(text)
+		f["review"], f["spec"], f["open"] = "in", a.spec, strconv.Itoa(len(a.open))
+		u.open, u.review, u.notVerifiable = a.open, a.review, a.notVerifiable
+	case "re-review":
+		still, news, review := c.takeReReview(u.open, text)
+		u.open = append(still, news...)
+		f["review"], f["open"] = "in", strconv.Itoa(len(u.open))
+		u.review = review
+	}
+}
+
+// reviewerAnswer is a task or final reviewer's answer.
+type reviewerAnswer struct {
+	spec          string
+	open          []finding
+	notVerifiable string
+	review        string
+}
+
+func (c *controller) parseReviewer(text string) reviewerAnswer {
+	r, err := parseReply(text)
+	if err != nil {
+		c.fail("the reviewer's answer: %v", err)
+	}
+	var a reviewerAnswer
+	var open string
+	for label, dst := range map[string]*string{"Spec": &a.spec, "Open": &open, "Not verifiable": &a.notVerifiable, "Review": &a.review} {
+		if *dst, err = r.get(label); err != nil {
+			c.fail("%v", err)
+		}
+	}
+	if a.notVerifiable == "none" {
+		a.notVerifiable = ""
+	}
+	if a.open, err = parseFindings(open); err != nil {
+		c.fail("the reviewer's Open line: %v", err)
+	}
+	return a
+}
+
+var addressedRe = regexp.MustCompile(`^(ADDRESSED|NOT ADDRESSED)(?: — (.*))?$`)
+
+// takeReReview reads a scoped re-review: the findings of before it rules
+// NOT ADDRESSED, its new findings, its review file.
+func (c *controller) takeReReview(before []finding, text string) (still, news []finding, review string) {
+	rp, err := parseReply(text)
+	if err != nil {
+		c.fail("the re-reviewer's answer: %v", err)
+	}
+	for _, f := range before {
+		v, err := rp.get(f.id)
+		if err != nil {
+			c.fail("%v", err)
+		}
+		m := addressedRe.FindStringSubmatch(v)
+		if m == nil {
+			c.fail("the re-reviewer's %s line: %q", f.id, v)
+		}
+		if m[1] != "ADDRESSED" {
+			still = append(still, f)
+		}
+	}
+	newLine, err := rp.get("New")
+	if err != nil {
+		c.fail("%v", err)
+	}
+	if news, err = parseFindings(newLine); err != nil {
+		c.fail("the re-reviewer's New line: %v", err)
+	}
+	if review, err = rp.get("Review"); err != nil {
+		c.fail("%v", err)
+	}
+	return still, news, review
+}
+
+// breaker rules on each open finding as rare.md's table says: a row by
+// the ruling's first word, its Next's steps; the last ruling's Next joins
+// Close and the next step.
+func (c *controller) breaker(u *unit) {
+	c.readRare()
+	rows := c.rare.TableWith("Ruling")
+	if len(rows) == 0 {
+		c.fail("rare.md has no breaker table (a table whose first column is Ruling)")
+	}
+	if len(u.open) == 0 {
+		c.fail("%s: the breaker with no open finding", u.name)
+	}
+	f := u.open[0]
+	ruling := c.sc.ruling(atoiOr(u.n), f.text)
+	kind, why, _ := strings.Cut(ruling, ": ")
+	if kind == "" {
+		c.fail("the scenario gives no ruling for %s", f.line())
+	}
+	var next string
+	for _, r := range rows {
+		if len(r) == 2 && strings.HasPrefix(r[0], kind+":") {
+			next = r[1]
+		}
+	}
+	if next == "" {
+		c.fail("rare.md's breaker table has no row for a ruling to %s", kind)
+	}
+	v := c.values(u).With("<id>", f.id, "<why>", why, "<reason>", f.line()+": "+why)
+	each, last, hasLast := strings.Cut(next, "; with the last ruling, ")
+	steps := each
+	if hasLast && len(u.open) == 1 {
+		steps = last
+	}
+	stop := ""
+	if s, after, ok := strings.Cut(steps, ", then stop"); ok {
+		steps, stop = s, after
+	}
+	var cmds []string
+	closed := false
+	for _, part := range strings.Split(steps, " + ") {
+		part = strings.TrimSpace(part)
+		if part == "next" {
+			if s := c.nextStep(u, closed); s != "" {
+				cmds = append(cmds, s)
+			}
+			continue
+		}
+		m := boldNameRe.FindStringSubmatch(part)
+		if m == nil {
+			c.fail("rare.md's breaker: a step %q that names no block", part)
+		}
+		text, _, ok := c.anyBlock(m[1])
+		if !ok {
+			c.fail("rare.md's breaker names %q, which is no block", m[1])
+		}
+		cmds = append(cmds, c.fill(text, m[1], v.With("<decisions>", c.decisions(u))))
+		closed = closed || m[1] == "Close"
+	}
+	c.command(strings.Join(cmds, " && "))
+	if stop != "" {
+		c.say(fmt.Sprintf("%s is BLOCKED: %s: %s%s", u.name, f.line(), why, strings.TrimPrefix(stop, ":")))
+	}
+}
+
+// beforeTask1 is Before Task 1: the questions, asked at once, unless the
+// human answered them; then the answers' steps to join the call that
+// starts the run (pre: a step in place of Start the run, Carry over).
+func (c *controller) beforeTask1() (pre string, answers []string, stop bool) {
+	lk := c.look
+	var qs []string
+	if lk.branch == "main" || lk.branch == "master" {
+		qs = append(qs, fmt.Sprintf("This checkout is on %s: may the run work here?", lk.branch))
+	}
+	qs = append(qs, c.sc.Contradictions...)
+	if len(lk.since) > 0 {
+		q := fmt.Sprintf("The branch already has commits since %s:\n%s\n", c.sc.startBranch(), strings.Join(lk.since, "\n"))
+		if lk.flat != nil {
+			q += "and the old flat ledger reads:\n" + strings.Join(lk.flat, "\n") + "\n"
+		}
+		qs = append(qs, q+"Do they implement tasks of this plan? Which count as done, and which should be reviewed?")
+	}
+	for _, m := range lk.moved {
+		qs = append(qs, fmt.Sprintf("%s belongs to %s, which no longer exists: did %s move from there?", m.dir, m.plan, c.sc.Plan))
+	}
+	h := c.sc.Human
+	if len(qs) > 0 && !h.Answered {
+		c.say("Before Task 1:\n" + strings.Join(qs, "\n"))
+	}
+	if h.Moved {
+		if len(lk.moved) == 0 {
+			c.fail("the human says the plan moved, and Look named no workspace of a gone plan")
+		}
+		return c.rareBlock("Carry over", c.v.With("<old workspace>", lk.moved[0].dir)), nil, false
+	}
+	for _, e := range h.Done {
+		answers = append(answers, c.rareBlock("Earlier run, done", c.v.With("<N>", strconv.Itoa(e.N),
+			"<first>", strconv.Itoa(e.First), "<last>", strconv.Itoa(e.Last))))
+	}
+	if e := h.Review; e != nil {
+		answers = append(answers, c.rareBlock("Earlier run, to review", c.v.With("<N>", strconv.Itoa(e.N), "<first>", strconv.Itoa(e.First))))
+	}
+	return "", answers, false
+}
+
+func (c *controller) rareBlock(name string, v Values) string {
+	c.readRare()
+	return c.fill(c.rare, name, v)
+}
