@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/sdd-go/sdd-go/internal/atomicfile"
 	"github.com/sdd-go/sdd-go/internal/cliapp"
 	"github.com/sdd-go/sdd-go/internal/exit"
 	"github.com/sdd-go/sdd-go/internal/git"
@@ -78,10 +79,11 @@ no task is refused (exit 5).`},
 write its brief: the commits from FIRST on are task N's work, to be reviewed.`},
 		{Name: "carry", Args: "PLAN_FILE OLD_WORKSPACE", MinArgs: 2, MaxArgs: 2, Run: runCarry,
 			Short: "carry a moved plan's ledger and files over from OLD_WORKSPACE",
-			Description: `After the human said this plan moved from the plan OLD_WORKSPACE belongs to: write
-this plan's ledger as the old one with its first line naming this plan, copy the
-old workspace's other files, then remove the old workspace. OLD_WORKSPACE must be
-one that look names as belonging to a plan that no longer exists.`},
+			Description: `After the human said this plan moved from the plan OLD_WORKSPACE belongs to: make
+OLD_WORKSPACE this plan's workspace where it is (its ledger's first line and its marker
+name this plan; its other lines and files stay as they are), and remove the fresh
+workspace this plan had. OLD_WORKSPACE must be one that look names as belonging to a
+plan that no longer exists, and this plan's run must not have begun.`},
 		{Name: "task", Args: "PLAN_FILE N", MinArgs: 2, MaxArgs: 2, Run: runTask,
 			Short: "start task N: record base= (HEAD) and write its brief",
 			Description: `Write task N's brief, <workspace>/task-<N>-brief.md (as task-brief does), and record
@@ -360,6 +362,19 @@ func (r *run) printUnit(u *ledger.Facts) {
 	}
 	if u.ReviewFile != "" {
 		fmt.Fprintf(w, "  review: %s\n", inWorkspace(r.dir, u.ReviewFile))
+	}
+	if h := u.Heads(); len(h) > 0 && u.Review == "out" {
+		// The package the review to dispatch reads.
+		if name := u.PackageName(r, len(h)-1); name != "" {
+			if fi, err := os.Stat(inWorkspace(r.dir, name)); err == nil {
+				fmt.Fprintf(w, "  package: %s (%d bytes)\n", inWorkspace(r.dir, name), fi.Size())
+			}
+		}
+	}
+	if u.Task != "" && len(u.Heads()) > 0 {
+		if _, err := os.Stat(inWorkspace(r.dir, "task-"+u.Task+"-report.md")); errors.Is(err, fs.ErrNotExist) {
+			fmt.Fprintln(w, "  report: none")
+		}
 	}
 	open := u.OpenFindings
 	if u.Review == "out" && u.Pass == "re" {
@@ -777,58 +792,66 @@ func runCarry(ctx context.Context, env *cliapp.Env, args []string) error {
 	if orphan == nil {
 		return exit.Ownf(OutOfStep, "%s is not a workspace of a plan that no longer exists beside %s: nothing to carry over", old, r.dir)
 	}
-	b, err := os.ReadFile(inWorkspace(orphan.Dir, ledger.FileName))
-	if err != nil {
-		return exit.File(exit.IO, inWorkspace(orphan.Dir, ledger.FileName), err)
-	}
-	first, rest := ledger.Split(string(b))
-	if _, ok := ledger.IdentityPlan(first); !ok {
-		rest = append([]string{first}, rest...)
-	}
-	// This plan's ledger must not have begun: an empty one, or one holding
-	// only its first line, is replaced.
-	if cur, err := os.ReadFile(r.path); err == nil {
-		state, _, _ := r.ledgerState(string(cur))
-		if state != "none" {
-			if state == "other" {
-				return r.foreign(string(cur))
-			}
-			return exit.Ownf(OutOfStep, "%s: this plan's run has begun; carrying %s over would mix two records", r.path, orphan.Dir)
-		}
-		if err := os.Remove(r.path); err != nil {
-			return exit.File(exit.IO, r.path, err)
-		}
-	}
-	var keep []string
-	for _, s := range rest {
-		if strings.TrimSpace(s) != "" {
-			keep = append(keep, strings.TrimSuffix(s, "\r"))
-		}
-	}
-	entries, err := os.ReadDir(orphan.Dir)
+	// This plan's own workspace must not have begun: it holds its marker,
+	// and at most a ledger that is empty or only its first line.
+	entries, err := os.ReadDir(r.dir)
 	if err != nil {
 		return exit.FileOf(exit.IO, err)
 	}
-	copied := 0
 	for _, e := range entries {
-		name := e.Name()
-		if name == ledger.FileName || name == "plan-path" || !e.Type().IsRegular() {
-			continue
+		switch e.Name() {
+		case workspace.MarkerName:
+		case ledger.FileName:
+			b, err := os.ReadFile(r.path)
+			if err != nil {
+				return exit.File(exit.IO, r.path, err)
+			}
+			if state, _, _ := r.ledgerState(string(b)); state != "none" {
+				if state == "other" {
+					return r.foreign(string(b))
+				}
+				return exit.Ownf(OutOfStep, "%s: this plan's run has begun; carrying %s over would mix two records", r.path, orphan.Dir)
+			}
+		default:
+			return exit.Ownf(OutOfStep, "%s holds %s: this plan's run has begun; carrying %s over would mix two records", r.dir, e.Name(), orphan.Dir)
 		}
-		if err := copyFile(inWorkspace(orphan.Dir, name), inWorkspace(r.dir, name)); err != nil {
-			return exit.FileOf(exit.IO, err)
-		}
-		copied++
 	}
-	lf, err := ledger.Create(r.path, append([]string{ledger.Identity(r.id.ID())}, keep...)...)
+	// The old workspace becomes this plan's, where it is: its ledger under
+	// a first line naming this plan (the old lines after it, as they
+	// were), its marker naming this plan; this run's fresh workspace goes.
+	oldLedger := inWorkspace(orphan.Dir, ledger.FileName)
+	lines := []string{ledger.Identity(r.id.ID())}
+	if b, err := os.ReadFile(oldLedger); err == nil {
+		first, rest := ledger.Split(string(b))
+		if _, ok := ledger.IdentityPlan(first); !ok {
+			rest = append([]string{first}, rest...)
+		}
+		for _, l := range rest {
+			if strings.TrimSpace(l) != "" {
+				lines = append(lines, strings.TrimSuffix(l, "\r"))
+			}
+		}
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return exit.File(exit.IO, oldLedger, err)
+	}
+	f, err := atomicfile.Create(oldLedger)
 	if err != nil {
-		return exit.File(exit.IO, r.path, err)
+		return exit.File(exit.IO, oldLedger, err)
 	}
-	defer lf.Close()
-	if err := os.RemoveAll(orphan.Dir); err != nil {
+	defer f.Abort()
+	if _, err := f.Write([]byte(strings.Join(lines, "\n") + "\n")); err != nil {
+		return exit.File(exit.IO, oldLedger, err)
+	}
+	if err := f.Commit(); err != nil {
+		return exit.File(exit.IO, oldLedger, err)
+	}
+	if err := workspace.Remark(orphan.Dir, r.id); err != nil {
 		return exit.FileOf(exit.IO, err)
 	}
-	fmt.Fprintf(env.Stdout, "carried %s over into %s: %d ledger lines, %d files; removed %s\nLedger: ledger=this\n", orphan.Dir, r.dir, len(keep), copied, orphan.Dir)
+	if err := os.RemoveAll(r.dir); err != nil {
+		return exit.FileOf(exit.IO, err)
+	}
+	fmt.Fprintf(env.Stdout, "carried %s over: it is %s's workspace now (%d ledger lines kept); removed %s\nLedger: ledger=this\n", orphan.Dir, r.plan, len(lines)-1, r.dir)
 	return nil
 }
 
@@ -839,23 +862,6 @@ func sameDir(a, b string) bool {
 	fa, err1 := os.Stat(a)
 	fb, err2 := os.Stat(b)
 	return err1 == nil && err2 == nil && os.SameFile(fa, fb)
-}
-
-func copyFile(from, to string) error {
-	in, err := os.Open(from)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	out, err := os.OpenFile(to, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return err
-	}
-	return out.Close()
 }
 
 // task

@@ -1,5 +1,11 @@
 package workspace
 
+import (
+	"path/filepath"
+
+	"github.com/sdd-go/sdd-go/internal/atomicfile"
+)
+
 // Plan is a plan file as the kernel resolves it, for a command that
 // records it (the ledger's identity line) or compares a recorded path
 // with it.
@@ -24,3 +30,18 @@ func (p Plan) ID() string { return p.p.id }
 // identity line records it, names this plan (the same file; or, when no
 // such file exists any more, the same repository-relative path).
 func (p Plan) NamedBy(text string) bool { return p.p.namedBy(text) }
+
+// Remark makes dir, a workspace whose marker names a plan that no longer
+// exists, p's workspace: its marker is replaced, whole, by one naming p.
+// Only for a plan the human said moved from there.
+func Remark(dir string, p Plan) error {
+	f, err := atomicfile.Create(dir + string(filepath.Separator) + MarkerName)
+	if err != nil {
+		return err
+	}
+	defer f.Abort()
+	if _, err := f.Write([]byte(p.p.id + "\n")); err != nil {
+		return err
+	}
+	return f.Commit()
+}

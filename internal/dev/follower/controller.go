@@ -63,6 +63,7 @@ type unit struct {
 	review        string
 	notVerifiable string
 	open          []finding
+	noReport      bool
 }
 
 func (u *unit) task() bool { return u.n != "final" }
@@ -83,8 +84,11 @@ type controller struct {
 	loaded            bool     // SendMessage's schema is loaded
 	planRead          bool
 	looks             int
-	calls             int
+	steps             int
 }
+
+// maxSteps bounds a turn: the longest scenario takes about 40.
+const maxSteps = 150
 
 func (c *controller) say(text string) string {
 	c.t.Say(text)
@@ -157,8 +161,12 @@ func (c *controller) take(u *unit, ul *unitLine) {
 		u.review = ul.review
 	}
 	u.notVerifiable = ul.notVerifiable
+	u.noReport = ul.noReport
 	if len(ul.open) > 0 || ul.facts["open"] == "0" {
 		u.open = ul.open
+	}
+	if ul.pkg != "" {
+		c.pkg, c.bytes = ul.pkg, ul.bytes
 	}
 }
 
@@ -267,6 +275,8 @@ func (c *controller) values(u *unit) Values {
 	brief, report := c.wsPath("task-"+u.n+"-brief.md"), c.wsPath("task-"+u.n+"-report.md")
 	if !u.task() {
 		brief, report = "none", c.wsPath("final-report.md")
+	} else if u.noReport {
+		report = "none"
 	}
 	v := c.v.With("<N>", u.n, "<who>", who, "<brief>", brief, "<report>", report,
 		"<agent id>", orNone(u.implementer), "<open findings>", joinFindings(u.open))
@@ -379,6 +389,9 @@ func (c *controller) rowOf(u *unit) stateRow {
 
 // step does the next thing the table says.
 func (c *controller) step() {
+	if c.steps++; c.steps > maxSteps {
+		c.fail("%d steps and no end: the table sends the run round in a circle", maxSteps)
+	}
 	if c.ledger != "this" {
 		r := c.pick(map[string]string{"ledger": c.ledger})
 		if c.ledgerRow != "" && c.ledgerRow != r.name {
@@ -415,7 +428,11 @@ func (c *controller) do(r stateRow, u *unit) {
 	case strings.Contains(next, "(rare.md#breaker)"):
 		c.breaker(u)
 	case c.isPrompt(next):
-		c.dispatch(u, next)
+		prompt, then, _ := strings.Cut(next, "; then ")
+		c.dispatch(u, prompt)
+		if then != "" {
+			c.chain(u, then)
+		}
 	default:
 		c.chain(u, next)
 	}
@@ -473,16 +490,17 @@ func (c *controller) chain(u *unit, next string) {
 			checkStep = true
 			continue
 		}
+		if strings.Contains(part, "](#before-task-1)") {
+			// The section's questions come first; the answers join the
+			// call that starts the run.
+			before = "Before Task 1"
+		}
 		names := boldNameRe.FindAllStringSubmatch(part, -1)
 		if len(names) == 0 {
 			c.fail("row Next %q: a step %q that names no block", next, part)
 		}
 		for _, m := range names {
 			name := m[1]
-			if name == "Before Task 1" {
-				before = name
-				continue
-			}
 			text, b, ok := c.anyBlock(name)
 			if !ok || b.Lang != "sh" {
 				c.fail("row Next %q: %q is no command block", next, name)
@@ -515,12 +533,6 @@ func (c *controller) chain(u *unit, next string) {
 		}
 	}
 	command := strings.Join(cmds, " && ")
-	if finish := c.skill.Blocks["Finish"]; len(cmds) > 0 && strings.HasPrefix(cmds[len(cmds)-1], strings.TrimRight(strings.SplitN(finish.Body, "<", 2)[0], " ")) {
-		// Finish is the run's last step: what it printed goes to the
-		// human in the last message.
-		out := c.bash(command)
-		c.say("Done: every task of " + c.sc.Plan + " is complete and reviewed; the branch goes to the branch-finishing workflow.\n" + out)
-	}
 	if checkStep {
 		out := c.bash(command)
 		if !strings.Contains(out, "recorded "+u.name+": complete") {
@@ -530,6 +542,17 @@ func (c *controller) chain(u *unit, next string) {
 		}
 		c.absorb(out)
 		return
+	}
+	c.runChain(cmds)
+}
+
+// runChain runs commands joined in one Bash call. Finish is the run's
+// last step: what it printed goes to the human in the last message.
+func (c *controller) runChain(cmds []string) {
+	command := strings.Join(cmds, " && ")
+	if finish := c.skill.Blocks["Finish"]; len(cmds) > 0 && strings.HasPrefix(cmds[len(cmds)-1], strings.TrimRight(strings.SplitN(finish.Body, "<", 2)[0], " ")) {
+		out := c.bash(command)
+		c.say("Done: every task of " + c.sc.Plan + " is complete and reviewed; the branch goes to the branch-finishing workflow.\n" + out)
 	}
 	c.command(command)
 }
@@ -548,6 +571,9 @@ func (c *controller) absorb(out string) {
 // review is its own next row.
 func (c *controller) nextStep(u *unit, closed bool) string {
 	if u == nil {
+		if len(c.units) == 0 {
+			c.fail("\"next\" with no unit to go on with (Look printed none)")
+		}
 		u = c.units[0]
 	} else if !u.task() && closed {
 		done := &unit{name: u.name, n: u.n, facts: map[string]string{}}

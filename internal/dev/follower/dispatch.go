@@ -142,7 +142,11 @@ func (c *controller) dispatch(u *unit, next string) {
 	case "Re-reviewer prompt":
 		c.need(u, v, "<package>")
 		r := atoiOr(u.facts["round"]) + 1
-		d := c.how("re-reviewer", 0)
+		kind := "re-reviewer"
+		if !u.task() {
+			kind = "final re-reviewer"
+		}
+		d := c.how(kind, 0)
 		ar := c.agent(fmt.Sprintf("%s: re-review round %d", u.name, r), c.block(name, v.With("<R>", strconv.Itoa(r))), c.model(d.model, u))
 		c.answered(u, ar.Reply, "re-review")
 	case "Fix prompt":
@@ -379,9 +383,9 @@ func (c *controller) breaker(u *unit) {
 		cmds = append(cmds, c.fill(text, m[1], v.With("<decisions>", c.decisions(u))))
 		closed = closed || m[1] == "Close"
 	}
-	c.command(strings.Join(cmds, " && "))
+	c.runChain(cmds)
 	if stop != "" {
-		c.say(fmt.Sprintf("%s is BLOCKED: %s: %s%s", u.name, f.line(), why, strings.TrimPrefix(stop, ":")))
+		c.say(fmt.Sprintf("%s is BLOCKED: %s: %s. I %s", u.name, f.line(), why, strings.TrimSpace(strings.TrimPrefix(stop, ":"))))
 	}
 }
 

@@ -39,7 +39,11 @@ type unitLine struct {
 	review        string
 	notVerifiable string
 	open          []finding
+	pkg, bytes    string // the package a review to dispatch reads
+	noReport      bool   // "report: none": the task has no report file
 }
+
+var packageDetailRe = regexp.MustCompile(`^package: (.+) \((\d+) bytes\)$`)
 
 var (
 	stateLineRe = regexp.MustCompile(`^(Task \S+|Final): ((?:[a-z]+=\S+ )+)row=(\S+)$`)
@@ -71,6 +75,11 @@ func parseOutput(out string) (output, error) {
 					u.implementer = strings.TrimPrefix(d, "implementer: ")
 				case strings.HasPrefix(d, "review: "):
 					u.review = strings.TrimPrefix(d, "review: ")
+				case packageDetailRe.MatchString(d):
+					m := packageDetailRe.FindStringSubmatch(d)
+					u.pkg, u.bytes = m[1], m[2]
+				case d == "report: none":
+					u.noReport = true
 				case strings.HasPrefix(d, "not verifiable: "):
 					u.notVerifiable = strings.TrimPrefix(d, "not verifiable: ")
 				case strings.HasPrefix(d, "open: "):

@@ -22,6 +22,7 @@ func StubbornScenario(fixedIn int, ruling string) Scenario {
 	sc := WalkScenario()
 	d := *sc.Tasks[1].Defect
 	d.FixedIn = fixedIn
+	d.Attempts = true
 	sc.Tasks[1].Defect = &d
 	sc.Tasks[1].Rulings = map[string]string{WalkFinding: ruling, "bye.txt lacks a header": "park: a header is not in the brief"}
 	return sc
@@ -34,7 +35,7 @@ func StubbornScenario(fixedIn int, ruling string) Scenario {
 func FinalDefectScenario(fixedIn int, ruling string) Scenario {
 	sc := WalkScenario()
 	sc.Tasks[2].Defect = &Defect{Path: "index.txt", Wrong: "greet.txt\nbye.text\n", Marker: "bye.text",
-		Finding: FinalFinding, FixedIn: fixedIn, OnlyFinal: true}
+		Finding: FinalFinding, FixedIn: fixedIn, OnlyFinal: true, Attempts: true}
 	if ruling != "" {
 		sc.Tasks[2].Rulings = map[string]string{FinalFinding: ruling}
 	}
@@ -42,15 +43,18 @@ func FinalDefectScenario(fixedIn int, ruling string) Scenario {
 }
 
 // Resume is a state a run is resumed from, for each row of the text's
-// Resume tables (SKILL.md's and resume.md's): a scenario's run cut after
-// Cut controller calls, the last of them the step After, its files then
-// changed by Edit (a state no cut makes: a hand-trimmed ledger, a lost
-// workspace), and the steps a controller that follows the text takes
-// next, after Skill and Look. Both executors run the same list: the
-// direct one resumes as after a compaction (its subagents still
-// reachable), the real host in a new session.
+// state table (SKILL.md's): a scenario's run cut after Cut controller
+// calls, the last of them the step After, its files then changed by Edit
+// (a state no cut makes: a hand-trimmed ledger, an added line), and the
+// steps a controller that follows the text takes next, after Skill and
+// Look. Row is the row sdd-ledger's Look must name for the first unit
+// not done (the follower's own reading of the table must agree, at every
+// step). Both executors run the same list: the direct one resumes as
+// after a compaction (its subagents still reachable), the real host in a
+// new session.
 type Resume struct {
-	Row      string // the row, as the table words it
+	Name     string // the row, and what makes the state
+	Row      string // the row Look names
 	Scenario func() Scenario
 	Cut      int
 	After    string
@@ -63,87 +67,104 @@ type Resume struct {
 	// walk-through writes.
 	Walk bool
 	// Ends checks the ledger a finished run leaves, given the branch's
-	// commits (oldest first), where Walk cannot; nil: none. Only the
-	// direct executor can: in the host, Finish deletes the ledger.
+	// commits (oldest first), where Walk cannot; nil: none.
 	Ends func(ledger string, commits []string) error
 }
 
 // Resumes are the states, one or more for each row.
 func Resumes() []Resume {
-	const review = "Read review-….md"
+	const (
+		plan   = "Read greet.md"
+		review = "Read review-….md"
+		rare   = "Read rare.md"
+	)
 	walk := WalkScenario
 	parked := func() Scenario { return StubbornScenario(9, "park: the brief allows either spelling") }
+	blocked := func() Scenario { return StubbornScenario(9, "block: Task 3 reads bye.txt") }
+	twice := func() Scenario { return StubbornScenario(2, "") }
 	finalFix := func() Scenario { return FinalDefectScenario(1, "") }
+	finalPark := func() Scenario { return FinalDefectScenario(2, "park: the index is informational") }
+	next := "Bash Record the round+Close+Start task N"
+	_ = review
 	return []Resume{
-		{Row: "none, or only its first line", Scenario: walk, Cut: 2, After: "Bash Look", Walk: true,
-			Next: []string{"Read greet.md", "Bash Start the run+Start task N", "Agent implementer 1 (sonnet)"}},
-		{Row: "no line for the task", Scenario: walk, Cut: 8, After: "Bash Close+Start task N", Walk: true,
+		{Name: "new: no ledger", Row: "new", Scenario: walk, Cut: 2, After: "Bash Look", Walk: true,
+			Next: []string{plan, "Bash Start the run+Start task N", "Agent implementer 1 (sonnet)"}},
+		{Name: "new: only its first line", Row: "new", Scenario: walk, Cut: 4, After: "Bash Start the run+Start task N", Walk: true,
+			Edit: func(_, ws string) error {
+				if err := truncateLedger(ws, "Task 1: base="); err != nil {
+					return err
+				}
+				return os.Remove(filepath.Join(ws, "task-1-brief.md"))
+			},
+			Next: []string{plan, "Bash Start the run+Start task N", "Agent implementer 1 (sonnet)"}},
+		{Name: "implement", Row: "implement", Scenario: walk, Cut: 4, After: "Bash Start the run+Start task N", Walk: true,
+			Next: []string{plan, "Agent implementer 1 (sonnet)", "Bash Package"}},
+		{Name: "package", Row: "package", Scenario: walk, Cut: 5, After: "Agent implementer 1 (sonnet)", Walk: true,
+			Next: []string{plan, "Bash Package", "Agent reviewer 1 (sonnet)", "Bash ? sh check1.sh+Close+Start task N"}},
+		{Name: "review", Row: "review", Scenario: walk, Cut: 6, After: "Bash Package", Walk: true,
+			Next: []string{plan, "Agent reviewer 1 (sonnet)", "Bash ? sh check1.sh+Close+Start task N"}},
+		{Name: "check", Row: "check", Scenario: walk, Cut: 7, After: "Agent reviewer 1 (sonnet)", Walk: true,
+			Next: []string{plan, "Bash ? sh check1.sh+Close+Start task N", "Agent implementer 2 (sonnet)"}},
+		{Name: "start", Row: "start", Scenario: walk, Cut: 8, After: "Bash ? sh check1.sh+Close+Start task N", Walk: true,
 			Edit: func(_, ws string) error {
 				if err := truncateLedger(ws, "Task 2: base="); err != nil {
 					return err
 				}
 				return os.Remove(filepath.Join(ws, "task-2-brief.md"))
 			},
-			Next: []string{"Bash Start task N", "Agent implementer 2 (sonnet)"}},
-		{Row: "last line base=, commits after it", Scenario: walk, Cut: 5, After: "Agent implementer 1 (sonnet)", Walk: true,
-			Next: []string{"Bash Build the package", "Agent reviewer 1 (opus)", "Bash Close+Start task N"}},
-		{Row: "last line base=, no commits after it", Scenario: walk, Cut: 4, After: "Bash Start the run+Start task N", Walk: true,
-			Next: []string{"Agent implementer 1 (sonnet)", "Bash Build the package"}},
-		{Row: "last line reviewed_head=, the same sha as the reviewed_head= before it", Scenario: func() Scenario { return StubbornScenario(2, "") },
-			Cut: 14, After: "Bash Re-review package",
-			Next: []string{review, "Bash Record the round", "ToolSearch select:SendMessage", "SendMessage fix 2 round 2"}},
-		{Row: "last line reviewed_head=, that review not in", Scenario: walk, Cut: 6, After: "Bash Build the package", Walk: true,
-			Next: []string{"Agent reviewer 1 (opus)", "Bash Close+Start task N"}},
-		{Row: "last line reviewed_head=, that review not in (a re-review)", Scenario: walk, Cut: 14, After: "Bash Re-review package", Walk: true,
-			Next: []string{review, "Agent re-reviewer 2 (sonnet)", "Bash Record the round+Close+Start task N"}},
-		{Row: "last line reviewed_head= of a re-review, its review in", Scenario: walk, Cut: 15, After: "Agent re-reviewer 2 (sonnet)", Walk: true,
-			Next: []string{review, review, "Bash Record the round+Close+Start task N"}},
-		{Row: "last line reviewed_head=, review in, nothing open", Scenario: walk, Cut: 7, After: "Agent reviewer 1 (opus)", Walk: true,
-			Next: []string{review, "Bash Close+Start task N", "Agent implementer 2 (sonnet)"}},
-		{Row: "findings open, commits after the last reviewed_head", Scenario: walk, Cut: 13, After: "SendMessage fix 2 round 1", Walk: true,
-			Next: []string{review, "Bash Re-review package", "Agent re-reviewer 2 (sonnet)", "Bash Record the round+Close+Start task N"}},
-		{Row: "findings open, no commits after it, R < 5", Scenario: walk, Cut: 11, After: "Agent reviewer 2 (opus)", Walk: true,
-			Next: []string{review, "ToolSearch select:SendMessage", "SendMessage fix 2 round 1"}},
-		{Row: "BLOCKED", Scenario: func() Scenario { return StubbornScenario(9, "block: Task 3 reads bye.txt") },
-			Cut: 27, After: "Bash Record the round",
+			Next: []string{plan, "Bash Start task N", "Agent implementer 2 (sonnet)"}},
+		{Name: "fix", Row: "fix", Scenario: walk, Cut: 11, After: "Agent reviewer 2 (sonnet)", Walk: true,
+			Next: []string{plan, "ToolSearch select:SendMessage", "SendMessage fix 2 round 1", "Bash Package"}},
+		{Name: "refix", Row: "refix", Scenario: walk, Cut: 13, After: "SendMessage fix 2 round 1", Walk: true,
+			Next: []string{plan, "Bash Package", "Agent re-reviewer 2 (sonnet)", next}},
+		{Name: "re-review", Row: "re-review", Scenario: walk, Cut: 14, After: "Bash Package", Walk: true,
+			Next: []string{plan, "Agent re-reviewer 2 (sonnet)", next}},
+		{Name: "record-close", Row: "record-close", Scenario: walk, Cut: 15, After: "Agent re-reviewer 2 (sonnet)", Walk: true,
+			Next: []string{plan, next, "Agent implementer 3 (sonnet)"}},
+		{Name: "record: findings left open", Row: "record", Scenario: twice, Cut: 15, After: "Agent re-reviewer 2 (sonnet)",
+			Next: []string{plan, "Bash Record the round", "ToolSearch select:SendMessage", "SendMessage fix 2 round 2"}},
+		{Name: "close", Row: "close", Scenario: walk, Cut: 19, After: "Agent reviewer 3 (sonnet)", Walk: true,
+			Next: []string{plan, "Bash Close+Final package", "Agent final reviewer 0 (opus)"}},
+		{Name: "breaker", Row: "breaker", Scenario: parked, Cut: 32, After: "Bash Record the round",
+			Next: []string{plan, rare, "Bash Park+Close+Start task N"}, Ends: bothParked(1)},
+		{Name: "breaker: one of two parked", Row: "breaker", Scenario: parked, Cut: 32, After: "Bash Record the round",
+			Edit: func(_, ws string) error { return parkSome(ws, 1) },
+			Next: []string{plan, rare, "Bash Park+Close+Start task N"}, Ends: bothParked(2)},
+		{Name: "ruled: every open finding parked", Row: "ruled", Scenario: parked, Cut: 32, After: "Bash Record the round",
+			Edit: func(_, ws string) error { return parkSome(ws, 2) },
+			Next: []string{plan, "Bash Close+Start task N"}, Ends: bothParked(2)},
+		{Name: "blocked", Row: "blocked", Scenario: blocked, Cut: 32, After: "Bash Record the round",
 			Edit: func(_, ws string) error {
 				return appendLedger(ws, "Task 2: BLOCKED — F1 "+WalkFinding+": Task 3 reads bye.txt\n")
 			},
-			Next: []string{"Say"}, Stop: "Task 2 is BLOCKED"},
-		{Row: "fix round 5/5 as the last line, findings open", Scenario: parked, Cut: 27, After: "Bash Record the round",
-			Next: []string{"Read resume.md", "Bash Park+Close+Start task N"}},
-		{Row: "parked as the last line, open findings without a parked line", Scenario: parked, Cut: 27, After: "Bash Record the round",
-			Edit: func(_, ws string) error { return parkSome(ws, 1) },
-			Next: []string{"Read resume.md", "Bash Park+Close+Start task N"}, Ends: bothParked},
-		{Row: "parked as the last line, every open finding ruled", Scenario: parked, Cut: 27, After: "Bash Record the round",
-			Edit: func(_, ws string) error { return parkSome(ws, 2) },
-			Next: []string{"Read resume.md", "Bash Close+Start task N"}, Ends: bothParked},
-		{Row: "every task complete, no Final: line", Scenario: walk, Cut: 20, After: "Bash Close+Final package", Walk: true,
+			Next: []string{plan, "Say"}, Stop: "Task 2 is BLOCKED"},
+		{Name: "final: every task complete", Row: "final", Scenario: walk, Cut: 20, After: "Bash Close+Final package", Walk: true,
 			Edit: func(_, ws string) error { return dropFinal(ws) },
-			Next: []string{"Read resume.md", "Bash Final package", "Agent final reviewer 0 (opus)", "Bash Close+Finish"}},
-		{Row: "last line Final: reviewed_head=, that review not in", Scenario: walk, Cut: 20, After: "Bash Close+Final package", Walk: true,
-			Next: []string{"Read resume.md", "Agent final reviewer 0 (opus)", "Bash Close+Finish"}},
-		{Row: "one Final: reviewed_head=, its review in, Critical or Important findings", Scenario: finalFix, Cut: 21, After: "Agent final reviewer 0 (opus)",
-			Next: []string{"Read resume.md", review, "Agent fix 0 (sonnet)", "Bash Re-review package", "Agent re-reviewer 0 (sonnet)", "Bash Close+Finish"}, Ends: finalFixed},
-		{Row: "one Final: reviewed_head=, its review in, findings (the fix committed, its package not built)", Scenario: finalFix, Cut: 22, After: "Agent fix 0 (sonnet)",
-			Next: []string{"Read resume.md", review, "Agent fix 0 (sonnet)", "Bash Re-review package", "Agent re-reviewer 0 (sonnet)", "Bash Close+Finish"}, Ends: finalFixed},
-		{Row: "last line Final: reviewed_head=, that review not in (the final re-review)", Scenario: finalFix, Cut: 23, After: "Bash Re-review package",
-			Next: []string{"Read resume.md", review, "Agent re-reviewer 0 (sonnet)", "Bash Close+Finish"}, Ends: finalFixed},
-		{Row: "one Final: reviewed_head=, its review in, nothing but Minor", Scenario: walk, Cut: 21, After: "Agent final reviewer 0 (opus)", Walk: true,
-			Next: []string{"Read resume.md", review, "Bash Close+Finish", "Say"}},
-		{Row: "two Final: reviewed_head= lines, the second review in", Scenario: finalFix, Cut: 24, After: "Agent re-reviewer 0 (sonnet)",
-			Next: []string{"Read resume.md", review, review, "Bash Close+Finish", "Say"}, Ends: finalFixed},
-		{Row: "Final: complete", Scenario: walk, Cut: 21, After: "Agent final reviewer 0 (opus)",
+			Next: []string{plan, "Bash Final package", "Agent final reviewer 0 (opus)", "Bash Close+Finish"}},
+		{Name: "final-review", Row: "final-review", Scenario: walk, Cut: 20, After: "Bash Close+Final package", Walk: true,
+			Next: []string{plan, "Agent final reviewer 0 (opus)", "Bash Close+Finish"}},
+		{Name: "close: the final review clean", Row: "close", Scenario: walk, Cut: 21, After: "Agent final reviewer 0 (opus)", Walk: true,
+			Next: []string{plan, "Bash Close+Finish", "Say"}},
+		{Name: "finished", Row: "finished", Scenario: walk, Cut: 21, After: "Agent final reviewer 0 (opus)",
 			Edit: func(_, ws string) error { return finalComplete(ws) },
-			Next: []string{"Read resume.md", "Bash Finish", "Say"}},
-		{Row: "Final: BLOCKED", Scenario: walk, Cut: 21, After: "Agent final reviewer 0 (opus)",
+			Next: []string{plan, "Bash Finish", "Say"}},
+		{Name: "blocked: the final review", Row: "blocked", Scenario: walk, Cut: 21, After: "Agent final reviewer 0 (opus)",
 			Edit: func(_, ws string) error {
 				return appendLedger(ws, "Final: BLOCKED — greet and bye disagree on the encoding\n")
 			},
-			Next: []string{"Read resume.md", "Say"}, Stop: "greet and bye disagree on the encoding"},
-		{Row: "the workspace is gone", Scenario: walk, Cut: 13, After: "SendMessage fix 2 round 1",
-			Edit: func(root, _ string) error { return os.RemoveAll(filepath.Join(root, ".superpowers")) },
-			Next: []string{"Read greet.md", "Say"}, Stop: "Task 2: fix F1"},
+			Next: []string{plan, "Say"}, Stop: "Final is BLOCKED"},
+		{Name: "final-fix", Row: "final-fix", Scenario: finalFix, Cut: 21, After: "Agent final reviewer 0 (opus)",
+			Next: []string{plan, "Agent fix 0 (sonnet)", "Bash Package", "Agent re-reviewer 0 (sonnet)", "Bash Record the round+Close+Finish"}, Ends: finalFixed},
+		{Name: "refix: the final fix", Row: "refix", Scenario: finalFix, Cut: 22, After: "Agent fix 0 (sonnet)",
+			Next: []string{plan, "Bash Package", "Agent re-reviewer 0 (sonnet)", "Bash Record the round+Close+Finish"}, Ends: finalFixed},
+		{Name: "re-review: the final fix", Row: "re-review", Scenario: finalFix, Cut: 23, After: "Bash Package",
+			Next: []string{plan, "Agent re-reviewer 0 (sonnet)", "Bash Record the round+Close+Finish"}, Ends: finalFixed},
+		{Name: "record-close: the final fix", Row: "record-close", Scenario: finalFix, Cut: 24, After: "Agent re-reviewer 0 (sonnet)",
+			Next: []string{plan, "Bash Record the round+Close+Finish", "Say"}, Ends: finalFixed},
+		{Name: "record: the final fix left it open", Row: "record", Scenario: finalPark, Cut: 24, After: "Agent re-reviewer 0 (sonnet)",
+			Next: []string{plan, "Bash Record the round", rare, "Bash Park+Close+Finish"}},
+		{Name: "final-breaker", Row: "final-breaker", Scenario: finalPark, Cut: 25, After: "Bash Record the round",
+			Next: []string{plan, rare, "Bash Park+Close+Finish", "Say"}},
 	}
 }
 
@@ -235,30 +256,32 @@ func lastLines(ledger, prefix string, n int) []string {
 	return out
 }
 
-// bothParked: Task 2 closes with both of round 5's open findings parked.
-func bothParked(ledger string, _ []string) error {
-	got := lastLines(ledger, "Task 2: ", 3)
-	want := []string{
-		"Task 2: parked — F1 " + WalkFinding + " — ruling: the brief allows either spelling",
-		"Task 2: parked — F2 bye.txt lacks a header — ruling: a header is not in the brief",
+// bothParked: Task 2 closes with its k open findings of round 5 parked.
+func bothParked(k int) func(string, []string) error {
+	return func(ledger string, _ []string) error {
+		want := []string{
+			"Task 2: parked — F1 " + WalkFinding + " — ruling: the brief allows either spelling",
+			"Task 2: parked — F2 bye.txt lacks a header — ruling: a header is not in the brief",
+		}[:k]
+		got := lastLines(ledger, "Task 2: ", k+1)
+		if len(got) != k+1 || strings.Join(got[:k], "\n") != strings.Join(want, "\n") || !strings.HasSuffix(got[k], fmt.Sprintf(", %d parked)", k)) {
+			return fmt.Errorf("Task 2's last lines %q, want %q and a complete line with %d parked", got, want, k)
+		}
+		return nil
 	}
-	if len(got) != 3 || got[0] != want[0] || got[1] != want[1] || !strings.HasSuffix(got[2], ", 2 parked)") {
-		return fmt.Errorf("Task 2's last lines %q, want %q and a complete line with 2 parked", got, want)
-	}
-	return nil
 }
 
 // finalFixed: the final fix is the branch's sixth and last commit, the
-// final re-review's head, and the final review closes clean: the ledger's
-// Final: lines are those of an uncut run.
+// final re-review's head, and the final review closes clean after its one
+// round: the ledger's Final: lines are those of an uncut run.
 func finalFixed(ledger string, commits []string) error {
 	if len(commits) != 6 {
 		return fmt.Errorf("%d commits on the branch, want 6 (the final fix the last)", len(commits))
 	}
 	got := lastLines(ledger, "Final: ", 10)
-	want := []string{"Final: base=", "Final: reviewed_head=" + commits[4],
+	want := []string{"Final: base=", "Final: reviewed_head=" + commits[4], "Final: reviewed_head=" + commits[5],
 		"Final: minor (deferred): naming drift between greet and bye",
-		"Final: reviewed_head=" + commits[5], "Final: complete (commits "}
+		"Final: fix round 1/1 (1 addressed, 0 open — none; commits " + commits[4][:7], "Final: complete (commits "}
 	ok := len(got) == len(want)
 	for i := 0; ok && i < len(want); i++ {
 		ok = strings.HasPrefix(got[i], want[i])

@@ -79,6 +79,10 @@ type Defect struct {
 	Marker  string // a text of Wrong the right content lacks: how reviewers see the defect
 	Finding string // the finding after its id and grade: "greet.txt:1 greeting misspelled"
 	FixedIn int    // the fix round that fixes it; 0 means 1; earlier rounds commit nothing
+	// Attempts: the rounds before FixedIn commit an attempt that leaves
+	// the defect in place (the re-review rules it NOT ADDRESSED), rather
+	// than nothing.
+	Attempts bool
 	// OnlyFinal is a defect the task's review cannot see (one only the
 	// whole branch shows): the final review reports it, and its one fix
 	// round (round 1) fixes it when FixedIn is 0 or 1.

@@ -50,8 +50,14 @@ func NewSteps(skillDir string) (*Steps, error) {
 			re.WriteString(`^`)
 			last := 0
 			for _, ix := range PlaceholderRe.FindAllStringIndex(body, -1) {
-				re.WriteString(regexp.QuoteMeta(body[last:ix[0]]))
-				re.WriteString(`[^\n]*?`)
+				lit := body[last:ix[0]]
+				if ix[1] == len(body) && strings.HasSuffix(lit, " ") {
+					// A last placeholder that may be nothing (<decisions>)
+					// takes its blank with it.
+					re.WriteString(regexp.QuoteMeta(strings.TrimSuffix(lit, " ")) + `(?: [^\n]*?)?`)
+				} else {
+					re.WriteString(regexp.QuoteMeta(lit) + `[^\n]*?`)
+				}
 				last = ix[1]
 			}
 			re.WriteString(regexp.QuoteMeta(body[last:]))

@@ -308,7 +308,22 @@ func (sc Scenario) fixer(d Dispatch) Script {
 					continue
 				}
 				if d.R < def.fixedIn() {
-					section = append(section, fmt.Sprintf("%s: not changed in this round: I could not reproduce it.", f.id))
+					if !def.Attempts {
+						section = append(section, fmt.Sprintf("%s: not changed in this round: I could not reproduce it.", f.id))
+						continue
+					}
+					// An attempt that leaves the defect in place: a commit
+					// the re-review must rule NOT ADDRESSED.
+					p := root + "/" + def.Path
+					got := a.read(p)
+					a.write(p, got+fmt.Sprintf("# attempt %d\n", d.R))
+					who := fmt.Sprintf("Task %d", d.N)
+					if d.N == 0 {
+						who = "Final"
+					}
+					sha := a.commit([]string{def.Path}, fmt.Sprintf("%s: attempt at %s", who, f.id))
+					commits = fmt.Sprintf("%s..%s (1)", sha, sha)
+					section = append(section, fmt.Sprintf("%s: attempted in %s (commit %s); it may not hold.", f.id, def.Path, sha))
 					continue
 				}
 				right := sc.rightContent(def)

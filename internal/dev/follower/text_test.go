@@ -4,7 +4,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -31,21 +30,20 @@ func readSkill(t *testing.T, name string) string {
 func TestTheTextHasEveryBlock(t *testing.T) {
 	skill, err := ParseText(readSkill(t, "SKILL.md"))
 	require.NoError(t, err)
-	for _, name := range []string{"Look", "Start the run", "Start task N", "Implementer prompt", "Build the package",
-		"Reviewer prompt", "Close", "Fix prompt", "Re-review package", "Re-reviewer prompt", "Record the round",
+	for _, name := range []string{"Look", "Start the run", "Start task N", "Implementer prompt", "Package",
+		"Reviewer prompt", "Close", "Add a finding", "Fix prompt", "Re-reviewer prompt", "Record the round",
 		"Final package", "Final reviewer prompt", "Finish"} {
 		_, err := skill.Block(name)
 		assert.NoError(t, err)
 	}
-	resume, err := ParseText(readSkill(t, "resume.md"))
+	rare, err := ParseText(readSkill(t, "rare.md"))
 	require.NoError(t, err)
 	for _, name := range []string{"Earlier run, done", "Earlier run, to review", "Carry over", "Park", "Block"} {
-		_, err := resume.Block(name)
+		_, err := rare.Block(name)
 		assert.NoError(t, err)
 	}
-	// Look stands in a list item: its indentation is not part of it.
 	look, _ := skill.Block("Look")
-	assert.True(t, strings.HasPrefix(look.Body, "ws=$(sdd-workspace '<plan file>')"), look.Body)
+	assert.Equal(t, "sdd-ledger look '<plan file>' '<start branch>'\n", look.Body)
 	assert.Equal(t, "sh", look.Lang)
 }
 

@@ -36,15 +36,15 @@ func TestCheck(t *testing.T) {
 	rules := Rules([]string{"Skill", "Read", "Bash(sdd-ledger:*)", "Bash(git add:*)", "Bash(git commit:*)", "Bash(sh check1.sh)"})
 	require.Len(t, rules, 4)
 	for line, ok := range map[string]bool{
-		"sdd-ledger look 'docs/p.md' 'main'":                        true,
-		"sh check1.sh && sdd-ledger close 'p.md' 1":                 true,
-		"sh check1.sh -x":                                           false,
-		"git add -- 'a' && git commit -m 'b'":                       true,
-		"git push":                                                  false,
-		"/abs/bin/sdd-ledger look p main":                           false,
-		"sdd-ledger look p main && rm -rf x":                        false,
-		"sdd-ledger look p main && echo $x":                         false,
-		"git  add  x":                                               true,
+		"sdd-ledger look 'docs/p.md' 'main'":        true,
+		"sh check1.sh && sdd-ledger close 'p.md' 1": true,
+		"sh check1.sh -x":                           false,
+		"git add -- 'a' && git commit -m 'b'":       true,
+		"git push":                                  false,
+		"/abs/bin/sdd-ledger look p main":           false,
+		"sdd-ledger look p main && rm -rf x":        false,
+		"sdd-ledger look p main && echo $x":         false,
+		"git  add  x":                               true,
 	} {
 		err := Check(line, rules)
 		assert.Equal(t, ok, err == nil, "%q: %v", line, err)

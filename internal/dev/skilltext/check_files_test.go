@@ -38,8 +38,8 @@ func checkFrontMatter(x skillText) []string {
 		p = append(p, "SKILL.md: no description")
 	}
 	for k := range fm {
-		if k != "name" && k != "description" {
-			p = append(p, fmt.Sprintf("SKILL.md: front matter key %q: only name and description, whatever else costs context in every session", k))
+		if k != "name" && k != "description" && k != "allowed-tools" {
+			p = append(p, fmt.Sprintf("SKILL.md: front matter key %q: only name, description and allowed-tools, whatever else costs context in every session", k))
 		}
 	}
 	listing := "sdd-go:" + fm["name"] + " " + desc
@@ -68,7 +68,7 @@ func TestFrontMatterCatches(t *testing.T) {
 		want   string
 	}{
 		"a wrong name":      {x.edit(t, skillMD, "name: "+skillName, "name: sdd"), "name is"},
-		"no closing line":   {x.edit(t, skillMD, desc+"\n---\n", desc+"\n\n"), "front matter line"},
+		"no closing line":   {x.edit(t, skillMD, "review-package:*)\n---\n", "review-package:*)\n\n"), "front matter line"},
 		"a long listing":    {x.edit(t, skillMD, "description: "+desc, "description: "+desc+", whatever the size"+strings.Repeat(" of the plan", 3)), "too long"},
 		"an unquoted colon": {x.edit(t, skillMD, "description: "+desc, "description: Use: "+desc), "needs quoting"},
 		"an extra key":      {x.edit(t, skillMD, "description: ", "when_to_use: always\ndescription: "), "when_to_use"},
@@ -156,17 +156,17 @@ func TestLinksCatch(t *testing.T) {
 		broken skillText
 		want   string
 	}{
-		"a missing anchor":         {x.edit(t, skillMD, "(resume.md#breaker)", "(resume.md#the-breaker)"), "no heading with the anchor #the-breaker"},
+		"a missing anchor":         {x.edit(t, skillMD, "(rare.md#answers)", "(rare.md#the-answers)"), "no heading with the anchor #the-answers"},
 		"a missing file":           {x.edit(t, "docs/skill.md", "(../skill/SKILL.md)", "(../skill/skill.md)"), "no file skill/skill.md"},
-		"a missing local anchor":   {x.edit(t, skillMD, "[Resume](#resume)", "[Resume](#resuming)"), "#resuming"},
+		"a missing local anchor":   {x.edit(t, skillMD, "[Before Task 1](#before-task-1)", "[Before Task 1](#before-the-first-task)"), "#before-the-first-task"},
 		"a role file not named":    {x.edit(t, skillMD, "<skill dir>/re-review-prompt.md", "re-review-prompt.md"), "skill/re-review-prompt.md: SKILL.md names it nowhere"},
-		"a side file not named":    {x.edit(t, skillMD, "[example.md](example.md) shows a whole run.", "The example shows a whole run."), "skill/example.md: SKILL.md names it nowhere"},
+		"a side file not named":    {x.edit(t, skillMD, "([example.md](example.md) shows a whole\nrun)", "(as the example shows)"), "skill/example.md: SKILL.md names it nowhere"},
 		"a role file gone":         {x.without("skill/task-reviewer-prompt.md"), "<skill dir>/task-reviewer-prompt.md, which is not a file"},
 		"an orphan in skill/":      {func() skillText { y := x.without("x"); y["skill/notes.md"] = "# Notes\n"; return y }(), "skill/notes.md: SKILL.md names it nowhere"},
 		"a linked side file gone":  {x.without("skill/manual.md"), "no file skill/manual.md"},
 		"a protocol link":          {x.edit(t, "docs/protocol.md", "(../skill/SKILL.md)", "(../skills/SKILL.md)"), "no file skills/SKILL.md"},
 		"a dispatch names a typo":  {x.edit(t, skillMD, "<skill dir>/implementer-prompt.md and follow it", "<skill dir>/implementer.md and follow it"), "<skill dir>/implementer.md"},
-		"a link inside the skill/": {x.edit(t, "skill/resume.md", "[SKILL.md](SKILL.md)", "[SKILL.md](Skill.md)"), "no file skill/Skill.md"},
+		"a link inside the skill/": {x.edit(t, "skill/rare.md", "[SKILL.md](SKILL.md)", "[SKILL.md](Skill.md)"), "no file skill/Skill.md"},
 	} {
 		t.Run(name, func(t *testing.T) { requireCatches(t, checkLinks(c.broken), c.want) })
 	}

@@ -447,14 +447,14 @@ func TestDirectTools(t *testing.T) {
 	w.Read(small, 0, 0)
 	assert.False(t, w.Write(small, "y\n").IsError)
 
-	h.rules = plaincmd.Rules([]string{"Bash(pwd)", "Bash(git status:*)"})
+	h.rules = plaincmd.Rules([]string{"Bash(pwd)", "Bash(git rev-parse:*)"})
 	for _, cmd := range []string{"echo $HOME >/dev/null; cd /", "[[ 1 == 1 ]]", `x=1; echo "$x"`, "git log", "pwd && echo x"} {
 		res := a.Bash(cmd)
 		assert.True(t, res.IsError, cmd)
 		assert.True(t, strings.HasPrefix(res.Text, PermissionRefusal), res.Text)
 	}
-	res := a.Bash("pwd && git status --short")
-	assert.Equal(t, repo.Root+"\n", res.Text)
+	res := a.Bash("pwd && git rev-parse --is-inside-work-tree")
+	assert.Equal(t, repo.Root+"\ntrue\n", res.Text)
 
 	reply := a.SendMessage("agent-1", "Fix round 1 of 5 for Task 1. Read /s/implementer-prompt.md, section \"Fix round\", and follow it.\n")
 	assert.Equal(t, "Error: No such tool available: SendMessage", reply.Reply)

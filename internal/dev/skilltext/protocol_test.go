@@ -180,7 +180,7 @@ func TestProtocolCatches(t *testing.T) {
 		"a format missing":       {checkProtocolFormats, x.edit(t, "docs/protocol.md", "Task <N>: settled — <one-liner>\nTask <N>: finding — F<k> <one-liner>\n", "Task <N>: settled — <one-liner>\n"), "no finding line of Task"},
 		"a budget changes":       {checkProtocolFacts, x.edit(t, "docs/protocol.md", "a reviewer 15,", "a reviewer 12,"), "does not say \"Stay within about 12 tool calls\""},
 		"SKILL.md's budget":      {checkProtocolFacts, x.edit(t, skillMD, "fix round 20,", "fix round 25,"), "budgets: skill/SKILL.md"},
-		"the protocol drops one": {checkProtocolFacts, x.edit(t, "docs/protocol.md", "never tells a reviewer what not\nto flag", "briefs the reviewer"), "docs/protocol.md no longer says"},
+		"the protocol drops one": {checkProtocolFacts, x.edit(t, "docs/protocol.md", "never tells a reviewer what not\n   to flag", "briefs the reviewer"), "docs/protocol.md no longer says"},
 		"a fact reworded":        {checkProtocolFacts, x.edit(t, skillMD, "One implementer at a time", "Implementers run side by side"), "fact \"one implementer\""},
 	} {
 		t.Run(name, func(t *testing.T) { requireCatches(t, c.check(c.broken), c.want) })

@@ -142,7 +142,7 @@ func paragraphBefore(lines []string, fenceLine int) string {
 }
 
 // stepBlocks are the blocks a controller runs or sends as one step: every
-// block of SKILL.md and resume.md but those that show a ledger.
+// block of SKILL.md and rare.md but those that show a ledger.
 func (x skillText) stepBlocks() []block {
 	var out []block
 	for _, f := range stepFiles {

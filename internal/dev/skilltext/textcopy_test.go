@@ -9,9 +9,12 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// textEdit replaces old, which must occur exactly once, by new in one file
-// of a copy of skill/.
-type textEdit struct{ file, old, new string }
+// textEdit replaces old, which must occur exactly once (every time, with
+// all), by new in one file of a copy of skill/.
+type textEdit struct {
+	file, old, new string
+	all            bool
+}
 
 // skillCopy copies skill/ into a temporary directory and applies edits:
 // a mutation that must make the walk-through fail.
@@ -31,6 +34,11 @@ func skillCopy(t *testing.T, edits ...textEdit) string {
 	for _, e := range edits {
 		text, ok := files[e.file]
 		require.True(t, ok, "skill/%s", e.file)
+		if e.all {
+			require.Positive(t, strings.Count(text, e.old), "skill/%s must hold %q", e.file, e.old)
+			files[e.file] = strings.ReplaceAll(text, e.old, e.new)
+			continue
+		}
 		require.Equal(t, 1, strings.Count(text, e.old),
 			"skill/%s must hold exactly once: %q\n(the text changed: if it now says what this edit wrote, drop the edit)", e.file, e.old)
 		files[e.file] = strings.Replace(text, e.old, e.new, 1)

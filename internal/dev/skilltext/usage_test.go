@@ -111,7 +111,7 @@ func checkUsage(x skillText, usages map[string]Usage) []string {
 	used := map[string]bool{}
 	for _, b := range x.shBlocks(stepFiles...) {
 		for _, line := range strings.Split(strings.TrimSpace(b.Body), " && ") {
-			words := strings.Fields(line)
+			words := rawWords(line)
 			if len(words) < 2 || words[0] != "sdd-ledger" {
 				continue
 			}
@@ -191,4 +191,36 @@ func TestUsageCatches(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) { requireCatches(t, checkUsage(c.broken, usages), c.want) })
 	}
+}
+
+// rawWords splits a command at the blanks outside single quotes, keeping
+// the quotes: the arguments as the text writes them.
+func rawWords(s string) []string {
+	var out []string
+	var w strings.Builder
+	quoted := false
+	for _, r := range s {
+		switch {
+		case r == '\'':
+			quoted = !quoted
+			w.WriteRune(r)
+		case r == '<' && !quoted:
+			quoted = true // a placeholder is one word, blanks and all
+			w.WriteRune(r)
+		case r == '>' && quoted && !strings.Contains(w.String(), "'"):
+			quoted = false
+			w.WriteRune(r)
+		case r == ' ' && !quoted:
+			if w.Len() > 0 {
+				out = append(out, w.String())
+				w.Reset()
+			}
+		default:
+			w.WriteRune(r)
+		}
+	}
+	if w.Len() > 0 {
+		out = append(out, w.String())
+	}
+	return out
 }

@@ -199,6 +199,16 @@ func walk(t *testing.T, skillDir string) (problems, *directRun) {
 		p.add("the fix report was not appended to task-2-report.md:\n%s", rep)
 	}
 
+	// Task 1's review could not verify the check: the controller ran it
+	// in the call that closed the task.
+	var checked bool
+	for _, k := range controllerCalls(r.calls) {
+		checked = checked || k.Tool == "Bash" && strings.HasPrefix(k.Input, "sh check1.sh && sdd-ledger close ")
+	}
+	if !checked {
+		p.add("the check of what Task 1's review could not verify (sh check1.sh) never ran before its Close")
+	}
+
 	// Every dispatch names its model; the fix went to the implementer by
 	// SendMessage, loaded once.
 	var models, tools []string
@@ -292,58 +302,6 @@ func readFileT(t *testing.T, p string) string {
 	b, err := os.ReadFile(p)
 	require.NoError(t, err)
 	return string(b)
-}
-
-// TestWalkThroughCatches breaks the text on purpose, one way at a time,
-// in a copy, and requires the walk-through to say what broke.
-func TestWalkThroughCatches(t *testing.T) {
-	t.Parallel()
-	for _, m := range []struct {
-		name string
-		edit textEdit
-		want string // in the problems
-	}{
-		// (Build the package runs alone: a block appended to another
-		// would get the variable from it, which the resume tests catch,
-		// where blocks run alone.)
-		{"a block reads another block's variable",
-			textEdit{"SKILL.md", "L='<workspace>/progress.md'\nprintf 'Task <N>: implementer=%s\\n'", "printf 'Task <N>: implementer=%s\\n'"},
-			"reads $L, which it never sets"},
-		{"a block cds",
-			textEdit{"SKILL.md", "L='<workspace>/progress.md'\nprintf 'Task <N>: base=%s\\n'", "cd \"$(git rev-parse --show-toplevel)\" || exit 1\nL='<workspace>/progress.md'\nprintf 'Task <N>: base=%s\\n'"},
-			"the command runs cd"},
-		{"the agent types a sha",
-			textEdit{"SKILL.md", `b=$(sed -n 's/^Task <N>: base=//p' "$L" | tail -n 1); h=$(git rev-parse HEAD)`, `b='<base sha>'; h=$(git rev-parse HEAD)`},
-			"placeholders no value fills: <base sha>"},
-		{"a sed pattern that matches nothing",
-			textEdit{"SKILL.md", `b=$(sed -n 's/^<who>: base=//p' "$L" | tail -n 1)`, `b=$(sed -n 's/^<who>: base =//p' "$L" | tail -n 1)`},
-			"the ledger Finish deleted"},
-		{"a block without its bold name",
-			textEdit{"SKILL.md", "minors. **Record the round**:", "minors. Record the round:"},
-			"no block named **Record the round**"},
-		{"a bashism",
-			textEdit{"SKILL.md", `[ "$b" != "$h" ] ||`, `[[ "$b" != "$h" ]] ||`},
-			"a call failed"},
-		{"the package of the last commit only",
-			textEdit{"SKILL.md", `"$b" "$h" && printf 'Task <N>: reviewed_head`, `HEAD~1 "$h" && printf 'Task <N>: reviewed_head`},
-			"greet.txt is missing from the diff"},
-		{"a dispatch that names no role file",
-			textEdit{"SKILL.md", "Read <skill dir>/implementer-prompt.md and follow it.", "Follow <skill dir>/implementer-prompt.md."},
-			"nothing answers this prompt"},
-		{"a role file's answer with another label",
-			textEdit{"implementer-prompt.md", "Tests: <one line: command and result>", "Checks: <one line: command and result>"},
-			`the follower writes ["Status" "Commits" "Tests" "Notes"]`},
-		{"Finish deletes more than the workspace",
-			textEdit{"SKILL.md", "rm -rf '<workspace>'\n", "rm -rf '<workspace>/../.gitignore' '<workspace>'\n"},
-			"what is left under .superpowers/sdd"},
-	} {
-		t.Run(m.name, func(t *testing.T) {
-			t.Parallel()
-			p, _ := walk(t, skillCopy(t, m.edit))
-			require.NotEmpty(t, p, "the walk-through passed on a broken text")
-			require.Contains(t, p.String(), m.want)
-		})
-	}
 }
 
 // packageReads are the Read calls of subagents on review packages, by

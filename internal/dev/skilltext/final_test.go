@@ -1,0 +1,86 @@
+package skilltext
+
+import (
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/sdd-go/sdd-go/internal/dev/follower"
+)
+
+// finalLines are the ledger's Final: lines at the end of a run.
+func finalLines(t *testing.T, r *directRun) []string {
+	t.Helper()
+	return taskLines(finishedLedger(r), "Final: ")
+}
+
+// TestFinalFix: the final review's Important finding gets one fix (the Fix
+// prompt to a fresh implementer, <who> = Final), its scoped re-review, and
+// the run finishes; what the fix leaves open is parked or blocks the run,
+// as the breaker rules.
+func TestFinalFix(t *testing.T) {
+	t.Parallel()
+	t.Run("fixed", func(t *testing.T) {
+		t.Parallel()
+		repo := walkRepo(t, follower.WalkPlanPath, follower.WalkPlan)
+		r := runDirect(t, repo, follower.FinalDefectScenario(1, ""), directOptions{})
+		requireFinished(t, r)
+		got := actions(t, "", r.calls)
+		i := slices.Index(got, "Agent final reviewer 0 (opus)")
+		require.Positive(t, i)
+		assert.Equal(t, []string{"Agent final reviewer 0 (opus)", "Agent fix 0 (sonnet)", "Bash Package",
+			"Agent re-reviewer 0 (sonnet)", "Bash Record the round+Close+Finish", "Say"}, got[i:])
+		c := branchCommits(repo, "main")
+		require.Len(t, c, 6, "the final fix is the branch's last commit")
+		assert.Equal(t, "Final: fix F1", repo.Git("log", "-1", "--format=%s"))
+		m := repo.Git("rev-parse", "main")
+		assert.Equal(t, []string{
+			"Final: base=" + m, "Final: reviewed_head=" + c[4], "Final: reviewed_head=" + c[5],
+			"Final: minor (deferred): naming drift between greet and bye",
+			"Final: fix round 1/1 (1 addressed, 0 open — none; commits " + short(repo, c[4]) + ".." + short(repo, c[5]) + ")",
+			"Final: complete (commits " + short(repo, m) + ".." + short(repo, c[5]) + ", review clean)",
+		}, finalLines(t, r))
+		for _, k := range r.calls {
+			if k.Tool == "Agent" && strings.HasPrefix(k.Input, "Fix round 1 of Final ") {
+				ws := filepath.Join(repo.Root, ".superpowers", "sdd", "greet")
+				assert.Contains(t, k.Input, "\nBrief: none\nReport: "+ws+"/final-report.md")
+			}
+		}
+	})
+	t.Run("left open, parked", func(t *testing.T) {
+		t.Parallel()
+		repo := walkRepo(t, follower.WalkPlanPath, follower.WalkPlan)
+		r := runDirect(t, repo, follower.FinalDefectScenario(2, "park: the index is informational"), directOptions{})
+		requireFinished(t, r)
+		got := actions(t, "", r.calls)
+		i := slices.Index(got, "Agent final reviewer 0 (opus)")
+		require.Positive(t, i)
+		assert.Equal(t, []string{"Agent final reviewer 0 (opus)", "Agent fix 0 (sonnet)", "Bash Package",
+			"Agent re-reviewer 0 (sonnet)", "Bash Record the round", "Read rare.md", "Bash Park+Close+Finish", "Say"}, got[i:])
+		c := branchCommits(repo, "main")
+		m := repo.Git("rev-parse", "main")
+		s := func(x string) string { return short(repo, x) }
+		assert.Equal(t, []string{
+			"Final: base=" + m, "Final: reviewed_head=" + c[4], "Final: reviewed_head=" + c[5],
+			"Final: minor (deferred): naming drift between greet and bye",
+			"Final: fix round 1/1 (0 addressed, 1 open — F1 " + follower.FinalFinding + "; commits " + s(c[4]) + ".." + s(c[5]) + ")",
+			"Final: parked — F1 " + follower.FinalFinding + " — ruling: the index is informational",
+			"Final: complete (commits " + s(m) + ".." + s(c[5]) + ", 1 parked)",
+		}, finalLines(t, r))
+		// What the human must still decide is in the last words.
+		assert.Contains(t, r.final, "Final: parked — F1 "+follower.FinalFinding)
+		assert.Contains(t, r.final, "Final: minor (deferred): naming drift between greet and bye")
+	})
+	t.Run("left open, blocks", func(t *testing.T) {
+		t.Parallel()
+		repo := walkRepo(t, follower.WalkPlanPath, follower.WalkPlan)
+		r := runDirect(t, repo, follower.FinalDefectScenario(2, "block: the release reads the index"), directOptions{})
+		require.True(t, strings.HasPrefix(r.final, "Final is BLOCKED: F1 "+follower.FinalFinding), r.final)
+		ledger := readFileT(t, filepath.Join(repo.Root, ".superpowers", "sdd", "greet", "progress.md"))
+		assert.True(t, strings.HasSuffix(ledger, "Final: BLOCKED — F1 "+follower.FinalFinding+": the release reads the index\n"), ledger)
+	})
+}

@@ -1,0 +1,224 @@
+package skilltext
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/sdd-go/sdd-go/internal/dev/follower"
+)
+
+// The catalogue of text mutants: each is a change to the skill text that
+// must make `make test` fail, and each is killed by a run of the text
+// (the walk-through, a scenario, a resume), never by a check of its
+// wording. A decision the text states (a row's conditions, its Next, the
+// cap, a model, what follows Close, whether a final review happens, the
+// foreign-ledger stop) is the follower's to read from the text, so a
+// mutant of it changes what the run does, or makes the follower's reading
+// of the table disagree with the row sdd-ledger names.
+
+// mutantRun runs a scenario on the text in dir and says what went wrong.
+type mutantRun func(t *testing.T, dir string) []string
+
+// walkRun is the walk-through.
+func walkRun(t *testing.T, dir string) []string {
+	p, _ := walk(t, dir)
+	return p
+}
+
+// scenarioRun runs sc to its end and requires it to finish cleanly, then
+// applies check to the actions.
+func scenarioRun(sc func() follower.Scenario, check func(actions []string) []string) mutantRun {
+	return func(t *testing.T, dir string) []string {
+		repo := walkRepo(t, follower.WalkPlanPath, follower.WalkPlan)
+		r := runDirect(t, repo, sc(), directOptions{skillDir: dir})
+		var p []string
+		if !strings.HasPrefix(r.final, "Done: ") {
+			p = append(p, "the run did not finish: "+r.final)
+		}
+		p = append(p, failedCalls(r.calls)...)
+		if check != nil {
+			p = append(p, check(actions(t, dir, r.calls))...)
+		}
+		return p
+	}
+}
+
+// stopRun requires the scenario's run to stop with stop in its last words.
+func stopRun(sc func() follower.Scenario, stop string) mutantRun {
+	return func(t *testing.T, dir string) []string {
+		repo := walkRepo(t, follower.WalkPlanPath, follower.WalkPlan)
+		r := runDirect(t, repo, sc(), directOptions{skillDir: dir})
+		if !strings.Contains(r.final, stop) {
+			return []string{"the run did not stop with " + stop + ": " + r.final}
+		}
+		return failedCalls(r.calls)
+	}
+}
+
+// foreignRun is the foreign-ledger stop: the run asks, and the ledger and
+// workspace stay as they were.
+func foreignRun(t *testing.T, dir string) []string {
+	repo, ws, before := foreignLedger(t, IdentityPrefix+"docs/plans/other.md\nTask 1: base="+strings.Repeat("a", 40)+"\n")
+	r := runDirect(t, repo, follower.WalkScenario(), directOptions{skillDir: dir})
+	var p []string
+	if !strings.Contains(r.final, "another run's only record") {
+		p = append(p, "the run did not stop and ask: "+r.final)
+	}
+	if diff := diffSnapshots(before, snapshotTree(t, ws)); diff != "" {
+		p = append(p, "the foreign workspace changed: "+diff)
+	}
+	return append(p, failedCalls(r.calls)...)
+}
+
+// resumeState runs follower.Resumes()'s state of that name on the text.
+func resumeState(name string) mutantRun {
+	return func(t *testing.T, dir string) []string {
+		for _, c := range follower.Resumes() {
+			if c.Name != name {
+				continue
+			}
+			repo, cut := cutRun(t, follower.WalkPlanPath, follower.WalkPlan, c.Scenario(), c.Cut, "")
+			if c.Edit != nil {
+				if err := c.Edit(repo.Root, repo.Root+"/.superpowers/sdd/greet"); err != nil {
+					t.Fatal(err)
+				}
+			}
+			r := resumeRun(t, repo, cut, c.Scenario(), dir)
+			p := failedCalls(r.calls)
+			got := actions(t, dir, r.calls)
+			if len(got) < 2+len(c.Next) || strings.Join(got[2:2+len(c.Next)], "|") != strings.Join(c.Next, "|") {
+				p = append(p, "the steps after Look: "+strings.Join(got, ", "))
+			}
+			if c.Stop == "" && !strings.HasPrefix(r.final, "Done: ") {
+				p = append(p, "the resumed run did not finish: "+r.final)
+			}
+			return p
+		}
+		t.Fatalf("no resume state %q", name)
+		return nil
+	}
+}
+
+// noAttempts is sc with rounds that commit nothing before the fixing one.
+func noAttempts(sc follower.Scenario) follower.Scenario {
+	d := *sc.Tasks[1].Defect
+	d.Attempts = false
+	sc.Tasks[1].Defect = &d
+	return sc
+}
+
+func roundsOf(actions []string) []string {
+	var out []string
+	for _, a := range actions {
+		if strings.Contains(a, "fix 2") {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// parkedRounds checks the breaker scenario's rounds: 1-3 by SendMessage,
+// 4-5 to a fresh implementer on opus.
+func parkedRounds(actions []string) []string {
+	want := "SendMessage fix 2 round 1|SendMessage fix 2 round 2|SendMessage fix 2 round 3|Agent fix 2 (opus)|Agent fix 2 (opus)"
+	if got := strings.Join(roundsOf(actions), "|"); got != want {
+		return []string{"the fix rounds were " + got}
+	}
+	return nil
+}
+
+func TestTextMutants(t *testing.T) {
+	t.Parallel()
+	parked := func() follower.Scenario {
+		return follower.StubbornScenario(9, "park: the brief allows either spelling")
+	}
+	blocked := func() follower.Scenario { return follower.StubbornScenario(9, "block: Task 3 reads bye.txt") }
+	row := func(old, new string) textEdit { return textEdit{file: "SKILL.md", old: old, new: new} }
+	for _, m := range []struct {
+		name  string
+		edits []textEdit
+		run   mutantRun
+	}{
+		// The issue's list of mutants the third edition's tests let live.
+		{"the foreign-ledger rule inverted",
+			[]textEdit{row("| `foreign` | `ledger=other` | stop: ask the human whose ledger it is; never rename, edit or delete it |",
+				"| `foreign` | `ledger=other` | the ledger is this run's: **Start the run** + next |")}, foreignRun},
+		{"the foreign and new rows' conditions swapped",
+			[]textEdit{row("| `foreign` | `ledger=other` |", "| `foreign` | `ledger=none` |"), row("| `new` | `ledger=none` |", "| `new` | `ledger=other` |")}, walkRun},
+		{"the cap 5 changed to 3 everywhere",
+			[]textEdit{{file: "SKILL.md", old: "round=5", new: "round=3", all: true}, {file: "SKILL.md", old: "round<5", new: "round<3", all: true},
+				{file: "SKILL.md", old: "at most 5 rounds", new: "at most 3 rounds"}, {file: "SKILL.md", old: "| fix rounds 1-3 |", new: "| fix rounds 1-2 |"},
+				{file: "SKILL.md", old: "| fix rounds 4-5 |", new: "| fix round 3 |"}, {file: "rare.md", old: "(5 for a task", new: "(3 for a task"}},
+			scenarioRun(parked, parkedRounds)},
+		{"the final reviewer on the fast model",
+			[]textEdit{row("| final reviewer | Agent | most capable |", "| final reviewer | Agent | fast |")}, walkRun},
+		{"Finish after the last task's Close",
+			[]textEdit{row("| `final` | `unit=final last=none` | **Final package** |", "| `final` | `unit=final last=none` | **Finish** |")}, walkRun},
+		{"Look replaced by a path the controller computes",
+			[]textEdit{row("sdd-ledger look '<plan file>' '<start branch>'", "ls '.superpowers/sdd/greet'")}, walkRun},
+		{"Look replaced by sdd-workspace",
+			[]textEdit{row("sdd-ledger look '<plan file>' '<start branch>'", "sdd-workspace '<plan file>'")}, walkRun},
+
+		// Step order and what follows each step.
+		{"Close without the next step in its call",
+			[]textEdit{row("| `close` | `last=reviewed_head review=in open=0 spec=✅,n/a` | **Close** + next |",
+				"| `close` | `last=reviewed_head review=in open=0 spec=✅,n/a` | **Close** |")}, walkRun},
+		{"no final review: Finish after every task",
+			[]textEdit{row("| `final` | `unit=final last=none` | **Final package** |", "| `final` | `unit=final last=none` | the next unit |")}, walkRun},
+		{"a fix dispatch not followed by its package",
+			[]textEdit{row("the **Fix prompt**, round `round`+1; then **Package** |", "the **Fix prompt**, round `round`+1 |")},
+			scenarioRun(func() follower.Scenario { return noAttempts(follower.StubbornScenario(2, "")) }, nil)},
+
+		// The verdict rules.
+		{"close and check swapped",
+			[]textEdit{row("open=0 spec=✅,n/a` |", "open=0 spec=⚠️` |"), row("open=0 spec=⚠️` | `<check>`", "open=0 spec=✅,n/a` | `<check>`")}, walkRun},
+		{"the check left out",
+			[]textEdit{row("| `<check>` + **Close** + next |", "| **Close** + next |")}, walkRun},
+		{"findings open closed",
+			[]textEdit{row("| `fix` | `unit=task open>0 round<5` |", "| `fix` | `unit=task open>9 round<5` |")}, walkRun},
+		{"a re-review's round not recorded before Close",
+			[]textEdit{row("| **Record the round** + **Close** + next |", "| **Close** + next |")}, walkRun},
+
+		// The models and the tools.
+		{"reviewers one tier up",
+			[]textEdit{row("| reviewer, re-reviewer | Agent | the task's tier |", "| reviewer, re-reviewer | Agent | one tier above the task's |")}, walkRun},
+		{"rounds 1-3 to a fresh implementer",
+			[]textEdit{row("| fix rounds 1-3 | SendMessage to", "| fix rounds 1-3 | Agent, not SendMessage to")}, scenarioRun(parked, parkedRounds)},
+		{"rounds 4-5 on the task's tier",
+			[]textEdit{row("| fix rounds 4-5 | Agent, told how many rounds failed | one tier above the task's |", "| fix rounds 4-5 | Agent, told how many rounds failed | the task's tier |")},
+			scenarioRun(parked, parkedRounds)},
+
+		// The stops and the breaker.
+		{"BLOCKED goes on",
+			[]textEdit{row("| `blocked` | `last=blocked` | stop: report to the human |", "| `blocked` | `last=blocked` | the next unit |")}, resumeState("blocked")},
+		{"a block ruling that does not stop",
+			[]textEdit{{file: "rare.md", old: "| **Block**, then stop: report to the human", new: "| **Block** + next; report to the human"}}, stopRun(blocked, "Task 2 is BLOCKED")},
+		{"the breaker parks without closing",
+			[]textEdit{{file: "rare.md", old: "**Park**; with the last ruling, **Park** + **Close** + next", new: "**Park**"}},
+			scenarioRun(parked, func(actions []string) []string {
+				for _, a := range actions {
+					if a == "Bash Park+Close+Start task N" {
+						return nil
+					}
+				}
+				return []string{"the last ruling did not close the task and start the next in its call"}
+			})},
+		{"a fix committed but not re-reviewed, dispatched again",
+			[]textEdit{row("| `refix` | `open>0 after>0` | **Package** |\n", "")}, resumeState("refix")},
+
+		// The subagents' files.
+		{"a dispatch that names no role file",
+			[]textEdit{row("Read <skill dir>/implementer-prompt.md and follow it.", "Follow <skill dir>/implementer-prompt.md.")}, walkRun},
+		{"a role file's answer with another label",
+			[]textEdit{{file: "implementer-prompt.md", old: "Tests: <one line: command and result>", new: "Checks: <one line: command and result>"}}, walkRun},
+	} {
+		t.Run(m.name, func(t *testing.T) {
+			t.Parallel()
+			if p := m.run(t, skillCopy(t, m.edits...)); len(p) == 0 {
+				t.Errorf("the mutant lived: the run passed on the changed text")
+			} else {
+				t.Logf("killed: %s", strings.SplitN(p[0], "\n", 2)[0])
+			}
+		})
+	}
+}
