@@ -81,7 +81,6 @@ type controller struct {
 	units             []*unit
 	pkg, bytes        string   // the last package a command wrote
 	settled           []string // the settled: lines of the last Start task N
-	loaded            bool     // SendMessage's schema is loaded
 	planRead          bool
 	looks             int
 	steps             int

@@ -14,11 +14,11 @@ import (
 // review=in with what is still open).
 
 // dispatchRow is one row of the dispatch table: the dispatches it covers
-// (fix rounds with their range), how, and the model.
+// (fix rounds with their range) and the model.
 type dispatchRow struct {
-	names      []string
-	from, to   int // a "fix rounds A-B" row's range
-	how, model string
+	names    []string
+	from, to int // a "fix rounds A-B" row's range
+	model    string
 }
 
 var roundsRe = regexp.MustCompile(`^fix rounds? (\d+)(?:-(\d+))?$`)
@@ -30,10 +30,10 @@ func (c *controller) dispatchTable() []dispatchRow {
 	}
 	var out []dispatchRow
 	for _, r := range rows {
-		if len(r) != 3 {
-			c.fail("a row of the dispatch table without three cells: %q", r)
+		if len(r) != 2 {
+			c.fail("a row of the dispatch table without two cells: %q", r)
 		}
-		d := dispatchRow{how: r[1], model: r[2]}
+		d := dispatchRow{model: r[1]}
 		for _, n := range strings.Split(r[0], ",") {
 			n = strings.TrimSpace(n)
 			if m := roundsRe.FindStringSubmatch(n); m != nil {
@@ -171,11 +171,18 @@ func (c *controller) need(u *unit, v Values, names ...string) {
 	}
 }
 
-func (c *controller) agent(desc, prompt, model string) AgentResult {
-	return c.t.Agent(AgentCall{Description: desc, Prompt: prompt, Model: model, Type: SubagentType})
+// foreground says whether the text has dispatches run in the foreground
+// (Claude Code's run_in_background: false).
+func (c *controller) foreground() bool {
+	return strings.Contains(c.skill.Body, "`run_in_background: false`")
 }
 
-// fix dispatches fix round r as the dispatch table says.
+func (c *controller) agent(desc, prompt, model string) AgentResult {
+	return c.t.Agent(AgentCall{Description: desc, Prompt: prompt, Model: model, Type: SubagentType, Background: !c.foreground()})
+}
+
+// fix dispatches fix round r, as a fresh implementer on the model the
+// dispatch table gives.
 func (c *controller) fix(u *unit, r int) {
 	v := c.values(u).With("<R>", strconv.Itoa(r),
 		"<what the review could not verify, or none>", orNone(u.notVerifiable))
@@ -186,24 +193,9 @@ func (c *controller) fix(u *unit, r int) {
 		kind = "final fix"
 	}
 	d := c.how(kind, r)
-	var ar AgentResult
-	if strings.HasPrefix(d.how, "SendMessage") && u.implementer != "" {
-		if !c.loaded && strings.Contains(d.how, "ToolSearch `select:SendMessage`") {
-			if res := c.t.ToolSearch("select:SendMessage"); res.IsError {
-				c.fail("ToolSearch select:SendMessage: %s", res.Text)
-			}
-			c.loaded = true
-		}
-		ar = c.t.SendMessage(u.implementer, prompt)
-		if ar.Refused && !strings.Contains(d.how, "Agent if it is refused") {
-			c.fail("SendMessage to %s was refused and the table gives no other way", u.implementer)
-		}
-	}
-	if !strings.HasPrefix(d.how, "SendMessage") || u.implementer == "" || ar.Refused {
-		ar = c.agent(fmt.Sprintf("%s: fix round %d", u.name, r), prompt, c.model(d.model, u))
-		if u.task() {
-			u.implementer = ar.ID
-		}
+	ar := c.agent(fmt.Sprintf("%s: fix round %d", u.name, r), prompt, c.model(d.model, u))
+	if u.task() {
+		u.implementer = ar.ID
 	}
 	c.implementerDone(ar.Reply, true)
 	c.answered(u, ar.Reply, "fix")

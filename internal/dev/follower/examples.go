@@ -77,3 +77,46 @@ func BigScenario(lines int) Scenario {
 // The v6.2.0 text's cost, measured by following it: a three-task run with
 // one fix round took about 5, 9 and 4 controller calls for its tasks.
 var WalkCeilings = []int{5, 9, 4}
+
+// WalkLedger is the walk-through's ledger at its end, for the branch's
+// commits c (after mainHead, oldest first), short giving git's short form
+// of a sha, and the implementers' ids: Task 1's, Task 2's, its fix
+// round's and Task 3's.
+func WalkLedger(mainHead string, c []string, short func(string) string, ids ...string) string {
+	s := short
+	return strings.Join([]string{
+		IdentityPrefix + WalkPlanPath,
+		"Task 1: base=" + mainHead,
+		"Task 1: implementer=" + ids[0],
+		"Task 1: reviewed_head=" + c[1],
+		"Task 1: minor (deferred): check1.sh repeats the file name",
+		fmt.Sprintf("Task 1: complete (commits %s..%s, review clean)", s(mainHead), s(c[1])),
+		"Task 2: base=" + c[1],
+		"Task 2: implementer=" + ids[1],
+		"Task 2: reviewed_head=" + c[2],
+		"Task 2: implementer=" + ids[2],
+		"Task 2: reviewed_head=" + c[3],
+		fmt.Sprintf("Task 2: fix round 1/5 (1 addressed, 0 open — none; commits %s..%s)", s(c[2]), s(c[3])),
+		fmt.Sprintf("Task 2: complete (commits %s..%s, review clean)", s(c[1]), s(c[3])),
+		"Task 3: base=" + c[3],
+		"Task 3: implementer=" + ids[3],
+		"Task 3: reviewed_head=" + c[4],
+		fmt.Sprintf("Task 3: complete (commits %s..%s, review clean)", s(c[3]), s(c[4])),
+		"Final: base=" + mainHead,
+		"Final: reviewed_head=" + c[4],
+		"Final: minor (deferred): naming drift between greet and bye",
+		fmt.Sprintf("Final: complete (commits %s..%s, review clean)", s(mainHead), s(c[4])),
+	}, "\n") + "\n"
+}
+
+// FinishedLedger is a ledger as a run left it: kept, the copy made just
+// before the call that ran Finish (which deletes it), then the lines that
+// call recorded (each command prints "recorded <line>").
+func FinishedLedger(kept, finishOutput string) string {
+	for _, l := range strings.Split(finishOutput, "\n") {
+		if rec, ok := strings.CutPrefix(l, "recorded "); ok {
+			kept += rec + "\n"
+		}
+	}
+	return kept
+}

@@ -16,8 +16,8 @@ import (
 
 // Call is one controller call, as either executor saw it.
 type Call struct {
-	Tool  string // Bash, Read, Skill, Agent, ToolSearch, SendMessage, Say
-	Input string // the command, path, skill, prompt, query, text; SendMessage: "<to>\n<message>"
+	Tool  string // Bash, Read, Skill, Agent, Say, or another tool of the host
+	Input string // the command, path, skill, prompt, text
 	Model string // an Agent call's model
 }
 
@@ -96,10 +96,6 @@ func (s *Steps) Name(c Call) string {
 	case "Agent":
 		d, _ := ParseDispatch(c.Input)
 		return fmt.Sprintf("Agent %s %d (%s)", d.Role, d.N, c.Model)
-	case "SendMessage":
-		_, msg, _ := strings.Cut(c.Input, "\n")
-		d, _ := ParseDispatch(msg)
-		return fmt.Sprintf("SendMessage %s %d round %d", d.Role, d.N, d.R)
 	case "Read":
 		return "Read " + reviewNameRe.ReplaceAllString(filepath.Base(c.Input), "review-…")
 	case "Say":

@@ -84,13 +84,10 @@ func ParseDispatch(prompt string) (Dispatch, bool) {
 	return d, true
 }
 
-// Subagent is the router: the script of the subagent a dispatch (an Agent
-// prompt, or a SendMessage to an implementer) starts. ok is false for a
-// prompt the text does not define. The script's return value is the
-// subagent's final text (a host sends it as the agent's last message); it
-// never calls Say. A fix round sent by SendMessage is a script of its own:
-// a host that continues the implementer's conversation runs it after the
-// implementer's script, with the message as the new prompt.
+// Subagent is the router: the script of the subagent a dispatch starts.
+// ok is false for a prompt the text does not define. The script's return
+// value is the subagent's final text (a host sends it as the agent's last
+// message); it never calls Say.
 func (sc Scenario) Subagent(prompt string) (Script, bool) {
 	d, ok := ParseDispatch(prompt)
 	if !ok {
@@ -175,8 +172,6 @@ func (a *agent) write(path, content string) {
 func (a *agent) readRole(section string, labels ...string) {
 	a.role = a.read(a.d.RoleFile)
 	if a.role == "" {
-		// A conversation that read the file before (a fix round sent by
-		// SendMessage to the implementer) may be shown no content again.
 		return
 	}
 	if section != "" && !strings.Contains(a.role, "\n## "+section+"\n") {
@@ -271,7 +266,7 @@ func (sc Scenario) implementer(d Dispatch) Script {
 	}
 }
 
-// fixer is a fix round, by SendMessage to the implementer or a fresh one.
+// fixer is a fix round's implementer.
 func (sc Scenario) fixer(d Dispatch) Script {
 	return func(t Tools) string {
 		return run(t, d, implementerFailed, func(a *agent) string {

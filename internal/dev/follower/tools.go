@@ -33,12 +33,6 @@ type Tools interface {
 	// Agent dispatches a subagent and returns its final reply once it
 	// has answered (an asynchronous launch is waited for).
 	Agent(call AgentCall) AgentResult
-	// ToolSearch loads a deferred tool's schema (SendMessage in Claude
-	// Code).
-	ToolSearch(query string) Result
-	// SendMessage continues a finished subagent with its context and
-	// returns its next final reply.
-	SendMessage(to, message string) AgentResult
 	// Say ends the turn with text: a question to the human, a report.
 	Say(text string)
 }
@@ -55,13 +49,16 @@ type AgentCall struct {
 	Prompt      string
 	Model       string // sonnet, opus, haiku: every dispatch names one
 	Type        string // the subagent type, e.g. general-purpose
+	// Background runs the subagent in the background: its answer comes
+	// in a later turn (Claude Code's default). The text has every dispatch
+	// in the foreground.
+	Background bool
 }
 
 // AgentResult is a subagent's id and final reply.
 type AgentResult struct {
-	ID      string
-	Reply   string
-	Refused bool // a SendMessage the host refused: no such agent (one of an earlier session's)
+	ID    string
+	Reply string
 }
 
 // Script is a scripted agent: it works through t and returns its final

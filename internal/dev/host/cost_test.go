@@ -14,7 +14,7 @@ import (
 // time it is loaded.
 const (
 	alwaysOnBudget = 30
-	onInvokeBudget = 6900
+	onInvokeBudget = 4000
 )
 
 // TestPluginTokenCost measures the installed plugin's skill with the

@@ -1,7 +1,8 @@
 package host
 
 import (
-	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/sdd-go/sdd-go/internal/dev/follower"
@@ -13,6 +14,16 @@ import (
 // follower's subagents as the host's own subagents.
 func Follow(sc follower.Scenario) Script {
 	return func(a *Turns) { follower.Controller(sc)(&tools{a: a, sc: sc}) }
+}
+
+// FollowKeeping is Follow that copies the plan's workspace (every one
+// under repo's .superpowers/sdd) into keep just before the call that runs
+// Finish, which deletes it: what a test reads of the ledger and the files
+// at the end. The copy is made once: a replay finds it made.
+func FollowKeeping(sc follower.Scenario, repo, keep string) Script {
+	return func(a *Turns) {
+		follower.Controller(sc)(&tools{a: a, sc: sc, repo: repo, keep: keep})
+	}
 }
 
 // FollowUntil is Follow cut after the controller's first calls tool calls:
@@ -29,11 +40,12 @@ const CutText = "Stopping here: the run is cut."
 
 // tools are the follower's Tools over one replay of a conversation.
 type tools struct {
-	a      *Turns
-	sc     follower.Scenario
-	agents map[string]Agent // the subagents this replay dispatched, by agent id
-	left   int              // calls before the cut
-	cut    bool
+	a    *Turns
+	sc   follower.Scenario
+	left int // calls before the cut
+	cut  bool
+	repo string // FollowKeeping's repository and copy
+	keep string
 }
 
 // call counts one tool call toward the cut; past it the turn ends for
@@ -54,7 +66,25 @@ func result(r Result) follower.Result { return follower.Result{Text: r.Text, IsE
 
 func (t *tools) Bash(command string) follower.Result {
 	t.call()
+	if t.keep != "" && strings.Contains(command, "sdd-ledger finish ") {
+		t.keepWorkspaces()
+	}
 	return result(t.a.Call("Bash", map[string]any{"command": command}))
+}
+
+// keepWorkspaces copies each workspace of the repository into keep, once.
+func (t *tools) keepWorkspaces() {
+	dirs, _ := filepath.Glob(filepath.Join(t.repo, ".superpowers", "sdd", "*", "progress.md"))
+	for _, l := range dirs {
+		ws := filepath.Dir(l)
+		dst := filepath.Join(t.keep, filepath.Base(ws))
+		if _, err := os.Stat(dst); err == nil {
+			continue
+		}
+		if err := os.CopyFS(dst, os.DirFS(ws)); err != nil {
+			t.a.Failf("copying %s before Finish: %v", ws, err)
+		}
+	}
 }
 
 func (t *tools) Read(path string, offset, limit int) follower.Result {
@@ -98,11 +128,14 @@ func (t *tools) Agent(c follower.AgentCall) follower.AgentResult {
 	if !ok {
 		t.a.Failf("a dispatch no subagent of the follower answers: %q", clip(c.Prompt, 300))
 	}
-	ag := t.a.Agent(Dispatch{Description: c.Description, Prompt: c.Prompt, SubagentType: c.Type, Model: c.Model}, t.subagent(script))
-	if t.agents == nil {
-		t.agents = map[string]Agent{}
+	run := RunForeground
+	if c.Background {
+		run = RunBackground
 	}
-	t.agents[ag.ID] = ag
+	ag := t.a.Agent(Dispatch{Description: c.Description, Prompt: c.Prompt, SubagentType: c.Type, Model: c.Model, Run: run}, t.subagent(script))
+	if !c.Background {
+		return follower.AgentResult{ID: ag.ID, Reply: strings.TrimSpace(ag.Report)}
+	}
 	return follower.AgentResult{ID: ag.ID, Reply: t.wait(ag)}
 }
 
@@ -117,67 +150,15 @@ func (t *tools) wait(ag Agent) string {
 }
 
 // subagent is a dispatched subagent's conversation: the follower's script
-// for its prompt, its reply said as its final text, then, each time the
-// controller continues it (SendMessage), the script for the new message.
+// for its prompt, its reply said as its final text.
 func (t *tools) subagent(first follower.Script) Script {
 	sc := t.sc
 	return func(a *Turns) {
-		st := &tools{a: a, sc: sc}
-		reply := first(st)
+		reply := first(&tools{a: a, sc: sc})
 		for {
-			notes := a.Say(reply)
-			msg := dispatchIn(notes)
-			s, ok := sc.Subagent(msg)
-			if !ok {
-				a.Failf("the subagent was continued with a message no script answers: %q", clip(strings.Join(notes, "\n"), 300))
-			}
-			reply = s(st)
+			a.Say(reply)
 		}
 	}
-}
-
-// dispatchIn finds a dispatch in what the host delivered to a continued
-// subagent: from the first line ParseDispatch takes to the end.
-func dispatchIn(notes []string) string {
-	for _, n := range notes {
-		lines := strings.Split(n, "\n")
-		for i := range lines {
-			msg := strings.Join(lines[i:], "\n")
-			if _, ok := follower.ParseDispatch(msg); ok {
-				return msg
-			}
-		}
-	}
-	return ""
-}
-
-func (t *tools) ToolSearch(query string) follower.Result {
-	t.call()
-	return result(t.a.Call("ToolSearch", map[string]any{"query": query}))
-}
-
-// SendMessage continues a subagent this session dispatched and waits for
-// its next notification.
-func (t *tools) SendMessage(to, message string) follower.AgentResult {
-	t.call()
-	first, _, _ := strings.Cut(message, "\n")
-	ag, ok := t.agents[to]
-	if !ok {
-		// An id from an earlier session (a resume): the host is asked all
-		// the same, and refuses, not with an error but with a result
-		// that says so: {"success":false,"message":"Agent … could not be
-		// resumed: No transcript found for agent ID: …"}.
-		r := t.a.Call("SendMessage", map[string]any{"to": to, "summary": clip(first, 80), "message": message})
-		var answer struct {
-			Success bool `json:"success"`
-		}
-		if !r.IsError && (json.Unmarshal([]byte(r.Text), &answer) != nil || answer.Success) {
-			t.a.Failf("SendMessage to %s, which this session did not dispatch, was taken: %q", to, clip(r.Text, 300))
-		}
-		return follower.AgentResult{ID: to, Refused: true}
-	}
-	t.a.SendMessage(to, clip(first, 80), message)
-	return follower.AgentResult{ID: to, Reply: t.wait(ag)}
 }
 
 func (t *tools) Say(text string) {

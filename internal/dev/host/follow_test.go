@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 
@@ -78,9 +79,9 @@ func names(uses []ToolUse) []string {
 	return out
 }
 
-// perTask splits the controller's calls at the calls that write each
-// task's `Task <N>: base=` line and the final `Final: base=` line: the
-// calls of setup, of each task, and of the final review.
+// perTask splits the controller's calls at the calls that start each task
+// (sdd-ledger task) and the final review (sdd-ledger final): the calls of
+// setup, of each task, and of the final review.
 func perTask(uses []ToolUse, tasks int) (setup int, each []int, final int) {
 	start := func(marker string) int {
 		for i, u := range uses {
@@ -92,29 +93,58 @@ func perTask(uses []ToolUse, tasks int) (setup int, each []int, final int) {
 	}
 	var starts []int
 	for n := 1; n <= tasks; n++ {
-		starts = append(starts, start(fmt.Sprintf("printf 'Task %d: base=", n)))
+		starts = append(starts, start(fmt.Sprintf("sdd-ledger task '%s' %d", follower.WalkPlanPath, n)))
 	}
-	starts = append(starts, start("printf 'Final: base="), len(uses))
+	starts = append(starts, start("sdd-ledger final "), len(uses))
 	for n := 0; n < tasks; n++ {
 		each = append(each, starts[n+1]-starts[n])
 	}
 	return starts[0], each, starts[tasks+1] - starts[tasks]
 }
 
+// finished is the ledger as the run left it (follower.FinishedLedger):
+// the copy FollowKeeping made before Finish, and the lines Finish's call
+// recorded.
+func finished(t *testing.T, s *Session, keep string) string {
+	t.Helper()
+	for _, u := range controllerUses(s) {
+		if u.Name == "Bash" && strings.Contains(u.Command(), "sdd-ledger finish ") {
+			r, ok := s.ResultOf(u.ID)
+			require.True(t, ok, "Finish's call has no result")
+			return follower.FinishedLedger(readFile(t, filepath.Join(keep, "greet", "progress.md")), r.Text)
+		}
+	}
+	t.Fatalf("no call ran Finish")
+	return ""
+}
+
+// commits are the branch's commits after main, oldest first.
+func commits(t *testing.T, repo string) []string {
+	return strings.Fields(git(t, repo, "log", "--reverse", "--format=%H", "main..HEAD"))
+}
+
 // TestFollowWalkThrough: the follower carries out skill/example.md's run
-// in the real CLI, from the installed plugin: three tasks, a fix round
-// sent to the implementer with SendMessage, the final review, the
-// workspace deleted; each task costs no more controller calls than the
-// v6.2.0 text did.
+// in the real CLI, from the installed plugin, with only the permissions a
+// user gives (the skill's allowed-tools for its commands; the plan's git
+// and test commands for the subagents; no Bash for the controller): three
+// tasks, a fix round, the final review, the workspace deleted, every
+// dispatch in the foreground, so the whole run is one turn of the
+// controller, in which the skill's commands stay pre-approved. Each task costs no more controller calls
+// than the v6.2.0 text did, and the ledger, the workspace's files and the
+// commits are the walk-through's.
 func TestFollowWalkThrough(t *testing.T) {
 	repo := newRepo(t, follower.WalkPlanPath, follower.WalkPlan)
 	h := New(t, repo)
-	s := h.Run(runPrompt, Follow(follower.WalkScenario()))
+	sc := follower.WalkScenario()
+	h.Allow = sc.UserRules()
+	keep := testutil.RealTempDir(t)
+	mainHead := git(t, repo, "rev-parse", "main")
+	s := h.Run(runPrompt, FollowKeeping(sc, repo, keep))
 	requireDone(t, s)
 
 	uses := controllerUses(s)
 	assert.Equal(t, []string{"Skill", "Bash", "Read", "Bash", "Agent", "Bash", "Agent",
-		"Bash", "Agent", "Bash", "Agent", "ToolSearch", "SendMessage", "Bash", "Agent",
+		"Bash", "Agent", "Bash", "Agent", "Agent", "Bash", "Agent",
 		"Bash", "Agent", "Bash", "Agent",
 		"Bash", "Agent", "Bash"}, names(uses))
 	setup, each, final := perTask(uses, 3)
@@ -123,8 +153,11 @@ func TestFollowWalkThrough(t *testing.T) {
 	for i, n := range each {
 		assert.LessOrEqual(t, n, follower.WalkCeilings[i], "Task %d's controller calls", i+1)
 	}
+	assert.LessOrEqual(t, setup, 3, "setup's calls")
+	assert.LessOrEqual(t, final, 3, "the final review's calls")
 
-	// Every dispatch named its model, and the subagents ran on it.
+	// Every dispatch named its model, and the subagents ran on it: the
+	// tasks are of the standard tier, the final reviewer the most capable.
 	var models []string
 	for _, u := range uses {
 		if u.Name == "Agent" {
@@ -133,16 +166,59 @@ func TestFollowWalkThrough(t *testing.T) {
 			models = append(models, d.Model)
 		}
 	}
-	assert.Equal(t, []string{"sonnet", "opus", "sonnet", "opus", "sonnet", "sonnet", "opus", "opus"}, models)
+	assert.Equal(t, []string{"sonnet", "sonnet", "sonnet", "sonnet", "sonnet", "sonnet", "sonnet", "sonnet", "opus"}, models)
 
-	// What the run left: five commits (the fix among them), the plan's
+	// What the run left: five commits (the fix among them), the ledger
+	// and the files of the workspace as they were before Finish, the
 	// workspace deleted, the commands found in the plugin's bin/ (the
 	// sessions' PATH holds no other copy).
-	assert.Len(t, strings.Fields(git(t, repo, "log", "--format=%H", "main..HEAD")), 5)
+	c := commits(t, repo)
+	require.Len(t, c, 5)
 	assert.Equal(t, "bye\n", readFile(t, filepath.Join(repo, "bye.txt")))
+	short := func(sha string) string { return git(t, repo, "rev-parse", "--short", sha) }
+	ids := implementerIDs(finished(t, s, keep))
+	require.Len(t, ids, 4)
+	assert.Equal(t, follower.WalkLedger(mainHead, c, short, ids...), finished(t, s, keep))
+	pkg := func(a, b string) string { return "review-" + short(a) + ".." + short(b) }
+	var files []string
+	for _, x := range []string{pkg(mainHead, c[1]), pkg(c[1], c[2]), pkg(c[2], c[3]), pkg(c[3], c[4]), pkg(mainHead, c[4])} {
+		files = append(files, x+".diff", x+".md")
+	}
+	for n := 1; n <= 3; n++ {
+		files = append(files, fmt.Sprintf("task-%d-brief.md", n), fmt.Sprintf("task-%d-report.md", n))
+	}
+	files = append(files, "constraints.md", "plan-path", "progress.md")
+	sort.Strings(files)
+	assert.Equal(t, files, dirNames(t, filepath.Join(keep, "greet")))
 	assert.NoDirExists(t, filepath.Join(repo, ".superpowers", "sdd", "greet"))
 	assert.DirExists(t, filepath.Join(repo, ".superpowers", "sdd"))
-	assert.FileExists(t, filepath.Join(h.Plugin, "bin", "sdd-workspace"))
+	assert.FileExists(t, filepath.Join(h.Plugin, "bin", "sdd-ledger"))
+	// What the human must still decide is in the last message.
+	assert.Contains(t, s.Final.Result, "Task 1: minor (deferred): check1.sh repeats the file name")
+	assert.Contains(t, s.Final.Result, "verdict: Final: complete")
+}
+
+// implementerIDs are the ids of a ledger's implementer= lines, in order.
+func implementerIDs(ledger string) []string {
+	var out []string
+	for _, l := range strings.Split(ledger, "\n") {
+		if i := strings.Index(l, ": implementer="); i > 0 {
+			out = append(out, l[i+len(": implementer="):])
+		}
+	}
+	return out
+}
+
+func dirNames(t *testing.T, dir string) []string {
+	t.Helper()
+	ents, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	var out []string
+	for _, e := range ents {
+		out = append(out, e.Name())
+	}
+	sort.Strings(out)
+	return out
 }
 
 // TestFollowLargePackage: a task whose package is over the Read tool's
@@ -152,6 +228,7 @@ func TestFollowLargePackage(t *testing.T) {
 	repo := newRepo(t, follower.BigPlanPath, follower.BigPlan)
 	h := New(t, repo)
 	sc := follower.BigScenario(7500)
+	h.Allow = sc.UserRules()
 	s := h.Run("Carry out the plan "+follower.BigPlanPath+" with the "+follower.DefaultSkill+" skill.", Follow(sc))
 	requireDone(t, s)
 	var parts []string
@@ -176,18 +253,18 @@ func TestFollowLargePackage(t *testing.T) {
 }
 
 // TestFollowResume: for each state of follower.Resumes (one or more for
-// each row of the text's Resume tables), a run cut there, its files
-// changed as the state says, and a new `claude -p` session in the same
-// HOME and repository, which finds the ledger with Look and takes the
-// row's steps: the same list the direct executor resumes from, here with
-// no subagent of the earlier session to continue (SendMessage is refused,
-// and a fresh implementer takes the fix).
+// each row of the text's state table), a run cut there, its files changed
+// as the state says, and a new `claude -p` session in the same HOME and
+// repository, which finds the state with Look (Look names the state's
+// row) and takes the row's steps: the same list the direct executor
+// resumes from.
 func TestFollowResume(t *testing.T) {
 	for _, c := range follower.Resumes() {
-		t.Run(c.Row, func(t *testing.T) {
+		t.Run(c.Name, func(t *testing.T) {
 			t.Parallel()
 			repo := newRepo(t, follower.WalkPlanPath, follower.WalkPlan)
 			h := New(t, repo)
+			h.Allow = c.Scenario().UserRules()
 			steps, err := follower.NewSteps(filepath.Join(h.Plugin, "skills", "subagent-driven-development"))
 			require.NoError(t, err)
 			cut := h.Run(runPrompt, FollowUntil(c.Scenario(), c.Cut))
@@ -200,10 +277,12 @@ func TestFollowResume(t *testing.T) {
 			if c.Edit != nil {
 				require.NoError(t, c.Edit(repo, ws))
 			}
-			s := h.Run("Resume the plan "+follower.WalkPlanPath+" with the "+follower.DefaultSkill+" skill.", Follow(c.Scenario()))
+			keep := testutil.RealTempDir(t)
+			s := h.Run("Resume the plan "+follower.WalkPlanPath+" with the "+follower.DefaultSkill+" skill.", FollowKeeping(c.Scenario(), repo, keep))
 			got = steps.Names(controllerCalls(s))
 			require.GreaterOrEqual(t, len(got), 2)
 			require.Equal(t, []string{"Skill " + follower.DefaultSkill, "Bash Look"}, got[:2])
+			assert.Equal(t, c.Row, lookRow(t, s), "the row Look names")
 			next := got[2:min(len(got), 2+len(c.Next))]
 			require.Equal(t, c.Next, next, "the steps after Look; all of them:\n%s", strings.Join(got, "\n"))
 			if c.Stop != "" {
@@ -213,11 +292,52 @@ func TestFollowResume(t *testing.T) {
 			}
 			requireDone(t, s)
 			assert.NoDirExists(t, ws)
+			ledger := finished(t, s, keep)
+			if c.Walk {
+				cs := commits(t, repo)
+				require.Len(t, cs, 5)
+				short := func(sha string) string { return git(t, repo, "rev-parse", "--short", sha) }
+				want := follower.WalkLedger(git(t, repo, "rev-parse", "main"), cs, short, "", "", "", "")
+				assert.Equal(t, withoutImplementers(want), withoutImplementers(ledger))
+			}
+			if c.Ends != nil {
+				assert.NoError(t, c.Ends(ledger, commits(t, repo)))
+			}
 			// These tests' names make TMPDIR long: the CLI's sockets go to
 			// the test's short XDG_RUNTIME_DIR, not to /tmp/cc-socks-<uid>.
 			assert.DirExists(t, filepath.Join(h.Runtime, "cc-socks"))
 		})
 	}
+}
+
+// withoutImplementers is a ledger without its implementer= lines, which a
+// resumed run may not know.
+func withoutImplementers(ledger string) string {
+	var out []string
+	for _, l := range strings.SplitAfter(ledger, "\n") {
+		if !strings.Contains(l, ": implementer=") {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "")
+}
+
+// lookRow is the row the session's first Look names on its next: line.
+func lookRow(t *testing.T, s *Session) string {
+	t.Helper()
+	for _, u := range controllerUses(s) {
+		if u.Name == "Bash" && strings.HasPrefix(u.Command(), "sdd-ledger look ") {
+			r, _ := s.ResultOf(u.ID)
+			for _, l := range strings.Split(r.Text, "\n") {
+				if n, ok := strings.CutPrefix(l, "next: "); ok {
+					_, row, _ := strings.Cut(n, "row=")
+					return strings.TrimSpace(row)
+				}
+			}
+		}
+	}
+	t.Fatalf("no Look printed a next: line")
+	return ""
 }
 
 // controllerCalls are the main session's calls as the follower names them,
@@ -259,6 +379,7 @@ func controllerCalls(s *Session) []follower.Call {
 func TestFollowForeignLedger(t *testing.T) {
 	repo := newRepo(t, follower.WalkPlanPath, follower.WalkPlan)
 	h := New(t, repo)
+	h.Allow = follower.WalkScenario().UserRules()
 	r := testutil.RunIn(repo, gitenv.Hermetic(h.Home), filepath.Join(h.Plugin, "bin", "sdd-workspace"), follower.WalkPlanPath)
 	require.Equal(t, 0, r.Code, r.Stderr)
 	ws := strings.TrimSpace(r.Stdout)

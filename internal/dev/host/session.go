@@ -18,13 +18,17 @@ import (
 	"time"
 
 	"github.com/sdd-go/sdd-go/internal/dev/claudecode"
+	"github.com/sdd-go/sdd-go/internal/dev/follower"
+	"github.com/sdd-go/sdd-go/internal/dev/plaincmd"
 	"github.com/sdd-go/sdd-go/internal/dev/ship"
 	"github.com/sdd-go/sdd-go/internal/dev/testutil"
 )
 
-// DefaultTools are the tools a session may use without asking
-// (--allowedTools): those the scripts call.
-var DefaultTools = []string{"Bash", "Skill", "Read", "Write", "Edit", "Agent", "ToolSearch", "SendMessage"}
+// DefaultAllow are the allow rules of the user's settings a host starts
+// with: what a user clicks once for a run of the skill. No Bash: the
+// skill's own allowed-tools pre-approve its commands, and a test of a
+// plan adds the plan's own (follower.Scenario.UserRules).
+var DefaultAllow = []string{"Skill", "Read", "Agent"}
 
 // Host is one machine for sessions of the real CLI: an isolated HOME with
 // the plugin installed and a git identity, an isolated TMPDIR, a PATH of
@@ -42,9 +46,18 @@ type Host struct {
 	Path    []string // the sessions' PATH, before the host appends the plugin's bin/
 	Server  *Server
 
-	Tools      []string                           // --allowedTools; DefaultTools unless changed
+	// Allow are the allow rules of the user's settings
+	// (~/.claude/settings.json), written before each session; DefaultAllow
+	// unless changed. Sessions run in the default permission mode, with
+	// no --allowedTools: what no rule allows is refused under claude -p.
+	Allow      []string
 	Timeout    time.Duration                      // of one session; 3 minutes unless changed
 	AllowError func(u ToolUse, r ToolResult) bool // error results a test expects; nil: none
+	// Plain makes every Bash command of a session pass the plain-command
+	// check (internal/dev/plaincmd) with the rules it runs under: the
+	// controller's with Allow and the skill's allowed-tools, a subagent's
+	// with Allow. On unless a test of the host itself turns it off.
+	Plain bool
 }
 
 // New makes a host for sessions in repo. Without the CLI (no
@@ -57,7 +70,7 @@ func New(t testing.TB, repo string) *Host {
 		t: t, Claude: claude, Repo: repo,
 		Home: filepath.Join(base, "home"), Tmp: filepath.Join(base, "tmp"), Runtime: claudecode.RuntimeDir(t),
 		Path: SystemPath(t), Server: NewServer(t),
-		Tools: DefaultTools, Timeout: 3 * time.Minute,
+		Allow: DefaultAllow, Timeout: 3 * time.Minute, Plain: true,
 	}
 	for _, d := range []string{h.Home, h.Tmp} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
@@ -264,7 +277,8 @@ func (h *Host) Run(prompt string, controller Script) *Session {
 		case <-ctx.Done():
 		}
 	}()
-	args := []string{"-p", prompt, "--allowedTools", strings.Join(h.Tools, ","), "--output-format", "stream-json", "--verbose"}
+	h.writeSettings()
+	args := []string{"-p", prompt, "--output-format", "stream-json", "--verbose"}
 	cmd := exec.CommandContext(ctx, h.Claude, args...)
 	cmd.Dir = h.Repo
 	cmd.Env = h.Env()
@@ -310,8 +324,14 @@ func (h *Host) Run(prompt string, controller Script) *Session {
 			problems = append(problems, fmt.Sprintf("%s %s came back an error: %s", u.Name, clip(string(u.Input), 300), clip(r.Text, 1000)))
 		}
 	}
-	for _, err := range CheckBash(s.Uses) {
-		problems = append(problems, err.Error())
+	for _, r := range s.Results {
+		if permissionRefusal(r.Text) {
+			u, _ := s.Use(r)
+			problems = append(problems, fmt.Sprintf("%s %s was refused for want of a person's approval: %s", u.Name, clip(string(u.Input), 300), clip(r.Text, 300)))
+		}
+	}
+	if h.Plain {
+		problems = append(problems, h.checkPlain(s.Uses)...)
 	}
 	if len(problems) > 0 {
 		t.Logf("transcript of the session (%v):\n%s", s.Elapsed.Round(time.Millisecond), s.Transcript())
@@ -389,4 +409,56 @@ func (s *Session) Transcript() string {
 		}
 	}
 	return b.String()
+}
+
+// writeSettings writes the user's settings: the allow rules, in the
+// default permission mode.
+func (h *Host) writeSettings() {
+	b, err := json.Marshal(map[string]any{"permissions": map[string]any{"allow": h.Allow}})
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	dir := filepath.Join(h.Home, ".claude")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		h.t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "settings.json"), b, 0o644); err != nil {
+		h.t.Fatal(err)
+	}
+}
+
+// permissionRefusal says whether a tool result is the host refusing a
+// call no rule allows (Claude Code 2.1.328's words).
+func permissionRefusal(text string) bool {
+	for _, s := range []string{"requested permissions", "requires approval", "needs approval", "haven't granted", "permission to use"} {
+		if strings.Contains(text, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// checkPlain holds every Bash command of a session to the plain-command
+// check, with the rules it runs under.
+func (h *Host) checkPlain(uses []ToolUse) []string {
+	skillMD, err := os.ReadFile(filepath.Join(h.Plugin, "skills", "subagent-driven-development", "SKILL.md"))
+	if err != nil {
+		return []string{err.Error()}
+	}
+	user := plaincmd.Rules(h.Allow)
+	controller := append(plaincmd.Rules(follower.AllowedTools(string(skillMD))), user...)
+	var problems []string
+	for _, u := range uses {
+		if u.Name != "Bash" {
+			continue
+		}
+		rules, who := controller, "the controller's"
+		if u.Agent != "" {
+			rules, who = user, "a subagent's"
+		}
+		if err := plaincmd.Check(u.Command(), rules); err != nil {
+			problems = append(problems, fmt.Sprintf("%s command %q would wait for a person: %v", who, clip(u.Command(), 300), err))
+		}
+	}
+	return problems
 }

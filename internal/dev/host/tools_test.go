@@ -18,6 +18,7 @@ import (
 func TestTools(t *testing.T) {
 	repo := newRepo(t, follower.WalkPlanPath, follower.WalkPlan)
 	h := New(t, repo)
+	h.Allow = append(h.Allow, "Write", "Edit")
 	notes := filepath.Join(repo, "notes.txt")
 	const prompt = "Exercise the tools."
 	helper := func(a *Turns) {

@@ -61,8 +61,12 @@ type directHost struct {
 	maxCalls int               // controller calls before the run is cut; 0: no cut
 	ctlCalls int
 	// rules are the user's allow rules (follower.UserRules); skillRules
-	// the skill's allowed-tools, which the controller's calls get too.
+	// the skill's allowed-tools, which the controller's calls get too
+	// while the skill is active: from the Skill call to the end of that
+	// turn, which a background dispatch ends (its answer comes in a new
+	// turn), as in Claude Code 2.1.328.
 	rules, skillRules []plaincmd.Rule
+	skillActive       bool
 }
 
 // PermissionRefusal starts what the executor answers for a command the
@@ -191,7 +195,7 @@ func (a *directActor) Bash(command string) follower.Result {
 
 func (a *directActor) bash(command string) follower.Result {
 	rules := a.h.rules
-	if a.name == "controller" {
+	if a.name == "controller" && a.h.skillActive {
 		rules = append(append([]plaincmd.Rule(nil), rules...), a.h.skillRules...)
 	}
 	if err := plaincmd.Check(command, rules); err != nil {
@@ -336,6 +340,9 @@ func (a *directActor) write(path, content string) follower.Result {
 func (a *directActor) Skill(name string) follower.Result {
 	a.count()
 	res := a.skill(name)
+	if !res.IsError {
+		a.h.skillActive = true
+	}
 	a.log(directCall{Tool: "Skill", Input: name, Output: res.Text, IsError: res.IsError})
 	return res
 }
@@ -360,6 +367,9 @@ func (a *directActor) skill(name string) follower.Result {
 
 func (a *directActor) Agent(call follower.AgentCall) follower.AgentResult {
 	a.count()
+	if call.Background && a.name == "controller" {
+		a.h.skillActive = false // the answer comes in a new turn
+	}
 	a.h.ids++
 	id := fmt.Sprintf("agent-%d", a.h.ids)
 	a.log(directCall{Tool: "Agent", Input: call.Prompt, Model: call.Model})
@@ -373,43 +383,6 @@ func (a *directActor) Agent(call follower.AgentCall) follower.AgentResult {
 	}
 	a.h.calls[i].Output = reply
 	return follower.AgentResult{ID: id, Reply: reply}
-}
-
-func (a *directActor) ToolSearch(query string) follower.Result {
-	a.count()
-	res := follower.Result{Text: "Loaded: SendMessage"}
-	if query == "select:SendMessage" {
-		a.loaded = true
-	} else {
-		res = follower.Result{Text: "No tool matches " + query, IsError: true}
-	}
-	a.log(directCall{Tool: "ToolSearch", Input: query, Output: res.Text, IsError: res.IsError})
-	return res
-}
-
-func (a *directActor) SendMessage(to, message string) follower.AgentResult {
-	a.count()
-	a.log(directCall{Tool: "SendMessage", Input: to + "\n" + message})
-	i := len(a.h.calls) - 1
-	reply := ""
-	switch {
-	case !a.loaded:
-		reply = "Error: No such tool available: SendMessage"
-		a.h.calls[i].IsError = true
-	case a.h.agents[to] != fmt.Sprintf("%s %d", follower.RoleImplementer, dispatchTask(message)):
-		// Refused as Claude Code refuses an agent it has no transcript
-		// of: a result that says so, not an error.
-		a.h.calls[i].Output = `{"success":false,"message":"No transcript found for agent ID: ` + to + `"}`
-		return follower.AgentResult{ID: to, Refused: true}
-	default:
-		if script, ok := a.h.sc.Subagent(message); ok {
-			reply = script(a.h.actor(to))
-		} else {
-			reply = "(nothing answers this message)"
-		}
-	}
-	a.h.calls[i].Output = reply
-	return follower.AgentResult{ID: to, Reply: reply}
 }
 
 func (a *directActor) Say(text string) {
@@ -456,12 +429,6 @@ func TestDirectTools(t *testing.T) {
 	res := a.Bash("pwd && git rev-parse --is-inside-work-tree")
 	assert.Equal(t, repo.Root+"\ntrue\n", res.Text)
 
-	reply := a.SendMessage("agent-1", "Fix round 1 of 5 for Task 1. Read /s/implementer-prompt.md, section \"Fix round\", and follow it.\n")
-	assert.Equal(t, "Error: No such tool available: SendMessage", reply.Reply)
-	a.ToolSearch("select:SendMessage")
-	reply = a.SendMessage("agent-1", "Fix round 1 of Task 1 of the plan p.md. Read /s/implementer-prompt.md, section \"Fix round\", and follow it.\n")
-	assert.True(t, reply.Refused, "an id no implementer of the task has: refused, as a new session refuses an earlier one's")
-	assert.False(t, h.calls[len(h.calls)-1].IsError, "the refusal is a result, not an error")
 }
 
 // dispatchTask is the task a dispatch names.

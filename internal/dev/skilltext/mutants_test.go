@@ -120,7 +120,7 @@ func roundsOf(actions []string) []string {
 // parkedRounds checks the breaker scenario's rounds: 1-3 by SendMessage,
 // 4-5 to a fresh implementer on opus.
 func parkedRounds(actions []string) []string {
-	want := "SendMessage fix 2 round 1|SendMessage fix 2 round 2|SendMessage fix 2 round 3|Agent fix 2 (opus)|Agent fix 2 (opus)"
+	want := "Agent fix 2 (sonnet)|Agent fix 2 (sonnet)|Agent fix 2 (sonnet)|Agent fix 2 (opus)|Agent fix 2 (opus)"
 	if got := strings.Join(roundsOf(actions), "|"); got != want {
 		return []string{"the fix rounds were " + got}
 	}
@@ -147,11 +147,11 @@ func TestTextMutants(t *testing.T) {
 			[]textEdit{row("| `foreign` | `ledger=other` |", "| `foreign` | `ledger=none` |"), row("| `new` | `ledger=none` |", "| `new` | `ledger=other` |")}, walkRun},
 		{"the cap 5 changed to 3 everywhere",
 			[]textEdit{{file: "SKILL.md", old: "round=5", new: "round=3", all: true}, {file: "SKILL.md", old: "round<5", new: "round<3", all: true},
-				{file: "SKILL.md", old: "at most 5 rounds", new: "at most 3 rounds"}, {file: "SKILL.md", old: "| fix rounds 1-3 |", new: "| fix rounds 1-2 |"},
+				{file: "SKILL.md", old: "at most 5 rounds", new: "at most 3 rounds"}, {file: "SKILL.md", old: "| implementer, fix rounds 1-3 |", new: "| implementer, fix rounds 1-2 |"},
 				{file: "SKILL.md", old: "| fix rounds 4-5 |", new: "| fix round 3 |"}, {file: "rare.md", old: "(5 for a task", new: "(3 for a task"}},
 			scenarioRun(parked, parkedRounds)},
 		{"the final reviewer on the fast model",
-			[]textEdit{row("| final reviewer | Agent | most capable |", "| final reviewer | Agent | fast |")}, walkRun},
+			[]textEdit{row("| final reviewer | most capable |", "| final reviewer | fast |")}, walkRun},
 		{"Finish after the last task's Close",
 			[]textEdit{row("| `final` | `unit=final last=none` | **Final package** |", "| `final` | `unit=final last=none` | **Finish** |")}, walkRun},
 		{"Look replaced by a path the controller computes",
@@ -181,11 +181,14 @@ func TestTextMutants(t *testing.T) {
 
 		// The models and the tools.
 		{"reviewers one tier up",
-			[]textEdit{row("| reviewer, re-reviewer | Agent | the task's tier |", "| reviewer, re-reviewer | Agent | one tier above the task's |")}, walkRun},
-		{"rounds 1-3 to a fresh implementer",
-			[]textEdit{row("| fix rounds 1-3 | SendMessage to", "| fix rounds 1-3 | Agent, not SendMessage to")}, scenarioRun(parked, parkedRounds)},
+			[]textEdit{row("| reviewer, re-reviewer | the task's tier |", "| reviewer, re-reviewer | one tier above the task's |")}, walkRun},
+		{"dispatches in the background",
+			[]textEdit{row("fresh Agent call in the foreground (`run_in_background: false`): an", "fresh Agent call in the background: an")}, walkRun},
+		{"rounds 1-3 one tier up",
+			[]textEdit{row("| implementer, fix rounds 1-3 | the task's tier |", "| implementer | the task's tier |\n| fix rounds 1-3 | one tier above the task's |")},
+			scenarioRun(parked, parkedRounds)},
 		{"rounds 4-5 on the task's tier",
-			[]textEdit{row("| fix rounds 4-5 | Agent, told how many rounds failed | one tier above the task's |", "| fix rounds 4-5 | Agent, told how many rounds failed | the task's tier |")},
+			[]textEdit{row("| fix rounds 4-5 | one tier above the task's |", "| fix rounds 4-5 | the task's tier |")},
 			scenarioRun(parked, parkedRounds)},
 
 		// The stops and the breaker.

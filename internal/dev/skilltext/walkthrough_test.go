@@ -178,7 +178,7 @@ func walk(t *testing.T, skillDir string) (problems, *directRun) {
 	// The ledger as Finish found it, line by line, and the files beside it.
 	kept := filepath.Join(r.keep, "greet")
 	s := func(sha string) string { return short(repo, sha) }
-	want := walkLedger(repo, mainHead, c, "agent-1", "agent-3", "agent-6")
+	want := walkLedger(repo, mainHead, c, "agent-1", "agent-3", "agent-5", "agent-7")
 	p.eq("the ledger Finish deleted", want, finishedLedger(r))
 	pkg := func(a, b string) string { return "review-" + s(a) + ".." + s(b) }
 	var files []string
@@ -209,8 +209,7 @@ func walk(t *testing.T, skillDir string) (problems, *directRun) {
 		p.add("the check of what Task 1's review could not verify (sh check1.sh) never ran before its Close")
 	}
 
-	// Every dispatch names its model; the fix went to the implementer by
-	// SendMessage, loaded once.
+	// Every dispatch names its model; the fix went to a fresh implementer.
 	var models, tools []string
 	for _, k := range controllerCalls(r.calls) {
 		tools = append(tools, k.Tool)
@@ -220,9 +219,9 @@ func walk(t *testing.T, skillDir string) (problems, *directRun) {
 	}
 	// The tasks are all of the standard tier: their implementers, reviewers
 	// and re-reviewers on sonnet, the final reviewer on opus.
-	p.eq("the dispatches' models", []string{"sonnet", "sonnet", "sonnet", "sonnet", "sonnet", "sonnet", "sonnet", "opus"}, models)
+	p.eq("the dispatches' models", []string{"sonnet", "sonnet", "sonnet", "sonnet", "sonnet", "sonnet", "sonnet", "sonnet", "opus"}, models)
 	p.eq("the controller's calls", []string{"Skill", "Bash", "Read", "Bash", "Agent", "Bash", "Agent",
-		"Bash", "Agent", "Bash", "Agent", "ToolSearch", "SendMessage", "Bash", "Agent",
+		"Bash", "Agent", "Bash", "Agent", "Agent", "Bash", "Agent",
 		"Bash", "Agent", "Bash", "Agent",
 		"Bash", "Agent", "Bash"}, tools)
 
@@ -237,51 +236,21 @@ func walk(t *testing.T, skillDir string) (problems, *directRun) {
 }
 
 // finishedLedger is the ledger as the run left it: the copy the executor
-// made before the call that ran Finish, then the lines that call recorded
-// (each printed as "recorded <line>").
+// made before the call that ran Finish, then the lines that call recorded.
 func finishedLedger(r *directRun) string {
-	var ledger string
 	for _, c := range r.calls {
-		if c.Actor != "controller" || c.Tool != "Bash" || !strings.Contains(c.Input, "sdd-ledger finish ") {
-			continue
-		}
-		b, _ := os.ReadFile(filepath.Join(r.keep, "greet", "progress.md"))
-		ledger = string(b)
-		for _, l := range strings.Split(c.Output, "\n") {
-			if rec, ok := strings.CutPrefix(l, "recorded "); ok {
-				ledger += rec + "\n"
-			}
+		if c.Actor == "controller" && c.Tool == "Bash" && strings.Contains(c.Input, "sdd-ledger finish ") {
+			b, _ := os.ReadFile(filepath.Join(r.keep, "greet", "progress.md"))
+			return follower.FinishedLedger(string(b), c.Output)
 		}
 	}
-	return ledger
+	return ""
 }
 
 // walkLedger is the walk-through's ledger at its end, for the branch's
 // commits c (after mainHead) and the implementers' ids.
 func walkLedger(repo *testutil.Repo, mainHead string, c []string, ids ...string) string {
-	s := func(sha string) string { return short(repo, sha) }
-	return strings.Join([]string{
-		"# SDD ledger — plan: " + follower.WalkPlanPath,
-		"Task 1: base=" + mainHead,
-		"Task 1: implementer=" + ids[0],
-		"Task 1: reviewed_head=" + c[1],
-		"Task 1: minor (deferred): check1.sh repeats the file name",
-		fmt.Sprintf("Task 1: complete (commits %s..%s, review clean)", s(mainHead), s(c[1])),
-		"Task 2: base=" + c[1],
-		"Task 2: implementer=" + ids[1],
-		"Task 2: reviewed_head=" + c[2],
-		"Task 2: reviewed_head=" + c[3],
-		fmt.Sprintf("Task 2: fix round 1/5 (1 addressed, 0 open — none; commits %s..%s)", s(c[2]), s(c[3])),
-		fmt.Sprintf("Task 2: complete (commits %s..%s, review clean)", s(c[1]), s(c[3])),
-		"Task 3: base=" + c[3],
-		"Task 3: implementer=" + ids[2],
-		"Task 3: reviewed_head=" + c[4],
-		fmt.Sprintf("Task 3: complete (commits %s..%s, review clean)", s(c[3]), s(c[4])),
-		"Final: base=" + mainHead,
-		"Final: reviewed_head=" + c[4],
-		"Final: minor (deferred): naming drift between greet and bye",
-		fmt.Sprintf("Final: complete (commits %s..%s, review clean)", s(mainHead), s(c[4])),
-	}, "\n") + "\n"
+	return follower.WalkLedger(mainHead, c, func(sha string) string { return short(repo, sha) }, ids...)
 }
 
 // TestWalkThrough follows skill/ through the run of skill/example.md and
