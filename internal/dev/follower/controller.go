@@ -551,7 +551,11 @@ func (c *controller) runChain(cmds []string) {
 	command := strings.Join(cmds, " && ")
 	if finish := c.skill.Blocks["Finish"]; len(cmds) > 0 && strings.HasPrefix(cmds[len(cmds)-1], strings.TrimRight(strings.SplitN(finish.Body, "<", 2)[0], " ")) {
 		out := c.bash(command)
-		c.say("Done: every task of " + c.sc.Plan + " is complete and reviewed; the branch goes to the branch-finishing workflow.\n" + out)
+		last := "Done: every task of " + c.sc.Plan + " is complete and reviewed; the branch goes to the branch-finishing workflow."
+		if strings.Contains(strings.Join(strings.Fields(c.skill.Body), " "), "Give the human what it printed in your last message") {
+			last += "\n" + out
+		}
+		c.say(last)
 	}
 	c.command(command)
 }

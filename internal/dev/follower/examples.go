@@ -10,6 +10,9 @@ import (
 // first task's package is large. The direct executor (internal/dev/
 // skilltext) and the real host (internal/dev/host) run the same ones.
 
+// WalkSettled is the decision Task 1 settles for the tasks after it.
+const WalkSettled = "greet.txt holds hello and a newline, nothing else"
+
 // WalkPlanPath is where the walk-through's plan is committed.
 const WalkPlanPath = "docs/plans/greet.md"
 
@@ -34,7 +37,8 @@ func WalkScenario() Scenario {
 					{Message: "Task 1: check1.sh", Files: []File{{Path: "check1.sh", Content: "grep -qx hello greet.txt\n"}}},
 				},
 				Minors:       []string{"check1.sh repeats the file name"},
-				Unverifiable: "greet.txt reads hello when check1.sh runs: run sh check1.sh"},
+				Unverifiable: "greet.txt reads hello when check1.sh runs: run sh check1.sh",
+				Settled:      []string{WalkSettled}},
 			{N: 2, Title: "Farewell", Test: "test -s bye.txt",
 				Commits: []Commit{{Message: "Task 2: bye.txt", Files: []File{{Path: "bye.txt", Content: "bye\n"}}}},
 				Defect:  &Defect{Path: "bye.txt", Wrong: "goodby\n", Marker: "goodby", Finding: "bye.txt:1 says goodby, the brief says bye"}},
@@ -90,6 +94,7 @@ func WalkLedger(mainHead string, c []string, short func(string) string, ids ...s
 		"Task 1: implementer=" + ids[0],
 		"Task 1: reviewed_head=" + c[1],
 		"Task 1: minor (deferred): check1.sh repeats the file name",
+		"Task 1: settled — " + WalkSettled,
 		fmt.Sprintf("Task 1: complete (commits %s..%s, review clean)", s(mainHead), s(c[1])),
 		"Task 2: base=" + c[1],
 		"Task 2: implementer=" + ids[1],

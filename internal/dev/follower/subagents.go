@@ -232,6 +232,16 @@ func (sc Scenario) implementer(d Dispatch) Script {
 			if err != nil {
 				a.fail("%v", err)
 			}
+			// What earlier tasks settled reaches every later task's
+			// implementer: the controller copies the settled: lines.
+			for _, e := range sc.Tasks {
+				for _, dec := range e.Settled {
+					// (A task an earlier run did settled nothing.)
+					if e.N < d.N && !sc.Human.Answered && !strings.Contains(a.field("Settled by earlier tasks"), dec) {
+						a.fail("the dispatch does not carry Task %d's settled decision %q: %q", e.N, dec, a.field("Settled by earlier tasks"))
+					}
+				}
+			}
 			brief := a.read(a.field("Brief"))
 			if !strings.Contains(brief, fmt.Sprintf("Task %d: %s", d.N, task.Title)) {
 				a.fail("the brief is not Task %d's (%q):\n%s", d.N, task.Title, brief)

@@ -209,6 +209,15 @@ func TestTextMutants(t *testing.T) {
 		{"a fix committed but not re-reviewed, dispatched again",
 			[]textEdit{row("| `refix` | `open>0 after>0` | **Package** |\n", "")}, resumeState("refix")},
 
+		// What survives: the decisions later tasks build on, and what the
+		// human must still decide.
+		{"the settled decisions left out of the dispatch",
+			[]textEdit{row("Settled by earlier tasks: <the settled: lines it needs, or none>", "Settled by earlier tasks: none")}, walkRun},
+		{"the decisions not recorded at Close",
+			[]textEdit{row("sdd-ledger close '<plan file>' <N> <decisions>", "sdd-ledger close '<plan file>' <N>")}, walkRun},
+		{"Finish's list not given to the human",
+			[]textEdit{row("Give the human what it printed in your last message", "Thank the human in your last message")}, walkRun},
+
 		// The subagents' files.
 		{"a dispatch that names no role file",
 			[]textEdit{row("Read <skill dir>/implementer-prompt.md and follow it.", "Follow <skill dir>/implementer-prompt.md.")}, walkRun},

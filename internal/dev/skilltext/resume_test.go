@@ -342,6 +342,7 @@ func TestResumeEarlierRunToReview(t *testing.T) {
 	assert.Equal(t, []string{
 		"Task 1: base=" + m, "Task 1: reviewed_head=" + c[1],
 		"Task 1: minor (deferred): check1.sh repeats the file name",
+		"Task 1: settled — " + follower.WalkSettled,
 		"Task 1: complete (commits " + short(repo, m) + ".." + short(repo, c[1]) + ", review clean)",
 	}, lines)
 }

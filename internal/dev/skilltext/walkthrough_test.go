@@ -199,6 +199,13 @@ func walk(t *testing.T, skillDir string) (problems, *directRun) {
 		p.add("the fix report was not appended to task-2-report.md:\n%s", rep)
 	}
 
+	// What the human must still decide is in the last message.
+	for _, want := range []string{"Task 1: minor (deferred): check1.sh repeats the file name", "Final: minor (deferred): naming drift between greet and bye", "verdict: Final: complete"} {
+		if !strings.Contains(r.final, want) {
+			p.add("the last message lacks %q", want)
+		}
+	}
+
 	// Task 1's review could not verify the check: the controller ran it
 	// in the call that closed the task.
 	var checked bool
