@@ -196,7 +196,7 @@ func TestWindowsArchiveIsAZipOfExeFiles(t *testing.T) {
 			bins = append(bins, file)
 		}
 	}
-	assert.Equal(t, []string{"review-package.exe", "sdd-workspace.exe", "task-brief.exe"}, bins)
+	assert.Equal(t, []string{"review-package.exe", "sdd-ledger.exe", "sdd-workspace.exe", "task-brief.exe"}, bins)
 	assert.Equal(t, []byte("binary task-brief"), members["sdd-go_v9.9.9-test_windows_arm64/bin/task-brief.exe"].content)
 }
 

@@ -60,7 +60,7 @@ func TestClaudeCodeSuperpowersChoice(t *testing.T) {
 		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
 		require.NoError(t, os.WriteFile(p, []byte(body), 0o644))
 	}
-	for _, name := range ship.Commands {
+	for _, name := range ship.DropIns {
 		p := filepath.Join(market, "skills", ship.SkillName, "scripts", name)
 		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
 		require.NoError(t, os.WriteFile(p, []byte(origScript(name)), 0o755))

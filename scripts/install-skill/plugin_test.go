@@ -158,7 +158,7 @@ func TestUpgradeUntouchedPlugin(t *testing.T) {
 	writeFakeBinaries(t, h.bin, h.goos, "v2")
 	code, _, stderr = h.run("--bin", h.bin)
 	require.Equal(t, 0, code, stderr)
-	assert.Contains(t, stderr, "3 file(s) written, 2 removed")
+	assert.Contains(t, stderr, "4 file(s) written, 2 removed")
 	assertPlugin(t, h.plugin(), h.bin, h.goos)
 	assertMissing(t, filepath.Join(h.plugin(), "skills", "retired-skill"), "an emptied directory goes too")
 }
@@ -172,7 +172,7 @@ func TestNoBinaries(t *testing.T) {
 	require.Equal(t, 0, code, stderr)
 	code, _, stderr = h.run("--no-binaries")
 	require.Equal(t, 0, code, stderr)
-	assert.Contains(t, stderr, "3 removed")
+	assert.Contains(t, stderr, "4 removed")
 	assert.Contains(t, stderr, "the plugin has no bin/")
 	assertPlugin(t, h.plugin(), "", h.goos)
 	assertMissing(t, filepath.Join(h.plugin(), "bin"))

@@ -20,7 +20,7 @@ const origSuffix = ".bash-orig"
 // scriptsDir accepts the superpowers skill directory or its scripts/.
 func scriptsDir(dir string) (string, error) {
 	for _, d := range []string{filepath.Join(dir, "scripts"), dir} {
-		for _, name := range ship.Commands {
+		for _, name := range ship.DropIns {
 			for _, n := range []string{name, name + origSuffix} {
 				if fi, err := os.Lstat(filepath.Join(d, n)); err == nil && fi.Mode().IsRegular() {
 					return d, nil
@@ -29,7 +29,7 @@ func scriptsDir(dir string) (string, error) {
 		}
 	}
 	return "", fmt.Errorf("%s holds none of %s (neither directly nor in scripts/): not a superpowers subagent-driven-development skill",
-		dir, strings.Join(ship.Commands, ", "))
+		dir, strings.Join(ship.DropIns, ", "))
 }
 
 // installed is where a command's binary goes in the scripts directory. On
@@ -193,7 +193,7 @@ func replaceScripts(o options, env Env) error {
 	var steps []swapStep
 	var cs []conflict
 	// Check everything first, so a refusal leaves the directory as it was.
-	for _, name := range ship.Commands {
+	for _, name := range ship.DropIns {
 		s, c, err := planSwap(dir, bin, name, record, env)
 		if err != nil {
 			return err
@@ -341,7 +341,7 @@ func restoreScripts(o options, env Env) error {
 	}
 	var steps []restoreStep
 	var cs []conflict
-	for _, name := range ship.Commands {
+	for _, name := range ship.DropIns {
 		s, c, err := planRestore(dir, name, record, env)
 		if err != nil {
 			return err

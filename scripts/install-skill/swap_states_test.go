@@ -375,14 +375,14 @@ func TestSwapBeforeTheRecord(t *testing.T) {
 		for _, cmd := range []string{"replace", "restore"} {
 			c := newSwapCase(t, windows)
 			c.remove(t, filepath.Join(c.scripts, manifestName))
-			for _, name := range ship.Commands {
+			for _, name := range ship.DropIns {
 				b, err := os.ReadFile(filepath.Join(built, ship.BinaryName(name, runtime.GOOS)))
 				require.NoError(t, err)
 				c.write(t, filepath.Join(c.scripts, ship.BinaryName(name, c.h.goos)), string(b))
 			}
 			if cmd == "replace" {
 				c.ok(t, c.replace(false)...)
-				for _, name := range ship.Commands {
+				for _, name := range ship.DropIns {
 					assert.Equal(t, fakeBinary(name, "v1"), readFile(t, filepath.Join(c.scripts, ship.BinaryName(name, c.h.goos))))
 				}
 			} else {

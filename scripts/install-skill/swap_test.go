@@ -21,7 +21,7 @@ func fakeSuperpowers(t *testing.T) (skillDir string) {
 	scripts := filepath.Join(skillDir, "scripts")
 	require.NoError(t, os.MkdirAll(scripts, 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(skillDir, "SKILL.md"), []byte("upstream\n"), 0o644))
-	for _, name := range ship.Commands {
+	for _, name := range ship.DropIns {
 		require.NoError(t, os.WriteFile(filepath.Join(scripts, name), []byte(origScript(name)), 0o755))
 	}
 	return skillDir
@@ -33,7 +33,7 @@ func origScript(name string) string {
 
 func assertReplaced(t *testing.T, scripts, version string) {
 	t.Helper()
-	for _, name := range ship.Commands {
+	for _, name := range ship.DropIns {
 		p := filepath.Join(scripts, name)
 		assert.Equal(t, fakeBinary(name, version), readFile(t, p))
 		assert.Equal(t, origScript(name), readFile(t, p+origSuffix))
@@ -47,7 +47,7 @@ func assertReplaced(t *testing.T, scripts, version string) {
 
 func assertOriginal(t *testing.T, scripts string) {
 	t.Helper()
-	for _, name := range ship.Commands {
+	for _, name := range ship.DropIns {
 		p := filepath.Join(scripts, name)
 		assert.Equal(t, origScript(name), readFile(t, p))
 		_, err := os.Lstat(p + origSuffix)
@@ -192,7 +192,7 @@ func TestRestoreWindowsAfterExtensionlessCopy(t *testing.T) {
 	for _, cmd := range []string{"replace", "restore"} {
 		skillDir := fakeSuperpowers(t)
 		scripts := filepath.Join(skillDir, "scripts")
-		for _, name := range ship.Commands {
+		for _, name := range ship.DropIns {
 			p := filepath.Join(scripts, name)
 			require.NoError(t, os.Rename(p, p+origSuffix))
 			require.NoError(t, os.WriteFile(p, []byte(readFile(t, filepath.Join(built, ship.BinaryName(name, runtime.GOOS)))), 0o755))
@@ -220,7 +220,7 @@ func assertWindowsReplaced(t *testing.T, scripts string) {
 		"sdd-workspace.bash-orig", "sdd-workspace.exe",
 		"task-brief.bash-orig", "task-brief.exe",
 	}, dirNames(t, scripts))
-	for _, name := range ship.Commands {
+	for _, name := range ship.DropIns {
 		assert.Equal(t, fakeBinary(name, "v1"), readFile(t, filepath.Join(scripts, name+".exe")))
 		assert.Equal(t, origScript(name), readFile(t, filepath.Join(scripts, name+origSuffix)))
 	}

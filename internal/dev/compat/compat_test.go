@@ -50,7 +50,7 @@ func TestMain(m *testing.M) {
 func wrappers(t *testing.T, oursBin string, mutate map[string]string) string {
 	t.Helper()
 	dir := t.TempDir()
-	for _, c := range ship.Commands {
+	for _, c := range ship.DropIns {
 		body, ok := mutate[c]
 		if !ok {
 			body = `exec "$OURS" "$@"`

@@ -194,7 +194,7 @@ func checkToolDir(dir string) error {
 	if dir == "" {
 		return &ErrUsage{Msg: "compat: a tool directory is not set"}
 	}
-	for _, c := range ship.Commands {
+	for _, c := range ship.DropIns {
 		fi, err := os.Stat(filepath.Join(dir, c))
 		if err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm()&0o111 == 0 {
 			return &ErrUsage{Msg: fmt.Sprintf("compat: %s has no executable %s", dir, c)}

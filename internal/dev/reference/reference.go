@@ -58,7 +58,7 @@ func Find(getenv func(string) string, home string) (string, error) {
 				return nil
 			}
 			if check(p) == nil {
-				if fi, err := os.Stat(filepath.Join(p, ship.Commands[0])); err == nil {
+				if fi, err := os.Stat(filepath.Join(p, ship.DropIns[0])); err == nil {
 					t := fi.ModTime().UnixNano()
 					if best == "" || t > bestTime || t == bestTime && p > best {
 						best, bestTime = p, t
@@ -76,7 +76,7 @@ func Find(getenv func(string) string, home string) (string, error) {
 
 // check reports why dir does not hold the three scripts, executable.
 func check(dir string) error {
-	for _, c := range ship.Commands {
+	for _, c := range ship.DropIns {
 		fi, err := os.Stat(filepath.Join(dir, c))
 		if err != nil {
 			return err

@@ -17,7 +17,7 @@ func TestFind(t *testing.T) {
 	mk := func(dir string, mode os.FileMode) string {
 		d := filepath.Join(dir, filepath.FromSlash(Suffix))
 		require.NoError(t, os.MkdirAll(d, 0o755))
-		for _, c := range ship.Commands {
+		for _, c := range ship.DropIns {
 			require.NoError(t, os.WriteFile(filepath.Join(d, c), []byte("#!/bin/sh\n"), mode))
 		}
 		return d

@@ -46,6 +46,7 @@ func TestPluginFiles(t *testing.T) {
 		"LICENSE -rw-r--r-- " + filepath.ToSlash(filepath.Join(root, "LICENSE")),
 		"README.md -rw-r--r-- " + filepath.ToSlash(filepath.Join(root, "README.md")),
 		"bin/review-package.exe -rwxr-xr-x /bins/review-package.exe",
+		"bin/sdd-ledger.exe -rwxr-xr-x /bins/sdd-ledger.exe",
 		"bin/sdd-workspace.exe -rwxr-xr-x /bins/sdd-workspace.exe",
 		"bin/task-brief.exe -rwxr-xr-x /bins/task-brief.exe",
 		"skills/subagent-driven-development/SKILL.md -rw-r--r-- " + skill + "/SKILL.md",

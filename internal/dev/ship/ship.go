@@ -14,8 +14,15 @@ import (
 	"strings"
 )
 
-// Commands are the shipped binaries, by directory under cmd/.
-var Commands = []string{"sdd-workspace", "task-brief", "review-package", "sdd-ledger"}
+// DropIns are the commands that stand in for the reference bash scripts
+// of the same names (superpowers' skills/subagent-driven-development/
+// scripts/): what the compatibility checker compares, the benchmarks
+// measure against the scripts, and --replace-scripts swaps.
+var DropIns = []string{"sdd-workspace", "task-brief", "review-package"}
+
+// Commands are the shipped binaries, by directory under cmd/: the drop-ins
+// and sdd-ledger, the skill's own command, which keeps the ledger.
+var Commands = append(append([]string(nil), DropIns...), "sdd-ledger")
 
 // Tags leave out urfave/cli's man-page and markdown generators (and their
 // markdown parser), which positional-only commands never use: a smaller

@@ -239,7 +239,7 @@ func cmdSleepers(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(err)
 	dir := ts.MkAbs(args[0])
 	ts.Check(os.MkdirAll(dir, 0o777))
-	for _, name := range ship.Commands {
+	for _, name := range ship.DropIns {
 		ts.Check(os.WriteFile(filepath.Join(dir, name+".exe"), b, 0o777))
 	}
 }
