@@ -48,8 +48,8 @@ func TestMigrateUntouchedOldSkill(t *testing.T) {
 	require.Equal(t, 0, code, stderr)
 	assertMissing(t, old, "the old skill is gone")
 	assert.Contains(t, stderr, "removed the skill the previous install-skill put in "+old)
-	assert.Contains(t, stderr, "the sdd-workspace, task-brief, review-package in "+h.env["GOBIN"]+" are no longer needed")
-	assert.Len(t, dirNames(t, h.env["GOBIN"]), 3, "GOBIN is left alone")
+	assert.Contains(t, stderr, "the sdd-workspace, task-brief, review-package, sdd-ledger in "+h.env["GOBIN"]+" are no longer needed")
+	assert.Len(t, dirNames(t, h.env["GOBIN"]), 4, "GOBIN is left alone")
 	assertPlugin(t, h.plugin(), h.bin, h.goos)
 
 	code, _, stderr = h.run("--bin", h.bin)

@@ -109,7 +109,7 @@ func TestWindowsPluginHasExeNames(t *testing.T) {
 	h := newWindowsHarness(t)
 	code, _, stderr := h.run("--bin", h.bin)
 	require.Equal(t, 0, code, stderr)
-	assert.Equal(t, []string{"review-package.exe", "sdd-workspace.exe", "task-brief.exe"}, dirNames(t, filepath.Join(h.plugin(), "bin")))
+	assert.Equal(t, []string{"review-package.exe", "sdd-ledger.exe", "sdd-workspace.exe", "task-brief.exe"}, dirNames(t, filepath.Join(h.plugin(), "bin")))
 	assertPlugin(t, h.plugin(), h.bin, "windows")
 }
 
