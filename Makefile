@@ -24,7 +24,7 @@ help:
 		  if (index(product, " " t " ")) p = p line "\n"; else d = d line "\n" } \
 		END { printf "Build and install (the product):\n%s\nCheck and measure (the tooling):\n%s", p, d }'
 
-## build: bin/sdd-workspace, bin/task-brief, bin/review-package, built as they ship (internal/dev/ship).
+## build: bin/sdd-workspace, bin/task-brief, bin/review-package, bin/sdd-ledger, built as they ship (internal/dev/ship).
 build:
 	$(GO) run ./scripts/build -o $(BIN) -version '$(VERSION)'
 
@@ -52,11 +52,11 @@ fmt-check:
 vet:
 	$(GO) vet ./...
 
-## install: go install the three commands as they ship (into GOBIN or GOPATH/bin).
+## install: go install the four commands as they ship (into GOBIN or GOPATH/bin).
 install:
 	$(GO) run ./scripts/build -install -version '$(VERSION)'
 
-## demo: build, then run all three commands on the bundled example plan in a throw-away repository.
+## demo: build, then run the commands on the bundled example plan (the drop-ins, then a task as the skill runs it) in a throw-away repository.
 demo: build
 	@./scripts/demo.sh $(BIN)
 

@@ -1,4 +1,4 @@
-# Release archives (scripts/dist): the three binaries for windows, darwin and
+# Release archives (scripts/dist): the four binaries for windows, darwin and
 # linux × amd64, arm64; for each target an archive holding bin/, skill/,
 # README.md and LICENSE, and a Claude Code plugin zip (claude --plugin-dir
 # ARCHIVE.zip loads it); plus a sha256sum-format checksums file, all in dist/.

@@ -1,5 +1,5 @@
 # The skill and its installer (scripts/install-skill): the Claude Code plugin
-# sdd-go, the skill and the three binaries, in ~/.claude/skills/sdd-go/.
+# sdd-go, the skill and the four binaries, in ~/.claude/skills/sdd-go/.
 #
 #   make install-skill                      build the binaries, install or update the plugin
 #   make install-skill ARGS="--force"       overwrite a locally edited plugin
