@@ -87,11 +87,35 @@ func Ensure(root, plan, slug string) (string, []Orphan, error) {
 	if err := os.MkdirAll(base, 0o777); err != nil {
 		return "", nil, ioError(err)
 	}
+	// Rewritten on every call, in place, as the script's `printf '*\n' >`
+	// does: a user who deleted or edited it gets it back. It comes first,
+	// so that no failure below (nor a signal) leaves .superpowers/sdd/
+	// showing in git status; the script writes it only once its mkdir -p
+	// succeeded. One that cannot be written now is tried again where the
+	// script writes it (it may be a symlink into a workspace not made
+	// yet), and only that failure counts.
+	gitignore := base + string(host.sep) + ".gitignore"
+	ignored := writeInPlace(gitignore, "*\n") == nil
+	dir, orphans, err := find(root, base, plan, slug)
+	if err != nil {
+		return "", nil, err
+	}
+	if !ignored {
+		if err := writeInPlace(gitignore, "*\n"); err != nil {
+			return "", nil, ioError(err)
+		}
+	}
+	return dir, orphans, nil
+}
+
+// find claims the first candidate under base (root's .superpowers/sdd)
+// that plan may have, and returns it with the orphans passed over on the
+// way.
+func find(root, base, plan, slug string) (string, []Orphan, error) {
 	pf, err := identify(root, plan)
 	if err != nil {
 		return "", nil, ioError(err)
 	}
-	var dir string
 	var orphans []Orphan
 	for i := 0; ; i++ {
 		if i == maxCandidates {
@@ -103,24 +127,17 @@ func Ensure(root, plan, slug string) (string, []Orphan, error) {
 			return "", nil, ioError(err)
 		}
 		if owned {
-			dir = candidate
-			break
+			return candidate, orphans, nil
 		}
 		if gone != "" {
 			orphans = append(orphans, Orphan{Dir: candidate, Plan: gone})
 		}
 	}
-	// Rewritten on every call, in place, as the script's `printf '*\n' >`
-	// does: a user who deleted or edited it gets it back.
-	if err := writeInPlace(base+string(host.sep)+".gitignore", "*\n"); err != nil {
-		return "", nil, ioError(err)
-	}
-	return dir, orphans, nil
 }
 
 // candidateName is the i-th name tried for a plan: slug, slug-parent,
 // slug-parent-2, slug-parent-3, … A parent that cannot be part of a name
-// (the file system root) is left out.
+// (the file system root, a plan that is only an open file) is left out.
 func candidateName(slug, parent string, i int) string {
 	if i == 0 {
 		return slug

@@ -3,14 +3,20 @@
 package e2e
 
 // Paths the second adversarial review (2026-12-04) found the script to
-// handle where ours failed: no PATH at all (every-git). Each case runs the
-// reference beside ours when SDD_REFERENCE is set.
+// handle where ours failed: no PATH at all (every-git), a plan that is an
+// open but deleted file (diff2, every-kernel-paths); and the rule that
+// came with them: no failure leaves .superpowers/sdd/ without its
+// .gitignore (ws5). Each case runs the reference beside ours when
+// SDD_REFERENCE is set.
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -121,4 +127,226 @@ func TestGitWithoutPATH(t *testing.T) {
 	res = testutil.RunIn(r.Root, env, testutil.Bin(t, "sdd-workspace"), "plan.md")
 	assert.Equal(t, 127, res.Code)
 	assert.Equal(t, "sdd-workspace: git: command not found (git must be on PATH)\n", res.Stderr)
+}
+
+// openDeleted writes a plan, opens it and removes it: a file reachable
+// only through the descriptor.
+func openDeleted(t *testing.T, content string) *os.File {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "p.md")
+	require.NoError(t, os.WriteFile(p, []byte(content), 0o644))
+	f, err := os.Open(p)
+	require.NoError(t, err)
+	t.Cleanup(func() { f.Close() })
+	require.NoError(t, os.Remove(p))
+	return f
+}
+
+// heredocPlan is a bash script that runs "$0" with args and the plan
+// as a here-document on its standard input: over 64 KiB, so bash backs it
+// with a temporary file it has already removed.
+func heredocPlan(plan string, args ...string) string {
+	return `"$0" ` + strings.Join(args, " ") + " <<'EOF'\n" + plan + "EOF\n"
+}
+
+// bigPlan is a plan whose task 1 is larger than a pipe holds.
+var bigPlan = "## Task 1\n" + strings.Repeat("a line of the first task, long enough\n", 2000) + "## Task 2\nlast\n"
+
+// diff2, every-kernel-paths (2026-12-04): a plan the kernel reaches through
+// an open but deleted file (/dev/fd/N, the /dev/stdin of a large
+// here-document) is named by the path given, as the script names it; the
+// link's text ("/x (deleted)") is never read as a path. Its marker records
+// that path; a second such plan by the same path shares the workspace, as
+// under the reference.
+func TestPlanBehindADeletedDescriptor(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("descriptor links on procfs are Linux's")
+	}
+	run := func(r *testutil.Repo, bin string, f *os.File, args ...string) testutil.Result {
+		return fdRun(t, r.Root, r.Env, bin, []*os.File{nil, nil, f}, args...)
+	}
+	r := testutil.NewRepo(t)
+	res := run(r, testutil.Bin(t, "sdd-workspace"), openDeleted(t, twoTasks), "/dev/fd/3")
+	require.Equal(t, 0, res.Code, res.Stderr)
+	assert.Equal(t, ws(r, "3")+"\n", res.Stdout)
+	assert.Empty(t, res.Stderr)
+	assert.Equal(t, "/dev/fd/3\n", readFile(t, filepath.Join(ws(r, "3"), "plan-path")))
+	assertIgnored(t, r)
+
+	other := "## Task 1\nanother plan\n"
+	res = run(r, testutil.Bin(t, "task-brief"), openDeleted(t, other), "/dev/fd/3", "1")
+	require.Equal(t, 0, res.Code, res.Stderr)
+	assert.Equal(t, "wrote "+filepath.Join(ws(r, "3"), "task-1-brief.md")+": 2 lines\n", res.Stdout)
+	assert.Equal(t, other, readFile(t, filepath.Join(ws(r, "3"), "task-1-brief.md")))
+
+	r.Commit("one", "f.txt", "1\n")
+	r.Commit("two", "f.txt", "2\n")
+	res = run(r, testutil.Bin(t, "review-package"), openDeleted(t, twoTasks), "/dev/fd/3", "HEAD~1", "HEAD")
+	require.Equal(t, 0, res.Code, res.Stderr)
+	assert.Contains(t, res.Stdout, "wrote "+ws(r, "3")+"/review-")
+
+	// The review's repro: task-brief /dev/stdin 1 <<EOF with a large plan.
+	r2 := testutil.NewRepo(t)
+	bash, err := exec.LookPath("bash")
+	require.NoError(t, err)
+	res = testutil.RunIn(r2.Root, r2.Env, bash, "-c", heredocPlan(bigPlan, "/dev/stdin", "1"), testutil.Bin(t, "task-brief"))
+	require.Equal(t, 0, res.Code, res.Stderr)
+	brief := filepath.Join(ws(r2, "stdin"), "task-1-brief.md")
+	assert.Equal(t, "wrote "+brief+": 2001 lines\n", res.Stdout)
+	assert.Equal(t, strings.TrimSuffix(bigPlan, "## Task 2\nlast\n"), readFile(t, brief))
+	assert.Equal(t, "/dev/stdin\n", readFile(t, filepath.Join(ws(r2, "stdin"), "plan-path")))
+	assertIgnored(t, r2)
+
+	if ref := referenceScripts(t); ref != "" {
+		rr := testutil.NewRepo(t)
+		res := run(rr, filepath.Join(ref, "sdd-workspace"), openDeleted(t, twoTasks), "/dev/fd/3")
+		assert.Equal(t, 0, res.Code, res.Stderr)
+		assert.Equal(t, ws(rr, "3")+"\n", res.Stdout, "the reference")
+		rr2 := testutil.NewRepo(t)
+		res = testutil.RunIn(rr2.Root, rr2.Env, bash, "-c", heredocPlan(bigPlan, "/dev/stdin", "1"), filepath.Join(ref, "task-brief"))
+		assert.Equal(t, 0, res.Code, res.Stderr)
+		assert.Equal(t, "wrote "+filepath.Join(ws(rr2, "stdin"), "task-1-brief.md")+": 2001 lines\n", res.Stdout, "the reference")
+		assert.Equal(t, readFile(t, brief), readFile(t, filepath.Join(ws(rr2, "stdin"), "task-1-brief.md")))
+	}
+}
+
+// assertIgnored checks what ws5 promises after any run, failed or not:
+// .superpowers/sdd/, if it exists, holds its .gitignore, and nothing under
+// it shows in git status.
+func assertIgnored(t *testing.T, r *testutil.Repo) {
+	t.Helper()
+	sdd := filepath.Join(r.Root, ".superpowers", "sdd")
+	if _, err := os.Stat(sdd); err == nil {
+		b, err := os.ReadFile(filepath.Join(sdd, ".gitignore"))
+		assert.NoError(t, err, ".superpowers/sdd/ without its .gitignore")
+		assert.Equal(t, "*\n", string(b))
+	}
+	st := r.Git("status", "--porcelain", "--ignored", "--untracked-files=all")
+	for _, line := range strings.Split(st, "\n") {
+		assert.False(t, strings.HasPrefix(line, "?? .superpowers/sdd"), "git status shows %q", line)
+	}
+}
+
+// ws5 (2026-12-04): no failure leaves .superpowers/sdd/ without its
+// .gitignore, so nothing of a failed run shows in git status. Every
+// workspace failure the commands can meet, provoked in a repository
+// without .superpowers/ (or with .superpowers/sdd/ but no .gitignore),
+// each checked after the run. The reference leaves .superpowers/sdd/
+// without it wherever `mkdir -p` fails (measured: a file or a dangling
+// symlink where the workspace goes): a deliberate difference.
+func TestNoFailureLeavesTheWorkspacesUnignored(t *testing.T) {
+	type provocation struct {
+		name   string
+		setup  func(t *testing.T, r *testutil.Repo)
+		run    func(t *testing.T, r *testutil.Repo, bin func(string) string) testutil.Result
+		status int
+		linux  bool // a plan behind a descriptor link on procfs
+	}
+	plain := func(name string, args ...string) func(t *testing.T, r *testutil.Repo, bin func(string) string) testutil.Result {
+		return func(t *testing.T, r *testutil.Repo, bin func(string) string) testutil.Result {
+			return testutil.RunIn(r.Root, r.Env, bin(name), args...)
+		}
+	}
+	noIgnore := func(t *testing.T, r *testutil.Repo) {
+		require.NoError(t, os.MkdirAll(filepath.Join(r.Root, ".superpowers", "sdd"), 0o755))
+	}
+	cases := []provocation{
+		{name: "a file where the workspace goes", status: 1, run: plain("sdd-workspace", "plan.md"),
+			setup: func(t *testing.T, r *testutil.Repo) { r.Write(".superpowers/sdd/plan", "a file\n") }},
+		{name: "a file where the workspace goes, task-brief", status: 1, run: plain("task-brief", "plan.md", "1"),
+			setup: func(t *testing.T, r *testutil.Repo) { r.Write(".superpowers/sdd/plan", "a file\n") }},
+		{name: "a dangling symlink where the workspace goes", status: 1, run: plain("review-package", "plan.md", "HEAD", "HEAD"),
+			setup: func(t *testing.T, r *testutil.Repo) {
+				noIgnore(t, r)
+				require.NoError(t, os.Symlink("nowhere", filepath.Join(r.Root, ".superpowers", "sdd", "plan")))
+			}},
+		{name: "a marker that is a directory", status: 1, run: plain("sdd-workspace", "plan.md"),
+			setup: func(t *testing.T, r *testutil.Repo) { r.Write(".superpowers/sdd/plan/plan-path/x", "x\n") }},
+		{name: "a brief name over the limit", status: 1, run: plain("task-brief", "plan.md", strings.Repeat("7", 250))},
+		{name: "a brief in a directory that is not there", status: 1, run: plain("task-brief", "plan.md", "x/1")},
+		{name: "a task that is not there", status: 3, run: plain("task-brief", "plan.md", "9")},
+		{name: "a revision that is not there", status: 2, run: plain("review-package", "plan.md", "HEAD", "nope")},
+		{name: ".superpowers is a file", status: 1, run: plain("sdd-workspace", "plan.md"),
+			setup: func(t *testing.T, r *testutil.Repo) { r.Write(".superpowers", "a file\n") }},
+		{name: "a plan that is an open, deleted file", status: 0, linux: true,
+			run: func(t *testing.T, r *testutil.Repo, bin func(string) string) testutil.Result {
+				return fdRun(t, r.Root, r.Env, bin("task-brief"), []*os.File{nil, nil, openDeleted(t, twoTasks)}, "/dev/fd/3", "1")
+			}},
+		{name: "a here-document plan", status: 0, linux: true, setup: noIgnore,
+			run: func(t *testing.T, r *testutil.Repo, bin func(string) string) testutil.Result {
+				return testutil.RunIn(r.Root, r.Env, "bash", "-c", heredocPlan(bigPlan, "/dev/stdin", "1"), bin("task-brief"))
+			}},
+	}
+	for _, c := range cases {
+		t.Run(strings.ReplaceAll(c.name, " ", "_"), func(t *testing.T) {
+			if c.linux && runtime.GOOS != "linux" {
+				t.Skip("descriptor links on procfs are Linux's")
+			}
+			r := testutil.NewRepo(t)
+			r.Commit("plan", "plan.md", twoTasks)
+			if c.setup != nil {
+				c.setup(t, r)
+			}
+			res := c.run(t, r, func(name string) string { return testutil.Bin(t, name) })
+			assert.Equal(t, c.status, res.Code, res.Stderr)
+			assertIgnored(t, r)
+		})
+	}
+
+	// Run as a user who may not write: the repository root (nothing can
+	// be made), a workspace made by another user (the brief cannot be
+	// written), a marker it may not read.
+	t.Run("unwritable", func(t *testing.T) {
+		r := testutil.NewSharedRepo(t)
+		r.Commit("plan", "plan.md", twoTasks)
+		home := filepath.Join(filepath.Dir(r.Root), "home")
+		require.NoError(t, os.WriteFile(filepath.Join(home, ".gitconfig"), []byte("[safe]\n\tdirectory = *\n"), 0o644))
+		bins, err := testutil.BuildBinaries()
+		require.NoError(t, err)
+		res := asUnprivileged(t, r.Root, r.Env, filepath.Join(bins, "sdd-workspace"), "plan.md")
+		assert.Equal(t, 1, res.Code, res.Stderr)
+		assertIgnored(t, r)
+
+		r.Write("other/plan.md", twoTasks)
+		r.Write(".superpowers/sdd/plan/plan-path", "other/plan.md\n")
+		testutil.Chmod(t, filepath.Join(r.Root, ".superpowers", "sdd"), 0o777)
+		testutil.Chmod(t, filepath.Join(r.Root, ".superpowers", "sdd", "plan", "plan-path"), 0o000)
+		res = asUnprivileged(t, r.Root, r.Env, filepath.Join(bins, "task-brief"), "plan.md", "1")
+		assert.Equal(t, 1, res.Code, res.Stderr)
+		assert.Contains(t, res.Stderr, "plan-path: permission denied")
+		assertIgnored(t, r)
+	})
+
+	// Signals: while git checks the root (nothing made yet) and while git
+	// writes the package into the workspace.
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGKILL} {
+		t.Run("signal_"+fmt.Sprint(int(sig)), func(t *testing.T) {
+			for _, at := range []string{"rev-parse --show-toplevel", "diff -U10"} {
+				r, base := bigRepo(t, 1000)
+				pidFile := filepath.Join(t.TempDir(), "pid")
+				real, err := exec.LookPath("git")
+				require.NoError(t, err)
+				dir := t.TempDir()
+				script := fmt.Sprintf("#!/usr/bin/env bash\nif [ \"$1 $2\" = %q ]; then echo $$ > %s; exec sleep 60; fi\nexec %q \"$@\"\n", at, pidFile, real)
+				require.NoError(t, os.WriteFile(filepath.Join(dir, "git"), []byte(script), 0o755))
+				cmd := exec.Command(testutil.Bin(t, "review-package"), "plan.md", base, "HEAD")
+				cmd.Dir, cmd.Env = r.Root, withPath(r.Env, dir)
+				require.NoError(t, cmd.Start())
+				pid := waitForPID(t, pidFile)
+				require.NoError(t, cmd.Process.Signal(sig))
+				_ = cmd.Wait()
+				_ = syscall.Kill(pid, syscall.SIGKILL)
+				assertIgnored(t, r)
+			}
+		})
+	}
+
+	if ref := referenceScripts(t); ref != "" {
+		r := testutil.NewRepo(t)
+		r.Commit("plan", "plan.md", twoTasks)
+		r.Write(".superpowers/sdd/plan", "a file\n")
+		res := testutil.RunIn(r.Root, r.Env, filepath.Join(ref, "sdd-workspace"), "plan.md")
+		assert.Equal(t, 1, res.Code, "the reference: %s", res.Stderr)
+		assert.NoFileExists(t, filepath.Join(r.Root, ".superpowers", "sdd", ".gitignore"), "the reference leaves it out")
+	}
 }
