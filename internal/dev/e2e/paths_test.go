@@ -3,9 +3,10 @@
 package e2e
 
 // Paths the second adversarial review (2026-12-04) found the script to
-// handle where ours failed: no PATH at all (every-git), a plan that is an
-// open but deleted file (diff2, every-kernel-paths); and the rule that
-// came with them: no failure leaves .superpowers/sdd/ without its
+// handle where ours failed: no PATH at all (every-git), a candidate
+// workspace name over the file system's name limit (diff2), a plan that
+// is an open but deleted file (diff2, every-kernel-paths); and the rule
+// that came with them: no failure leaves .superpowers/sdd/ without its
 // .gitignore (ws5). Each case runs the reference beside ours when
 // SDD_REFERENCE is set.
 
@@ -18,6 +19,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -127,6 +129,86 @@ func TestGitWithoutPATH(t *testing.T) {
 	res = testutil.RunIn(r.Root, env, testutil.Bin(t, "sdd-workspace"), "plan.md")
 	assert.Equal(t, 127, res.Code)
 	assert.Equal(t, "sdd-workspace: git: command not found (git must be on PATH)\n", res.Stderr)
+}
+
+// diff2 (2026-12-04): two plans with one long basename. The reference
+// shares one workspace (exit 0 every time); ours gives the second its own
+// and never fails: a candidate after the first that is longer than the
+// file system's name limit (255 here) is cut to fit, the `-N` kept, never
+// inside a UTF-8 character. The first candidate, the reference's name, is
+// never cut.
+func TestLongBasenameInTwoDirectories(t *testing.T) {
+	slug := strings.Repeat("p", 240)
+	plans := map[string]string{ // plan → the workspace it gets
+		"docs/a/" + slug + ".md":                                slug,
+		"docs/bbbbbbbbbbbbbbbbbbbb/" + slug + ".md":             slug + "-" + strings.Repeat("b", 14),
+		"docs/bbbbbbbbbbbbbbbbbbbbX/" + slug + ".md":            slug + "-" + strings.Repeat("b", 12) + "-2",
+		"docs/x" + strings.Repeat("é", 15) + "/" + slug + ".md": slug + "-x" + strings.Repeat("é", 6),
+	}
+	order := []string{"docs/a/", "docs/bbbbbbbbbbbbbbbbbbbb/", "docs/bbbbbbbbbbbbbbbbbbbbX/", "docs/x" + strings.Repeat("é", 15) + "/"}
+	setup := func(t *testing.T) *testutil.Repo {
+		r := testutil.NewRepo(t)
+		for p := range plans {
+			r.Write(p, "## Task 1\n"+p+"\n")
+		}
+		r.Commit("plans")
+		r.Commit("more", "f.txt", "x\n")
+		return r
+	}
+	r := setup(t)
+	for _, d := range order {
+		plan := d + slug + ".md"
+		res := r.Run("", "sdd-workspace", plan)
+		require.Equal(t, 0, res.Code, "%s: %s", d, res.Stderr)
+		assert.Equal(t, ws(r, plans[plan])+"\n", res.Stdout, d)
+		assert.LessOrEqual(t, len(plans[plan]), 255)
+		assert.True(t, utf8.ValidString(plans[plan]))
+		assert.Equal(t, plan+"\n", readFile(t, filepath.Join(ws(r, plans[plan]), "plan-path")))
+	}
+	// Again, in another order, and the default paths of the other two
+	// commands: each plan finds its own.
+	for i := len(order) - 1; i >= 0; i-- {
+		plan := order[i] + slug + ".md"
+		res := r.Run("", "sdd-workspace", plan)
+		assert.Equal(t, ws(r, plans[plan])+"\n", res.Stdout, order[i])
+		res = r.Run("", "task-brief", plan, "1")
+		require.Equal(t, 0, res.Code, res.Stderr)
+		assert.Equal(t, "## Task 1\n"+plan+"\n", readFile(t, filepath.Join(ws(r, plans[plan]), "task-1-brief.md")))
+		res = r.Run("", "review-package", plan, "HEAD~1", "HEAD")
+		require.Equal(t, 0, res.Code, res.Stderr)
+		assert.Contains(t, res.Stdout, "wrote "+ws(r, plans[plan])+"/review-")
+	}
+
+	// A slug of the limit itself (a plan without .md): the second name,
+	// cut, is the first again and is not tried twice (one note for it).
+	full := strings.Repeat("f", 255)
+	r.Write("new/"+full, "## Task 1\n")
+	r.Write(".superpowers/sdd/"+full+"/plan-path", "old/"+full+"\n")
+	res := r.Run("", "sdd-workspace", "new/"+full)
+	require.Equal(t, 0, res.Code, res.Stderr)
+	assert.Equal(t, ws(r, full[:253]+"-2")+"\n", res.Stdout)
+	assert.Equal(t, note(ws(r, full), "old/"+full, "new/"+full), res.Stderr)
+
+	// The brief's own name over the limit fails as the script's
+	// redirection fails: exit 1, the path named. Only the reason's words
+	// differ (bash: "File name too long").
+	n := strings.Repeat("9", 250)
+	brief := filepath.Join(ws(r, slug), "task-"+n+"-brief.md")
+	res = r.Run("", "task-brief", order[0]+slug+".md", n)
+	assert.Equal(t, 1, res.Code)
+	assert.Equal(t, "task-brief: "+brief+": file name too long\n", res.Stderr)
+
+	if ref := referenceScripts(t); ref != "" {
+		rr := setup(t)
+		for _, d := range order {
+			res := testutil.RunIn(rr.Root, rr.Env, filepath.Join(ref, "sdd-workspace"), d+slug+".md")
+			assert.Equal(t, 0, res.Code, "the reference: %s", res.Stderr)
+			assert.Equal(t, ws(rr, slug)+"\n", res.Stdout, "the reference shares one workspace")
+		}
+		res := testutil.RunIn(rr.Root, rr.Env, filepath.Join(ref, "task-brief"), order[0]+slug+".md", n)
+		assert.Equal(t, 1, res.Code)
+		assert.Contains(t, res.Stderr, filepath.Join(ws(rr, slug), "task-"+n+"-brief.md")+": File name too long")
+	}
 }
 
 // openDeleted writes a plan, opens it and removes it: a file reachable
@@ -276,6 +358,16 @@ func TestNoFailureLeavesTheWorkspacesUnignored(t *testing.T) {
 			run: func(t *testing.T, r *testutil.Repo, bin func(string) string) testutil.Result {
 				return testutil.RunIn(r.Root, r.Env, "bash", "-c", heredocPlan(bigPlan, "/dev/stdin", "1"), bin("task-brief"))
 			}},
+		{name: "a long basename in two directories", status: 0,
+			setup: func(t *testing.T, r *testutil.Repo) {
+				long := strings.Repeat("q", 240)
+				r.Write("a/"+long+".md", twoTasks)
+				r.Write("bbbbbbbbbbbbbbbbbbbb/"+long+".md", twoTasks)
+				res := r.Run("", "sdd-workspace", "a/"+long+".md")
+				require.Equal(t, 0, res.Code, res.Stderr)
+				require.NoError(t, os.Remove(filepath.Join(r.Root, ".superpowers", "sdd", ".gitignore")))
+			},
+			run: plain("sdd-workspace", "bbbbbbbbbbbbbbbbbbbb/"+strings.Repeat("q", 240)+".md")},
 	}
 	for _, c := range cases {
 		t.Run(strings.ReplaceAll(c.name, " ", "_"), func(t *testing.T) {
