@@ -164,7 +164,7 @@ func TestFacts(t *testing.T) {
 		{"a failed check", []string{base, head1, FormatFinding("Task 1", Finding{ID: "F3", Text: "check fails"})}, map[string]string{review: "Spec: ⚠️\nOpen: none\nMinor: none\n"},
 			"last=finding after=1 review=in pass=first spec=- open=1 round=0 row=refix"},
 		{"complete", []string{base, head1, FormatComplete("Task 1", "aaaaaaa", "bbbbbbb", "review clean")}, nil,
-			"last=complete after=1 review=in pass=first spec=- open=0 round=0 row=done"},
+			"last=complete after=- review=in pass=first spec=- open=0 round=0 row=done"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			s := source{after: src.after, files: map[string]string{}}
