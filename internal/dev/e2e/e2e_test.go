@@ -38,7 +38,8 @@ func TestScripts(t *testing.T) {
 		UpdateScripts:       *update,
 		Setup:               func(env *testscript.Env) error { return testutil.ScriptEnv(env, binDir) },
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"status": testutil.StatusCmd,
+			"status":  testutil.StatusCmd,
+			"entries": testutil.EntriesCmd,
 		},
 	})
 }
