@@ -1006,8 +1006,8 @@ func runFinding(ctx context.Context, env *cliapp.Env, args []string) error {
 		return err
 	}
 	text := args[2]
-	if err := badText("the finding", text); err != nil {
-		return err
+	if err := ledger.CheckFinding("the finding", text); err != nil {
+		return exit.Ownf(BadText, "%v: nothing was written", err)
 	}
 	lf, lines, err := r.open()
 	if err != nil {
