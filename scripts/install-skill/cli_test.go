@@ -21,7 +21,7 @@ import (
 // TestClaudeCodeLoadsThePlugin: the installed plugin passes `claude
 // plugin validate --strict` (no error, no warning, the manifest file
 // included), provides the skill as sdd-go:subagent-driven-development and
-// the three binaries, and `claude plugin list` shows sdd-go@skills-dir
+// the four binaries, and `claude plugin list` shows sdd-go@skills-dir
 // loaded from where it was installed.
 func TestClaudeCodeLoadsThePlugin(t *testing.T) {
 	claudecode.Binary(t)

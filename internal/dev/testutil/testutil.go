@@ -62,7 +62,7 @@ func ModuleRoot() string {
 	}
 }
 
-// BuildBinaries compiles the three commands into a fresh directory once per
+// BuildBinaries compiles the four commands into a fresh directory once per
 // process, exactly as they ship, and returns it. Under `go test -race` they
 // are built with the race detector too, so the suite's runs of the real
 // binaries check the product, not only the test code. The directory is
