@@ -44,7 +44,7 @@ func TestClaudeCodeLoadsThePluginArchive(t *testing.T) {
 	}
 	p := claudecode.ValidateStrict(t, home, dir)
 	assert.Equal(t, []string{"sdd-go:subagent-driven-development"}, p.Skills)
-	assert.Equal(t, []string{"review-package", "sdd-workspace", "task-brief"}, p.Bin)
+	assert.Equal(t, []string{"review-package", "sdd-ledger", "sdd-workspace", "task-brief"}, p.Bin)
 
 	stdout, stderr, code := claudecode.Offline(t, home, "--plugin-dir", zip, "plugin", "list")
 	require.Equal(t, 0, code, stderr)

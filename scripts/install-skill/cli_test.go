@@ -31,7 +31,7 @@ func TestClaudeCodeLoadsThePlugin(t *testing.T) {
 
 	p := claudecode.ValidateStrict(t, h.home, h.plugin())
 	assert.Equal(t, []string{"sdd-go:subagent-driven-development"}, p.Skills)
-	assert.Equal(t, []string{"review-package", "sdd-workspace", "task-brief"}, p.Bin)
+	assert.Equal(t, []string{"review-package", "sdd-ledger", "sdd-workspace", "task-brief"}, p.Bin)
 
 	stdout, stderr, code := claudecode.Offline(t, h.home, "plugin", "list")
 	require.Equal(t, 0, code, stderr)
