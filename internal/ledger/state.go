@@ -142,6 +142,9 @@ func unitFacts(unit, task string, lines []Line, src Source) (*Facts, error) {
 		f.NotVerifiable = f.first.NotVerifiable
 	}
 	for i := range f.heads {
+		if i == len(f.heads)-1 && f.Review != "in" {
+			break // a last review that is not an answer is no review to read
+		}
 		if name := f.reviewName(src, i); name != "" && has(src.Files(), name) {
 			f.ReviewFile = name
 		}
