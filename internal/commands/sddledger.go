@@ -575,6 +575,14 @@ func runStart(ctx context.Context, env *cliapp.Env, args []string) error {
 			return exit.Ownf(OutOfStep, "%s: the run has begun (the ledger has more than its first line): run look", r.path)
 		case text == "":
 			err = lf.Append(identity)
+		default:
+			if first, _ := ledger.Split(text); !isIdentity(first) {
+				// Blank lines only: the first line cannot become the
+				// identity without an edit, and every later verb would
+				// ask for start again.
+				lf.Close()
+				return exit.Ownf(OutOfStep, "%s holds blank lines only, no first line naming a plan: start does not edit a ledger; remove the file and start again", r.path)
+			}
 		}
 	}
 	if err != nil {
@@ -604,6 +612,11 @@ func runStart(ctx context.Context, env *cliapp.Env, args []string) error {
 	}
 	fmt.Fprintf(env.Stdout, "started %s\nwrote %s: %d lines\nLedger: ledger=this\n", r.path, out, cw.lines)
 	return nil
+}
+
+func isIdentity(line string) bool {
+	_, ok := ledger.IdentityPlan(line)
+	return ok
 }
 
 type countingWriter struct {
@@ -1006,8 +1019,8 @@ func runFinding(ctx context.Context, env *cliapp.Env, args []string) error {
 		return err
 	}
 	text := args[2]
-	if err := badText("the finding", text); err != nil {
-		return err
+	if err := ledger.CheckFinding("the finding", text); err != nil {
+		return exit.Ownf(BadText, "%v: nothing was written", err)
 	}
 	lf, lines, err := r.open()
 	if err != nil {

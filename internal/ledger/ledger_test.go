@@ -70,6 +70,18 @@ func TestCheckText(t *testing.T) {
 	}
 }
 
+func TestCheckFinding(t *testing.T) {
+	assert.NoError(t, CheckFinding("x", "check.sh fails; see F9 of the plan"))
+	assert.Error(t, CheckFinding("x", ""))
+	// A round line lists findings split before "; F<k> ": this text would
+	// read back as two findings.
+	s := "check.sh fails; F9 is not a finding"
+	assert.ErrorContains(t, CheckFinding("x", s), `"; F9 "`)
+	fs, err := ParseFindings(JoinFindings([]Finding{{ID: "F1", Text: s}}))
+	require.NoError(t, err)
+	assert.Len(t, fs, 2, "why it is refused")
+}
+
 func TestIdentity(t *testing.T) {
 	p, ok := IdentityPlan(Identity("docs/p.md") + " \t\r")
 	assert.True(t, ok)
@@ -164,7 +176,7 @@ func TestFacts(t *testing.T) {
 		{"a failed check", []string{base, head1, FormatFinding("Task 1", Finding{ID: "F3", Text: "check fails"})}, map[string]string{review: "Spec: ⚠️\nOpen: none\nMinor: none\n"},
 			"last=finding after=1 review=in pass=first spec=- open=1 round=0 row=refix"},
 		{"complete", []string{base, head1, FormatComplete("Task 1", "aaaaaaa", "bbbbbbb", "review clean")}, nil,
-			"last=complete after=1 review=in pass=first spec=- open=0 round=0 row=done"},
+			"last=complete after=- review=in pass=first spec=- open=0 round=0 row=done"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			s := source{after: src.after, files: map[string]string{}}

@@ -24,7 +24,7 @@ type Facts struct {
 	Unit   string // "Task 3" or "Final"
 	Task   string // "3"; "" for the final review
 	Last   Kind   // the last line's kind, implementer=, minor, settled lines skipped; None without lines
-	After  int    // commits after the unit's last recorded sha; -1 without one
+	After  int    // commits after the unit's last recorded sha; -1 without one, and once the unit is over
 	Review string // in, out, or - : whether the last reviewed_head's review is in
 	Pass   string // first or re: the last reviewed_head is the unit's first or a later one; - without one
 	Spec   string // the first review's Spec while it is the last (pass=first, review in); else -
@@ -106,7 +106,9 @@ func unitFacts(unit, task string, lines []Line, src Source) (*Facts, error) {
 			open = nil
 		}
 	}
-	if lastSha != "" {
+	// A unit that is over (complete, blocked) needs no count: no row
+	// reads it there, and a long run's Look would ask git once a task.
+	if lastSha != "" && f.Last != Complete && f.Last != Blocked {
 		n, err := src.After(lastSha)
 		if err != nil {
 			return nil, err
@@ -140,6 +142,9 @@ func unitFacts(unit, task string, lines []Line, src Source) (*Facts, error) {
 		f.NotVerifiable = f.first.NotVerifiable
 	}
 	for i := range f.heads {
+		if i == len(f.heads)-1 && f.Review != "in" {
+			break // a last review that is not an answer is no review to read
+		}
 		if name := f.reviewName(src, i); name != "" && has(src.Files(), name) {
 			f.ReviewFile = name
 		}

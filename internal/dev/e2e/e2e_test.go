@@ -37,8 +37,15 @@ func TestScripts(t *testing.T) {
 		RequireExplicitExec: true,
 		UpdateScripts:       *update,
 		Setup:               func(env *testscript.Env) error { return testutil.ScriptEnv(env, binDir) },
+		Condition: func(cond string) (bool, error) {
+			if cond == "wine" {
+				return testutil.UnderWine(), nil
+			}
+			return false, fmt.Errorf("unknown condition %q", cond)
+		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"status": testutil.StatusCmd,
+			"status":  testutil.StatusCmd,
+			"entries": testutil.EntriesCmd,
 		},
 	})
 }
