@@ -354,7 +354,7 @@ func find(us []*ledger.Facts, unit string) *ledger.Facts {
 func (r *run) printUnit(u *ledger.Facts) {
 	w := r.env.Stdout
 	fmt.Fprintln(w, u.StateLine())
-	if u.Row == "done" {
+	if u.Row == "done" || u.Row == "finished" {
 		return
 	}
 	if u.Implementer != "" {
@@ -635,6 +635,9 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 // checks that every commit before FIRST already belongs to a recorded
 // task, so that no commit ends up in no task's range.
 func (r *run) earlierRange(lines []ledger.Line, start, first, last string) (commits []sinceCommit, from, to int, err error) {
+	if isOption(start) {
+		return nil, 0, 0, badRevision("START_BRANCH", start)
+	}
 	commits, err = r.since(start)
 	if err != nil {
 		return nil, 0, 0, err
