@@ -20,10 +20,11 @@
 //     a regular file behind it (a deleted one too) is written in place;
 //   - a writable file in a directory where no temporary file can be made is
 //     written in place, opened only once the first byte is ready;
-//   - on Unix, where the directory lets a temporary file be made but not
-//     replace the target (EPERM or EACCES from the link or the rename:
-//     another user's file in a sticky directory), the finished contents are
-//     copied into the target in place.
+//   - on Unix, where the directory lets a temporary file be made but the
+//     target cannot be replaced (EPERM or EACCES from the link or the
+//     rename: another user's file in a sticky directory; EBUSY or EXDEV: a
+//     mount point, such as a file bind-mounted into a container), the
+//     finished contents are copied into the target in place.
 //
 // A replace is not `>` in what the file keeps. The new file gets the old
 // one's permission bits, but it is a new file: it belongs to whoever
@@ -143,9 +144,10 @@ func (t *temp) discard() {
 }
 
 // publish gives t's complete contents the name target, replacing what is
-// there at once, and closes t. Where the directory forbids the rename (or
-// the link) but the file may be written, the contents are copied into
-// target in place, as the shell's `>` would write them.
+// there at once, and closes t. Where the rename (or the link) is refused
+// but the file may be written (the directory forbids it, or target is a
+// mount point), the contents are copied into target in place, as the
+// shell's `>` would write them.
 func (t *temp) publish(target string) error {
 	err := t.rename(target)
 	if renameForbidden(err) {

@@ -21,7 +21,12 @@ func checkWritable(target string, _ fs.FileInfo) error {
 // replace renames temp over target; on Unix a rename replaces atomically.
 func replace(temp, target string) error { return os.Rename(temp, target) }
 
-// renameForbidden reports a rename (or link) the directory refuses, as a
-// sticky directory refuses another user's file: the target is then written
-// in place, as `>` would.
-func renameForbidden(err error) bool { return errors.Is(err, fs.ErrPermission) }
+// renameForbidden reports a rename (or link) that cannot replace the
+// target although `>` could write it: the directory refuses it (EPERM,
+// EACCES: a sticky directory and another user's file), or the target is a
+// mount point (EBUSY: a single file bind-mounted there, as containers and
+// CI harnesses collect results; EXDEV for a rename the kernel sees across
+// mounts). The finished output is then written into the target in place.
+func renameForbidden(err error) bool {
+	return errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EBUSY) || errors.Is(err, syscall.EXDEV)
+}

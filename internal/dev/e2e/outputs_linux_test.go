@@ -343,3 +343,89 @@ func TestBuildsDifferInTheirTemporaryFiles(t *testing.T) {
 		assert.Contains(t, seen, "new.md")
 	}
 }
+
+// underBindMount runs bin with args in dir, in a mount namespace of its own
+// where the file src is bind-mounted over mountPoint (a path relative to
+// dir): a single-file mount, as containers and CI harnesses collect a
+// result. The mount goes with the namespace when the command ends.
+func underBindMount(t *testing.T, dir string, env []string, src, mountPoint, bin string, args ...string) testutil.Result {
+	t.Helper()
+	script := `mount --bind "$0" "$1" && shift && exec "$@"`
+	return testutil.RunIn(dir, env, "unshare", append([]string{"-m", "sh", "-c", script, src, mountPoint, bin}, args...)...)
+}
+
+// Difference 3 (revision of 2026-12-04): an OUTFILE that is a mount point
+// cannot be renamed over (EBUSY), so it is written in place with the
+// finished output, as the shell's `>` writes it, exit 0, as the script
+// succeeds there. A failure still keeps the old contents: a task that is
+// not found, a git that fails part way (the script empties the file for
+// the first and leaves part of a package for the second).
+func TestOutfileThatIsAMountPoint(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root, to mount inside a mount namespace of its own")
+	}
+	if _, err := exec.LookPath("unshare"); err != nil {
+		t.Skip("no unshare(1)")
+	}
+	probe := testutil.RunIn(t.TempDir(), nil, "unshare", "-m", "true")
+	if probe.Code != 0 {
+		t.Skipf("unshare -m is not allowed here: %s", probe.Stderr)
+	}
+	r := testutil.NewRepo(t)
+	r.Write("plan.md", longTask)
+	base := r.Commit("one", "f.txt", "1\n")
+	r.Commit("two", "f.txt", "2\n")
+	res := r.Run("", "review-package", "plan.md", base, "HEAD", "want.diff")
+	require.Equal(t, 0, res.Code, res.Stderr)
+	pkg := readFile(t, filepath.Join(r.Root, "want.diff"))
+	require.NoError(t, os.Remove(filepath.Join(r.Root, "want.diff")))
+	r.Write("out.md", "the mount point's own file\n")
+	srcDir := testutil.RealTempDir(t)
+	src := filepath.Join(srcDir, "collected.md")
+	failing := withPath(r.Env, faultyGit(t, `"$REAL" "$@" | head -c 100; echo "fatal: injected failure" >&2; exit 7`))
+
+	cases := []struct {
+		name, cmd string
+		args      []string
+		env       []string
+		code      int
+		want      string // what src holds after, "" for its old contents
+		stdout    string
+	}{
+		{"brief", "task-brief", []string{"plan.md", "1", "out.md"}, r.Env, 0, longBrief, "wrote out.md: 4 lines\n"},
+		{"package", "review-package", []string{"plan.md", base, "HEAD", "out.md"}, r.Env, 0, pkg,
+			fmt.Sprintf("wrote out.md: 1 commit(s), %d bytes\n", len(pkg))},
+		{"task not found", "task-brief", []string{"plan.md", "9", "out.md"}, r.Env, 3, "", ""},
+		{"git failing part way", "review-package", []string{"plan.md", base, "HEAD", "out.md"}, failing, 7, "", ""},
+	}
+	for _, b := range testutil.OutputBuilds(t) {
+		for _, c := range cases {
+			t.Run(b.Name+"/"+c.name, func(t *testing.T) {
+				const old = "collected before\n"
+				require.NoError(t, os.WriteFile(src, []byte(old), 0o644))
+				res := underBindMount(t, r.Root, c.env, src, "out.md", filepath.Join(b.Dir, c.cmd), c.args...)
+				assert.Equal(t, c.code, res.Code, res.Stderr)
+				assert.Equal(t, c.stdout, res.Stdout)
+				want := c.want
+				if want == "" {
+					want = old
+				}
+				assert.Equal(t, want, readFile(t, src), "the mounted file")
+				assert.Equal(t, "the mount point's own file\n", readFile(t, filepath.Join(r.Root, "out.md")), "under the mount")
+				assertNoTemps(t, r.Root)
+				assertOnly(t, srcDir, "collected.md")
+			})
+		}
+	}
+
+	if ref := referenceScripts(t); ref != "" {
+		// The reference writes a mounted OUTFILE through its `>`.
+		for _, c := range cases[:2] {
+			require.NoError(t, os.WriteFile(src, []byte("collected before\n"), 0o644))
+			res := underBindMount(t, r.Root, c.env, src, "out.md", filepath.Join(ref, c.cmd), c.args...)
+			assert.Equal(t, 0, res.Code, "the reference: %s", res.Stderr)
+			assert.Equal(t, c.stdout, res.Stdout, "the reference")
+			assert.Equal(t, c.want, readFile(t, src), "the reference")
+		}
+	}
+}
