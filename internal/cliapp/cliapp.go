@@ -95,82 +95,134 @@ func (c Command) Usage() string { return "usage: " + c.Name + " " + c.Args }
 // its temporary file) after a signal before it is cut short.
 const gracePeriod = 3 * time.Second
 
-// stopSignals end a command as they end the bash scripts: the command
-// stops git, removes its temporary file and dies of the same signal, so a
-// shell loop, timeout(1) or an agent host sees death by signal.
-var stopSignals = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP}
-
 // Main runs cmd with the process's arguments and streams, and returns the
-// exit status for os.Exit; on a signal it does not return.
+// exit status for os.Exit; on a signal that ends it, it does not return.
 func Main(cmd Command) int {
 	ctx, stop := context.WithCancelCause(context.Background())
 	defer stop(nil)
-	h := &handler{stop: stop, caught: make(chan os.Signal, 1)}
+	h := &handler{stop: stop, sigs: make(chan os.Signal, 2), seen: make(chan os.Signal, 8)}
+	h.start()
 	if kernelCleansUp {
-		// Nothing to do on a signal until a temporary name is about to
-		// be made (a finished output linked beside the file it replaces,
-		// or a file system without O_TMPFILE): from then on, catch the
-		// signals.
+		// Nothing to clean up on a signal until a temporary name is about
+		// to be made (a finished output linked beside the file it
+		// replaces, or a file system without O_TMPFILE): from then on,
+		// catch the stop signals.
 		atomicfile.BeforeNamed = h.arm
 	} else {
 		h.arm()
 	}
-	status := Run(ctx, cmd, os.Args, os.Stdout, os.Stderr)
-	select {
-	case sig := <-h.caught:
+	err := run(ctx, cmd, os.Args, os.Stdout, os.Stderr)
+	if sig := h.caught(); sig != nil {
 		atomicfile.RemoveTracked()
 		die(sig)
-	default:
 	}
-	return status
+	var sig *exit.Signaled
+	if errors.As(err, &sig) {
+		// A write into a pipe nobody reads (brokenPipe): the command has
+		// unwound, and dies of SIGPIPE as the script does.
+		atomicfile.RemoveTracked()
+		die(sig.Signal)
+	}
+	return exit.Status(err)
 }
 
-// handler catches the stop signals for a command that must clean up
-// itself before it dies of one.
+// handler sets the signals' actions at start (start, per system) and
+// catches the stop signals for a command that must clean up itself before
+// it dies of one.
 //
 // Where the kernel does the cleaning (kernelCleansUp: git children carry
 // a parent-death signal, outputs are unnamed files until published), the
-// Go runtime's own handling is already the contract: it ends the process
-// by the same signal, and leaves SIGINT and SIGHUP ignored when they were
-// ignored at start. Catching them costs two threads at start-up, a tenth of
-// a short command's time, so there it is done only once a temporary name
-// is about to be made (atomicfile.BeforeNamed), before it exists.
+// kernel's default actions are already the contract: death by the same
+// signal, as for the script's bash. Catching them costs two threads at
+// start-up, a tenth of a short command's time, so there it is done only
+// once a temporary name is about to be made (atomicfile.BeforeNamed),
+// before it exists.
 type handler struct {
-	once   sync.Once
-	stop   context.CancelCauseFunc
-	caught chan os.Signal
+	armOnce, loopOnce sync.Once
+	stop              context.CancelCauseFunc
+	sigs              chan os.Signal   // for loop
+	seen              chan os.Signal   // the same signals, kept for caught
+	armed             []syscall.Signal // the stop signals arm catches
+	restore           []func()         // give the runtime its handlers back (takeDefault)
 }
 
-func (h *handler) arm() {
-	h.once.Do(func() {
-		sigs := make(chan os.Signal, 1)
-		for _, s := range stopSignals {
-			// A signal ignored by whoever started us (nohup, trap '' INT)
-			// stays ignored, as it would for the script.
-			if !signal.Ignored(s) {
-				signal.Notify(sigs, s)
+// listen catches sigs from now on.
+func (h *handler) listen(sigs ...syscall.Signal) {
+	h.loopOnce.Do(func() { go h.loop() })
+	for _, s := range sigs {
+		signal.Notify(h.sigs, s)
+		signal.Notify(h.seen, s)
+	}
+}
+
+// caught returns the first caught signal the command acts on, nil if none
+// came. The process may have got one while the command was ending anyway:
+// sent to the process group, a signal also kills git, and the command
+// then sees git's end (128+N) before loop has seen the signal. Stopping
+// the delivery to seen first waits until every signal the runtime has
+// taken in is in it.
+func (h *handler) caught() os.Signal {
+	signal.Stop(h.seen)
+	for {
+		select {
+		case s := <-h.seen:
+			if !passedOver(s) {
+				return s
 			}
+		default:
+			return nil
 		}
-		go func() {
-			sig := <-sigs
-			h.caught <- sig
-			h.stop(&exit.Signaled{Signal: sig})
-			// Give the command time to unwind; a blocked open (a FIFO with
-			// no reader) cannot be interrupted, so then leave anyway,
-			// tidily. A second signal means now.
-			select {
-			case <-sigs:
-			case <-time.After(gracePeriod):
-			}
-			atomicfile.RemoveTracked()
-			die(sig)
-		}()
+	}
+}
+
+// arm catches the stop signals from now on.
+func (h *handler) arm() {
+	h.armOnce.Do(func() {
+		h.listen(h.armed...)
+		// Caught first, then handed back to the runtime's handler, which
+		// delivers them: until then the kernel's default still applies,
+		// and no name exists yet.
+		for _, restore := range h.restore {
+			restore()
+		}
 	})
+}
+
+// loop waits for a stop signal, stops the command (git gets the same
+// signal), lets it unwind, and dies of the signal.
+func (h *handler) loop() {
+	sig := h.next(nil)
+	h.stop(&exit.Signaled{Signal: sig})
+	// Give the command time to unwind; a blocked open (a FIFO with no
+	// reader) cannot be interrupted, so then leave anyway, tidily. A
+	// second signal means now.
+	h.next(time.After(gracePeriod))
+	atomicfile.RemoveTracked()
+	die(sig)
+}
+
+// next waits for a caught signal the command acts on, or for timeout.
+func (h *handler) next(timeout <-chan time.Time) os.Signal {
+	for {
+		select {
+		case s := <-h.sigs:
+			if !passedOver(s) {
+				return s
+			}
+		case <-timeout:
+			return nil
+		}
+	}
 }
 
 // Run runs cmd with args (args[0] being the program name) and returns the
 // exit status, having printed what there is to print.
 func Run(ctx context.Context, cmd Command, args []string, stdout, stderr io.Writer) int {
+	return exit.Status(run(ctx, cmd, args, stdout, stderr))
+}
+
+// run is Run, returning the failure it printed.
+func run(ctx context.Context, cmd Command, args []string, stdout, stderr io.Writer) error {
 	stdout = stdoutWriter{stdout}
 	env := &Env{Prog: cmd.Name, Stdout: stdout, Stderr: stderr, Git: git.New(stderr)}
 	app := &cli.App{
@@ -229,9 +281,9 @@ Verbs:
 			app.Commands = append(app.Commands, verb(cmd.Name, v, env))
 		}
 	}
-	err := app.RunContext(ctx, args)
+	err := brokenPipe(app.RunContext(ctx, args))
 	env.Report(err)
-	return exit.Status(err)
+	return err
 }
 
 // verb is one verb of a tool of verbs, as urfave/cli runs it: its

@@ -26,8 +26,11 @@ var Commands = append(append([]string(nil), DropIns...), "sdd-ledger")
 
 // Tags leave out urfave/cli's man-page and markdown generators (and their
 // markdown parser), which positional-only commands never use: a smaller
-// binary that starts faster.
-const Tags = "urfave_cli_no_docs"
+// binary that starts faster; and let internal/cliapp read the signal
+// actions the process started with from the Go runtime's own record
+// (sdd_inherited_signals, which needs LDFlags' -checklinkname=0), so that
+// a signal ignored at start stays ignored, as it does for the script.
+const Tags = "urfave_cli_no_docs,sdd_inherited_signals"
 
 // VersionVar is the variable -ldflags -X stamps; cliapp prints it for
 // --version.
@@ -41,13 +44,15 @@ func BinaryName(command, goos string) string {
 	return command
 }
 
-// LDFlags strips the symbol table and DWARF data and, when version is not
-// empty, stamps it.
+// LDFlags strips the symbol table and DWARF data, lets internal/cliapp
+// read the runtime's record of the signal actions at start (see Tags) and,
+// when version is not empty, stamps it.
 func LDFlags(version string) string {
+	const flags = "-s -w -checklinkname=0"
 	if version == "" {
-		return "-s -w"
+		return flags
 	}
-	return "-s -w -X " + VersionVar + "=" + version
+	return flags + " -X " + VersionVar + "=" + version
 }
 
 // Build describes one go build of the commands.
