@@ -111,11 +111,15 @@ func Main(cmd Command) int {
 	} else {
 		h.arm()
 	}
-	err := run(ctx, cmd, os.Args, os.Stdout, os.Stderr)
+	env, err := run(ctx, cmd, os.Args, os.Stdout, os.Stderr)
+	// A signal that came while the command was ending anyway (sent to the
+	// process group, it also killed git: 128+N, or "file too large" for
+	// SIGXFSZ) ends it silently, before any failure is printed.
 	if sig := h.caught(); sig != nil {
 		atomicfile.RemoveTracked()
 		die(sig)
 	}
+	env.Report(err)
 	var sig *exit.Signaled
 	if errors.As(err, &sig) {
 		// A write into a pipe nobody reads (brokenPipe): the command has
@@ -218,11 +222,14 @@ func (h *handler) next(timeout <-chan time.Time) os.Signal {
 // Run runs cmd with args (args[0] being the program name) and returns the
 // exit status, having printed what there is to print.
 func Run(ctx context.Context, cmd Command, args []string, stdout, stderr io.Writer) int {
-	return exit.Status(run(ctx, cmd, args, stdout, stderr))
+	env, err := run(ctx, cmd, args, stdout, stderr)
+	env.Report(err)
+	return exit.Status(err)
 }
 
-// run is Run, returning the failure it printed.
-func run(ctx context.Context, cmd Command, args []string, stdout, stderr io.Writer) error {
+// run is Run without printing the failure: it returns it, and the Env
+// whose Report prints it.
+func run(ctx context.Context, cmd Command, args []string, stdout, stderr io.Writer) (*Env, error) {
 	stdout = stdoutWriter{stdout}
 	env := &Env{Prog: cmd.Name, Stdout: stdout, Stderr: stderr, Git: git.New(stderr)}
 	app := &cli.App{
@@ -281,9 +288,7 @@ Verbs:
 			app.Commands = append(app.Commands, verb(cmd.Name, v, env))
 		}
 	}
-	err := brokenPipe(app.RunContext(ctx, args))
-	env.Report(err)
-	return err
+	return env, brokenPipe(app.RunContext(ctx, args))
 }
 
 // verb is one verb of a tool of verbs, as urfave/cli runs it: its
