@@ -5,6 +5,7 @@
 package reviewpkg
 
 import (
+	"bytes"
 	"context"
 	"io"
 	"os"
@@ -12,41 +13,84 @@ import (
 	"github.com/sdd-go/sdd-go/internal/git"
 )
 
-// part is a heading and the git command whose output follows it.
-type part struct {
-	heading string
-	args    []string
+// The package is, in this order: a title, the commit list, the stat
+// summary and the diff with ten lines of context. Every call puts the
+// range after --end-of-options, should a revision that reads as an option
+// ever get this far.
+func title(rng string) string { return "# Review package: " + rng + "\n\n## Commits\n" }
+
+const (
+	statHeading = "\n## Files changed\n"
+	diffHeading = "\n## Diff\n"
+)
+
+func logArgs(rng string) []string   { return []string{"log", "--oneline", "--end-of-options", rng} }
+func statArgs(rng string) []string  { return []string{"diff", "--stat", "--end-of-options", rng} }
+func diffArgs(rng string) []string  { return []string{"diff", "-U10", "--end-of-options", rng} }
+func countArgs(rng string) []string { return []string{"rev-list", "--count", "--end-of-options", rng} }
+
+// What a call that runs ahead of its turn may leave with this process
+// before it waits for its turn (see held): the stat summary, and what any
+// call says on stderr.
+const (
+	heldStat     = 1 << 20
+	heldMessages = 64 << 10
+)
+
+// Output is where a package goes.
+type Output struct {
+	File *os.File
+	// Scratch makes a temporary file beside File for the diff to be
+	// written into while the calls before it run; nil, or failing, when
+	// there can be none (an output written in place).
+	Scratch func() (*os.File, error)
 }
 
-// parts are the package's, in order. The range follows --end-of-options,
-// should a revision that reads as an option ever get this far.
-func parts(rng string) []part {
-	return []part{
-		{"# Review package: " + rng + "\n\n## Commits\n", []string{"log", "--oneline", "--end-of-options", rng}},
-		{"\n## Files changed\n", []string{"diff", "--stat", "--end-of-options", rng}},
-		{"\n## Diff\n", []string{"diff", "-U10", "--end-of-options", rng}},
-	}
-}
-
-// Write writes the package for base..head into f and returns its size.
-// Git runs with the caller's configuration, so the package looks exactly
-// as the user's git prints it, and one git at a time, as the script runs
-// them: its messages come in the script's order, and in a partial clone
-// each missing blob is fetched once. Into a regular file git writes
-// straight (no pipe, no copy through this process); a FIFO or a device
-// gets git's output through a pipe, so that a failure to write it is ours
-// to report.
+// Write writes the package of base..head into out and counts the range's
+// commits (docs/spec.md, rp5 to rp7). It returns the package's size and the
+// count as the script's $(…) has it.
 //
-// A failure to write f is a *git.WriteError; git's own failure a
+// Git runs with the caller's configuration, so the package looks exactly
+// as the user's git prints it. The script runs its calls one after
+// another, stopping at the first that fails; here they run side by side
+// where that changes nothing anyone can see (writeTogether), else in turn.
+// Either way the package's bytes, what reaches stderr and in what order,
+// the status of the first failure and which calls run are the script's.
+//
+// A failure to write out is a *git.WriteError; git's own failure a
 // *git.Error.
-func Write(ctx context.Context, g *git.Runner, f *os.File, base, head string) (int64, error) {
-	fi, err := f.Stat()
+func Write(ctx context.Context, g *git.Runner, out Output, base, head string) (size int64, commits string, err error) {
+	rng := base + ".." + head
+	fi, err := out.File.Stat()
 	if err != nil {
-		return 0, &git.WriteError{Err: err}
+		return 0, "", &git.WriteError{Err: err}
 	}
 	direct := fi.Mode().IsRegular()
+	// In a partial clone the stat and the diff would each fetch the
+	// range's missing blobs; one after another, the diff finds them
+	// there.
+	if direct && out.Scratch != nil && !git.PartialClone() {
+		if scratch, err := out.Scratch(); err == nil {
+			return writeTogether(ctx, g, out.File, scratch, rng)
+		}
+	}
+	if size, err = writeInTurn(ctx, g, out.File, direct, rng); err != nil {
+		return size, "", err
+	}
+	n, err := g.Output(ctx, countArgs(rng)...)
+	return size, git.TrimCommandSubstitution(n), err
+}
+
+// writeInTurn runs the three calls of the package one after another, as
+// the script does. Into a regular file git writes straight (no pipe, no
+// copy through this process); a FIFO or a device gets git's output through
+// a pipe, so that a failure to write it is ours to report.
+func writeInTurn(ctx context.Context, g *git.Runner, f *os.File, direct bool, rng string) (int64, error) {
 	var size int64
-	for _, p := range parts(base + ".." + head) {
+	for _, p := range []struct {
+		heading string
+		args    []string
+	}{{title(rng), logArgs(rng)}, {statHeading, statArgs(rng)}, {diffHeading, diffArgs(rng)}} {
 		n, err := io.WriteString(f, p.heading)
 		size += int64(n)
 		if err != nil {
@@ -65,9 +109,79 @@ func Write(ctx context.Context, g *git.Runner, f *os.File, base, head string) (i
 	}
 	if direct {
 		// Git wrote at the file's offset, which it shares with f.
-		if size, err = f.Seek(0, io.SeekCurrent); err != nil {
-			return size, &git.WriteError{Err: err}
-		}
+		return f.Seek(0, io.SeekCurrent)
 	}
 	return size, nil
+}
+
+// writeTogether starts the four calls at once, and then takes each in the
+// script's order, as if it had only now run. The commit list goes straight
+// into the package (it is first); the stat summary waits in memory, and the
+// diff, the bulk of a package, in the scratch file, git writing it there
+// itself, to be copied in after the stat (copy_file_range on Linux: no
+// bytes through this process); the count waits in memory. What the later
+// calls say on stderr waits for their turn too. At the first failure the
+// calls after it are killed and what they wrote or said is dropped, as if
+// they had never started.
+func writeTogether(ctx context.Context, g *git.Runner, f, scratch *os.File, rng string) (size int64, commits string, err error) {
+	if _, err := io.WriteString(f, title(rng)); err != nil {
+		return 0, "", &git.WriteError{Err: err}
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	stat, statErr := newHeld(heldStat), newHeld(heldMessages)
+	diffErr, countErr := newHeld(heldMessages), newHeld(heldMessages)
+	var count bytes.Buffer
+	runs := []*git.Started{
+		g.Start(ctx, f, nil, logArgs(rng)...),
+		g.Start(ctx, stat, statErr, statArgs(rng)...),
+		g.Start(ctx, scratch, diffErr, diffArgs(rng)...),
+		g.Start(ctx, &count, countErr, countArgs(rng)...),
+	}
+	log, statRun, diff, countRun := runs[0], runs[1], runs[2], runs[3]
+	stop := func(err error) (int64, string, error) {
+		cancel()
+		for _, h := range []*held{stat, statErr, diffErr, countErr} {
+			h.drop()
+		}
+		for _, r := range runs {
+			_, _ = r.Wait()
+		}
+		return 0, "", err
+	}
+
+	if _, err := log.Wait(); err != nil {
+		return stop(err)
+	}
+	if _, err := io.WriteString(f, statHeading); err != nil {
+		return stop(&git.WriteError{Err: err})
+	}
+	_ = statErr.release(g.Stderr)
+	if err := stat.release(f); err != nil {
+		return stop(&git.WriteError{Err: err})
+	}
+	if _, err := statRun.Wait(); err != nil {
+		return stop(err)
+	}
+	if _, err := io.WriteString(f, diffHeading); err != nil {
+		return stop(&git.WriteError{Err: err})
+	}
+	_ = diffErr.release(g.Stderr)
+	if _, err := diff.Wait(); err != nil {
+		return stop(err)
+	}
+	if _, err := scratch.Seek(0, io.SeekStart); err != nil {
+		return stop(&git.WriteError{Err: err})
+	}
+	if _, err := io.Copy(f, scratch); err != nil {
+		return stop(&git.WriteError{Err: err})
+	}
+	_ = countErr.release(g.Stderr)
+	if _, err := countRun.Wait(); err != nil {
+		return stop(err)
+	}
+	if size, err = f.Seek(0, io.SeekCurrent); err != nil {
+		return stop(&git.WriteError{Err: err})
+	}
+	return size, git.TrimCommandSubstitution(count.Bytes()), nil
 }
