@@ -340,6 +340,9 @@ func (r *Runner) Start(ctx context.Context, stdout, stderr io.Writer, args ...st
 	return s
 }
 
+// Done is closed when the run has ended.
+func (s *Started) Done() <-chan struct{} { return s.done }
+
 // Wait waits for the run to end and returns what run returns: the bytes
 // that went through a pipe to stdout, and its failure as a *Error or a
 // *WriteError.

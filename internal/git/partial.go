@@ -12,8 +12,8 @@ import (
 // directory is, or may be, a partial clone: one whose objects may be
 // missing, which git fetches from a promisor remote when a command first
 // needs them. Two commands that need the same missing objects, run side by
-// side, would each fetch them; one after another, the second finds them
-// there.
+// side, would each fetch them; the second started once the first has
+// fetched finds them there.
 //
 // It is judged from files, without running git (a git process costs more
 // than the calls it would let run side by side save on a small range):
@@ -25,7 +25,7 @@ import (
 // missing.) A
 // configuration that includes other files, or a repository that cannot be
 // found the way git finds it, is reported as a partial clone: unsure, the
-// caller runs git one call at a time, which is always right.
+// caller waits for the fetch, which is always right.
 func PartialClone() bool {
 	for _, kv := range os.Environ() {
 		if promisorParameter(kv) {

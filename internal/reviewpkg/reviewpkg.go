@@ -9,6 +9,7 @@ import (
 	"context"
 	"io"
 	"os"
+	"time"
 
 	"github.com/sdd-go/sdd-go/internal/git"
 )
@@ -53,9 +54,11 @@ type Output struct {
 // Git runs with the caller's configuration, so the package looks exactly
 // as the user's git prints it. The script runs its calls one after
 // another, stopping at the first that fails; here they run side by side
-// where that changes nothing anyone can see (writeTogether), else in turn.
-// Either way the package's bytes, what reaches stderr and in what order,
-// the status of the first failure and which calls run are the script's.
+// (writeTogether), or in turn where the output cannot take a part out of
+// order (a FIFO, a device, a file written in place). Either way the
+// package's bytes, what reaches stderr and in what order, the status of
+// the first failure, the fetches of a partial clone and, on success, the
+// calls are the script's.
 //
 // A failure to write out is a *git.WriteError; git's own failure a
 // *git.Error.
@@ -66,12 +69,9 @@ func Write(ctx context.Context, g *git.Runner, out Output, base, head string) (s
 		return 0, "", &git.WriteError{Err: err}
 	}
 	direct := fi.Mode().IsRegular()
-	// In a partial clone the stat and the diff would each fetch the
-	// range's missing blobs; one after another, the diff finds them
-	// there.
-	if direct && out.Scratch != nil && !git.PartialClone() {
+	if direct && out.Scratch != nil {
 		if scratch, err := out.Scratch(); err == nil {
-			return writeTogether(ctx, g, out.File, scratch, rng)
+			return writeTogether(ctx, g, out.File, scratch, rng, git.PartialClone())
 		}
 	}
 	if size, err = writeInTurn(ctx, g, out.File, direct, rng); err != nil {
@@ -123,7 +123,14 @@ func writeInTurn(ctx context.Context, g *git.Runner, f *os.File, direct bool, rn
 // calls say on stderr waits for their turn too. At the first failure the
 // calls after it are killed and what they wrote or said is dropped, as if
 // they had never started.
-func writeTogether(ctx context.Context, g *git.Runner, f, scratch *os.File, rng string) (size int64, commits string, err error) {
+//
+// In a partial clone (partial) the stat starts only once the diff has
+// written its first byte, or ended: git fetches all the missing blobs a
+// diff needs in one batch before it prints anything, so the stat finds
+// them there, and the range's blobs are fetched once, as under the script
+// (whose stat fetches them for its diff). The commit list and the count
+// need no blobs.
+func writeTogether(ctx context.Context, g *git.Runner, f, scratch *os.File, rng string, partial bool) (size int64, commits string, err error) {
 	if _, err := io.WriteString(f, title(rng)); err != nil {
 		return 0, "", &git.WriteError{Err: err}
 	}
@@ -132,19 +139,29 @@ func writeTogether(ctx context.Context, g *git.Runner, f, scratch *os.File, rng 
 	stat, statErr := newHeld(heldStat), newHeld(heldMessages)
 	diffErr, countErr := newHeld(heldMessages), newHeld(heldMessages)
 	var count bytes.Buffer
-	runs := []*git.Started{
-		g.Start(ctx, f, nil, logArgs(rng)...),
-		g.Start(ctx, stat, statErr, statArgs(rng)...),
-		g.Start(ctx, scratch, diffErr, diffArgs(rng)...),
-		g.Start(ctx, &count, countErr, countArgs(rng)...),
+	log := g.Start(ctx, f, nil, logArgs(rng)...)
+	diff := g.Start(ctx, scratch, diffErr, diffArgs(rng)...)
+	countRun := g.Start(ctx, &count, countErr, countArgs(rng)...)
+	startStat := func() *git.Started { return g.Start(ctx, stat, statErr, statArgs(rng)...) }
+	statStarted := make(chan *git.Started, 1)
+	if partial {
+		go func() {
+			written(ctx, scratch, diff)
+			statStarted <- startStat()
+		}()
+	} else {
+		statStarted <- startStat()
 	}
-	log, statRun, diff, countRun := runs[0], runs[1], runs[2], runs[3]
+	var statRun *git.Started
 	stop := func(err error) (int64, string, error) {
 		cancel()
 		for _, h := range []*held{stat, statErr, diffErr, countErr} {
 			h.drop()
 		}
-		for _, r := range runs {
+		if statRun == nil {
+			statRun = <-statStarted // not started, if the diff had written nothing: ctx is done
+		}
+		for _, r := range []*git.Started{log, statRun, diff, countRun} {
 			_, _ = r.Wait()
 		}
 		return 0, "", err
@@ -160,6 +177,7 @@ func writeTogether(ctx context.Context, g *git.Runner, f, scratch *os.File, rng 
 	if err := stat.release(f); err != nil {
 		return stop(&git.WriteError{Err: err})
 	}
+	statRun = <-statStarted
 	if _, err := statRun.Wait(); err != nil {
 		return stop(err)
 	}
@@ -184,4 +202,21 @@ func writeTogether(ctx context.Context, g *git.Runner, f, scratch *os.File, rng 
 		return stop(&git.WriteError{Err: err})
 	}
 	return size, git.TrimCommandSubstitution(count.Bytes()), nil
+}
+
+// written returns once git (diff) has written into f, or has ended, or ctx
+// is done. Git writes f itself, so its size is what there is to see.
+func written(ctx context.Context, f *os.File, diff *git.Started) {
+	for wait := 100 * time.Microsecond; ; wait = min(2*wait, 5*time.Millisecond) {
+		if fi, err := f.Stat(); err != nil || fi.Size() > 0 {
+			return
+		}
+		select {
+		case <-diff.Done():
+			return
+		case <-ctx.Done():
+			return
+		case <-time.After(wait):
+		}
+	}
 }

@@ -70,11 +70,12 @@ func taskRepo(t *testing.T) (*testutil.Repo, string) {
 
 // scriptPackage is the package the script's calls, one after another,
 // make of BASE..HEAD: its headings and what the real git prints.
-func scriptPackage(r *testutil.Repo, base string) string {
+func scriptPackage(t *testing.T, dir string, env []string, base string) string {
+	t.Helper()
 	rng := base + "..HEAD"
 	part := func(args ...string) string {
-		res := testutil.RunIn(r.Root, r.Env, "git", append(args, rng)...)
-		require.Equal(r.T(), 0, res.Code, res.Stderr)
+		res := testutil.RunIn(dir, env, "git", append(args, rng)...)
+		require.Equal(t, 0, res.Code, res.Stderr)
 		return res.Stdout
 	}
 	return "# Review package: " + rng + "\n\n## Commits\n" + part("log", "--oneline") +
@@ -105,13 +106,42 @@ func TestPackagePartsRunTogether(t *testing.T) {
 	res := testutil.RunIn(r.Root, env, testutil.Bin(t, "review-package"), "plan.md", base, "HEAD", "out.diff")
 	require.Equal(t, 0, res.Code, res.Stderr)
 	assert.Empty(t, res.Stderr)
-	want := scriptPackage(r, base)
+	want := scriptPackage(t, r.Root, r.Env, base)
 	assert.Equal(t, want, readFile(t, filepath.Join(r.Root, "out.diff")))
 	assert.Equal(t, fmt.Sprintf("wrote out.diff: 2 commit(s), %d bytes\n", len(want)), res.Stdout)
 	if ref, ok := asReference(t, r, r.Env, base, "ref.diff"); ok {
 		require.Equal(t, 0, ref.Code, ref.Stderr)
 		assert.Equal(t, readFile(t, filepath.Join(r.Root, "ref.diff")), readFile(t, filepath.Join(r.Root, "out.diff")))
 	}
+}
+
+// In a partial clone the stat waits until the diff has fetched the range's
+// missing blobs (its first byte of output comes after that), then runs
+// beside the rest of the diff: one fetch, as under the script, and no
+// waiting for the whole diff.
+func TestPartialClonePartsOverlapOnceFetched(t *testing.T) {
+	src, base := taskRepo(t)
+	tmp := testutil.RealTempDir(t)
+	server := filepath.Join(tmp, "server.git")
+	mustGit(t, tmp, src.Env, "clone", "-q", "--bare", src.Root, server)
+	mustGit(t, server, src.Env, "config", "uploadpack.allowFilter", "true")
+	mustGit(t, server, src.Env, "config", "uploadpack.allowAnySHA1InWant", "true")
+	clone := filepath.Join(tmp, "clone")
+	mustGit(t, tmp, src.Env, "clone", "-q", "--filter=blob:none", "file://"+server, clone)
+	require.Contains(t, mustGit(t, clone, src.Env, "rev-list", "--objects", "--missing=print", base), "\n?", "BASE's blobs are missing")
+
+	marks := t.TempDir()
+	trace := filepath.Join(tmp, "trace")
+	env := append(withPath(src.Env, partsGit(t, map[string]string{
+		"diff": `"$REAL" "$@" || exit; : > ` + marks + `/diff-wrote; sleep 1; exit 0`,
+		"stat": `for i in $(seq 100); do [ -e ` + marks + `/diff-wrote ] && break; sleep 0.05; done
+[ -e ` + marks + `/diff-wrote ] || { echo "fatal: the stat ran before the diff" >&2; exit 99; }`,
+	})...), "GIT_TRACE2_EVENT="+trace)
+	res := testutil.RunIn(clone, env, testutil.Bin(t, "review-package"), "plan.md", base, "HEAD", filepath.Join(tmp, "out.diff"))
+	require.Equal(t, 0, res.Code, res.Stderr)
+	assert.Equal(t, map[string]int{"fetch": 1}, processes(t, trace, "fetch"))
+	want := scriptPackage(t, clone, src.Env, base)
+	assert.Equal(t, want, readFile(t, filepath.Join(tmp, "out.diff")))
 }
 
 // The script stops at its first failing call: a later call's failure, or
@@ -144,28 +174,35 @@ func TestFirstFailureInTheScriptsOrderDecides(t *testing.T) {
 			"count": `echo "warning: count" >&2`},
 			0, "warning: log\nwarning: stat\nwarning: diff\nwarning: count\n"},
 	} {
-		t.Run(c.name, func(t *testing.T) {
-			r, base := taskRepo(t)
-			env := withPath(r.Env, partsGit(t, c.bodies)...)
-			bin := testutil.Bin(t, "review-package")
-			for _, out := range [][]string{{"out.diff"}, nil} {
-				res := testutil.RunIn(r.Root, env, bin, append([]string{"plan.md", base, "HEAD"}, out...)...)
-				assert.Equal(t, c.status, res.Code)
-				assert.Equal(t, c.stderr, res.Stderr)
-				if c.status != 0 {
-					assert.Empty(t, res.Stdout)
-					assert.NoFileExists(t, filepath.Join(r.Root, "out.diff"))
-					assertNoPackages(t, ws(r, "plan"))
-				} else if out != nil {
-					assert.Equal(t, scriptPackage(r, base), readFile(t, filepath.Join(r.Root, "out.diff")))
+		for _, promisor := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/promisor=%v", c.name, promisor), func(t *testing.T) {
+				r, base := taskRepo(t)
+				env := withPath(r.Env, partsGit(t, c.bodies)...)
+				if promisor {
+					// Taken for a partial clone: the stat waits for the
+					// diff's first byte.
+					env = append(env, "GIT_CONFIG_PARAMETERS='remote.origin.promisor'='true'")
 				}
-			}
-			assertNoTemps(t, r.Root)
-			if ref, ok := asReference(t, r, env, base, "ref.diff"); ok {
-				assert.Equal(t, c.status, ref.Code, "the reference's status")
-				assert.Equal(t, c.stderr, ref.Stderr, "the reference's stderr")
-			}
-		})
+				bin := testutil.Bin(t, "review-package")
+				for _, out := range [][]string{{"out.diff"}, nil} {
+					res := testutil.RunIn(r.Root, env, bin, append([]string{"plan.md", base, "HEAD"}, out...)...)
+					assert.Equal(t, c.status, res.Code)
+					assert.Equal(t, c.stderr, res.Stderr)
+					if c.status != 0 {
+						assert.Empty(t, res.Stdout)
+						assert.NoFileExists(t, filepath.Join(r.Root, "out.diff"))
+						assertNoPackages(t, ws(r, "plan"))
+					} else if out != nil {
+						assert.Equal(t, scriptPackage(t, r.Root, r.Env, base), readFile(t, filepath.Join(r.Root, "out.diff")))
+					}
+				}
+				assertNoTemps(t, r.Root)
+				if ref, ok := asReference(t, r, env, base, "ref.diff"); ok {
+					assert.Equal(t, c.status, ref.Code, "the reference's status")
+					assert.Equal(t, c.stderr, ref.Stderr, "the reference's stderr")
+				}
+			})
+		}
 	}
 }
 
@@ -187,7 +224,7 @@ func TestPartsBeyondWhatIsHeld(t *testing.T) {
 		fmt.Fprintf(&complaints, "warning: complaint %d of a diff that has a lot to say\n", i)
 	}
 	assert.Equal(t, complaints.String(), res.Stderr)
-	want := strings.Replace(scriptPackage(r, base), "\n## Diff\n", strings.Repeat("s", 3000000)+"\n## Diff\n", 1)
+	want := strings.Replace(scriptPackage(t, r.Root, r.Env, base), "\n## Diff\n", strings.Repeat("s", 3000000)+"\n## Diff\n", 1)
 	assert.Equal(t, want, readFile(t, filepath.Join(r.Root, "out.diff")))
 	if ref, ok := asReference(t, r, env, base, "ref.diff"); ok {
 		require.Equal(t, 0, ref.Code)
