@@ -109,7 +109,11 @@ func writeInTurn(ctx context.Context, g *git.Runner, f *os.File, direct bool, rn
 	}
 	if direct {
 		// Git wrote at the file's offset, which it shares with f.
-		return f.Seek(0, io.SeekCurrent)
+		end, err := f.Seek(0, io.SeekCurrent)
+		if err != nil {
+			return size, &git.WriteError{Err: err}
+		}
+		return end, nil
 	}
 	return size, nil
 }
