@@ -864,7 +864,7 @@ func runCarry(ctx context.Context, env *cliapp.Env, args []string) error {
 	if err := workspace.Remark(orphan.Dir, r.id); err != nil {
 		return exit.FileOf(exit.IO, err)
 	}
-	if err := os.RemoveAll(r.dir); err != nil {
+	if err := removeAll(r.dir); err != nil {
 		return exit.FileOf(exit.IO, err)
 	}
 	fmt.Fprintf(env.Stdout, "carried %s over: it is %s's workspace now (%d ledger lines kept); removed %s\nLedger: ledger=this\n", orphan.Dir, r.plan, len(lines)-1, r.dir)
@@ -1359,7 +1359,7 @@ func runFinish(ctx context.Context, env *cliapp.Env, args []string) error {
 	}
 	fmt.Fprintf(w, "verdict: %s\n", verdict)
 	lf.Close()
-	if err := os.RemoveAll(r.dir); err != nil {
+	if err := removeAll(r.dir); err != nil {
 		return exit.FileOf(exit.IO, err)
 	}
 	fmt.Fprintf(w, "removed %s\n", r.dir)
