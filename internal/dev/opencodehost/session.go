@@ -182,7 +182,8 @@ func (s *Session) Commands() []string {
 	return out
 }
 
-// Run runs `opencode run --format json prompt` in the repository, the
+// Run runs `opencode run --format json -- prompt` in the repository (after
+// "--", a prompt that starts with "-" is no option), the
 // scripted controller answering for the session, and checks what every
 // run must hold: the process ended well, no script failed, no error
 // event came, no tool call of the session failed (but those AllowError
@@ -206,7 +207,7 @@ func (h *Host) Run(prompt string, controller Script) *Session {
 		case <-ctx.Done():
 		}
 	}()
-	cmd := exec.CommandContext(ctx, h.OpenCode, "run", "--print-logs", "--format", "json", prompt)
+	cmd := exec.CommandContext(ctx, h.OpenCode, "run", "--print-logs", "--format", "json", "--", prompt)
 	cmd.Dir = h.Repo
 	cmd.Env = h.Env()
 	cmd.WaitDelay = 5 * time.Second

@@ -49,7 +49,8 @@ func git(t *testing.T, dir string, args ...string) string {
 func TestBash(t *testing.T) {
 	repo := newRepo(t)
 	h := New(t, repo)
-	const prompt = `Run "echo hi" and tell me what it said.`
+	// After "--", a message that reads as an option is a message.
+	const prompt = `--Run "echo hi" and tell me what it said.`
 	s := h.Run(prompt, func(a *Turns) {
 		out := a.Bash("echo hi")
 		if out != "hi\n" {
