@@ -1,18 +1,22 @@
 # The host suites: the skill run by the real Claude Code CLI (the version
 # pinned in internal/dev/claudecode), offline, against a scripted model on
-# loopback (internal/dev/host, docs/host.md); and the Codex CLI harness
-# (the version pinned in internal/dev/codexcli) against a scripted
-# Responses API model on loopback (internal/dev/codexhost). Needs npm to
-# install the CLIs (into the user's cache, once per version).
+# loopback (internal/dev/host, docs/host.md); and the harnesses of the
+# Codex CLI (pinned in internal/dev/codexcli; internal/dev/codexhost, a
+# scripted Responses API model) and of OpenCode (pinned in
+# internal/dev/opencodecli; internal/dev/opencodehost, a scripted Chat
+# Completions model). Needs npm to install the CLIs (into the user's
+# cache, once per version), and ripgrep (rg) for OpenCode.
 #
-#   make test-host                  # both suites
+#   make test-host                         # every suite
 #   make test-host-claude HOST_FLAGS='-test.run TestSmoke'
 #   make test-host-codex HOST_FLAGS='-test.run TestSubagent'
+#   make test-host-opencode HOST_FLAGS='-test.run TestTask'
 #
-# Each test binary is built first, with the module cache filled, so that
-# it can run in a network namespace with only loopback up (as root, with
-# unshare and ip): then nothing in a test can reach beyond loopback. Where
-# that is not possible it says so and runs with the machine's network.
+# HOST_FLAGS go to the test binary of whichever suites run. Each test
+# binary is built first, with the module cache filled, so that it can run
+# in a network namespace with only loopback up (as root, with unshare and
+# ip): then nothing in a test can reach beyond loopback. Where that is not
+# possible it says so and runs with the machine's network.
 # SDD_HOST_REQUIRED=1 makes a missing CLI a failure, not a skip.
 
 HOST_FLAGS ?=
@@ -32,10 +36,10 @@ define host_run
 	cd $(2) && $(3) SDD_HOST_REQUIRED=1 GOFLAGS=-mod=mod GOPROXY=off "$$@"
 endef
 
-.PHONY: test-host test-host-claude test-host-codex
+.PHONY: test-host test-host-claude test-host-codex test-host-opencode
 
-## test-host: both host suites: test-host-claude, then test-host-codex (needs npm).
-test-host: test-host-claude test-host-codex
+## test-host: every host suite: test-host-claude, test-host-codex, test-host-opencode (needs npm).
+test-host: test-host-claude test-host-codex test-host-opencode
 
 ## test-host-claude: run the skill in the pinned Claude Code CLI against a scripted model on loopback (needs npm).
 test-host-claude:
@@ -52,3 +56,11 @@ test-host-codex:
 	$(GO) mod download; \
 	$(GO) test -c -o $(abspath $(BIN))/codexhost.test ./internal/dev/codexhost/; \
 	$(call host_run,codexhost.test,internal/dev/codexhost,SDD_CODEX_CLI="$$codex")
+
+## test-host-opencode: the pinned OpenCode CLI against a scripted Chat Completions model on loopback: its shell, file, subagent, skill and plugin round trips (needs npm, rg).
+test-host-opencode:
+	@set -e; mkdir -p $(BIN); \
+	opencode=$$($(GO) run ./scripts/opencode-cli); \
+	$(GO) mod download; \
+	$(GO) test -c -o $(abspath $(BIN))/opencodehost.test ./internal/dev/opencodehost/; \
+	$(call host_run,opencodehost.test,internal/dev/opencodehost,SDD_OPENCODE_CLI="$$opencode")
