@@ -467,6 +467,15 @@ func followLinks(name string) (target string, kernels bool, err error) {
 	return "", false, &fs.PathError{Op: "open", Path: name, Err: syscall.ELOOP}
 }
 
+// ThroughDescriptor reports whether path leads, through its symlinks, to
+// a link on procfs (/proc/<pid>/fd/N, where /dev/stdin and /dev/fd/N
+// lead): a file this process has open, which the kernel alone can follow,
+// and which may have no path at all (a deleted file, a here-document).
+func ThroughDescriptor(path string) bool {
+	_, kernels, err := followLinks(path)
+	return err == nil && kernels
+}
+
 // endsInSeparator reports whether path names a directory by its spelling:
 // open(2) creates no file by such a name.
 func endsInSeparator(path string) bool {

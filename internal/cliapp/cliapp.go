@@ -1,4 +1,4 @@
-// Package cliapp is the shell shared by the three commands: positional
+// Package cliapp is the shell shared by the four commands: positional
 // arguments only, the bash scripts' usage errors, help and version, signal
 // handling, and the single mapping from an error to a message and an exit
 // status.

@@ -1,6 +1,7 @@
-// Package commands holds the three tools' behaviour: sdd-workspace,
-// task-brief and review-package. Each is a cliapp.Command whose Run does the
-// work of one bash script; the mains under cmd/ only hand it to cliapp.Main.
+// Package commands holds the four tools' behaviour: sdd-workspace,
+// task-brief and review-package, each a cliapp.Command whose Run does the
+// work of one bash script, and sdd-ledger (sddledger.go), whose verbs keep
+// the ledger; the mains under cmd/ only hand them to cliapp.Main.
 package commands
 
 import (

@@ -354,7 +354,7 @@ func find(us []*ledger.Facts, unit string) *ledger.Facts {
 func (r *run) printUnit(u *ledger.Facts) {
 	w := r.env.Stdout
 	fmt.Fprintln(w, u.StateLine())
-	if u.Row == "done" {
+	if u.Row == "done" || u.Row == "finished" {
 		return
 	}
 	if u.Implementer != "" {
@@ -575,6 +575,14 @@ func runStart(ctx context.Context, env *cliapp.Env, args []string) error {
 			return exit.Ownf(OutOfStep, "%s: the run has begun (the ledger has more than its first line): run look", r.path)
 		case text == "":
 			err = lf.Append(identity)
+		default:
+			if first, _ := ledger.Split(text); !isIdentity(first) {
+				// Blank lines only: the first line cannot become the
+				// identity without an edit, and every later verb would
+				// ask for start again.
+				lf.Close()
+				return exit.Ownf(OutOfStep, "%s holds blank lines only, no first line naming a plan: start does not edit a ledger; remove the file and start again", r.path)
+			}
 		}
 	}
 	if err != nil {
@@ -606,6 +614,11 @@ func runStart(ctx context.Context, env *cliapp.Env, args []string) error {
 	return nil
 }
 
+func isIdentity(line string) bool {
+	_, ok := ledger.IdentityPlan(line)
+	return ok
+}
+
 type countingWriter struct {
 	w     io.Writer
 	lines int
@@ -622,6 +635,9 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 // checks that every commit before FIRST already belongs to a recorded
 // task, so that no commit ends up in no task's range.
 func (r *run) earlierRange(lines []ledger.Line, start, first, last string) (commits []sinceCommit, from, to int, err error) {
+	if isOption(start) {
+		return nil, 0, 0, badRevision("START_BRANCH", start)
+	}
 	commits, err = r.since(start)
 	if err != nil {
 		return nil, 0, 0, err
@@ -848,7 +864,7 @@ func runCarry(ctx context.Context, env *cliapp.Env, args []string) error {
 	if err := workspace.Remark(orphan.Dir, r.id); err != nil {
 		return exit.FileOf(exit.IO, err)
 	}
-	if err := os.RemoveAll(r.dir); err != nil {
+	if err := removeAll(r.dir); err != nil {
 		return exit.FileOf(exit.IO, err)
 	}
 	fmt.Fprintf(env.Stdout, "carried %s over: it is %s's workspace now (%d ledger lines kept); removed %s\nLedger: ledger=this\n", orphan.Dir, r.plan, len(lines)-1, r.dir)
@@ -1006,8 +1022,8 @@ func runFinding(ctx context.Context, env *cliapp.Env, args []string) error {
 		return err
 	}
 	text := args[2]
-	if err := badText("the finding", text); err != nil {
-		return err
+	if err := ledger.CheckFinding("the finding", text); err != nil {
+		return exit.Ownf(BadText, "%v: nothing was written", err)
 	}
 	lf, lines, err := r.open()
 	if err != nil {
@@ -1285,6 +1301,18 @@ func runFinal(ctx context.Context, env *cliapp.Env, args []string) error {
 	if err := runReviewPackage(ctx, env, []string{r.plan, base, head}); err != nil {
 		return err
 	}
+	// In a plan of one task the whole branch is that task's range: its
+	// review file stands where the final review's goes, and read as Final's
+	// it would close Final unreviewed. It goes; the task is complete.
+	for _, name := range r.Files() {
+		if ledger.IsReviewOf(name, base, head) {
+			p := inWorkspace(r.dir, name)
+			if err := os.Remove(p); err != nil {
+				return exit.File(exit.IO, p, err)
+			}
+			fmt.Fprintf(env.Stdout, "removed %s: a task's review of these same commits, not the final review\n", p)
+		}
+	}
 	if err := r.append(lf, ledger.FormatBase(ledger.FinalUnit, base), ledger.FormatReviewedHead(ledger.FinalUnit, head)); err != nil {
 		return err
 	}
@@ -1331,7 +1359,7 @@ func runFinish(ctx context.Context, env *cliapp.Env, args []string) error {
 	}
 	fmt.Fprintf(w, "verdict: %s\n", verdict)
 	lf.Close()
-	if err := os.RemoveAll(r.dir); err != nil {
+	if err := removeAll(r.dir); err != nil {
 		return exit.FileOf(exit.IO, err)
 	}
 	fmt.Fprintf(w, "removed %s\n", r.dir)

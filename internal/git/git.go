@@ -108,19 +108,25 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 	return l.w.Write(p)
 }
 
-// lookup finds git on PATH once per process, and the standard input git
-// inherits (none when this process has none open).
+// lookup finds git on PATH (bash's default path when PATH is unset) once
+// per process, and the standard input git inherits (none when this process
+// has none open).
 func (r *Runner) lookup() (string, *Error) {
 	r.lookOnce.Do(func() {
 		if _, err := os.Stdin.Stat(); err == nil {
 			r.stdin = os.Stdin
 		}
-		path, err := exec.LookPath("git")
-		if errors.Is(err, exec.ErrDot) {
+		dirs, set := searchPath()
+		var path string
+		var err error
+		if set {
+			path, err = exec.LookPath("git")
+		}
+		if !set || errors.Is(err, exec.ErrDot) {
 			// A git in a relative PATH entry (".", "") is not the system
 			// git (on Windows, any git.exe in the current directory would
 			// be run): look on in the absolute entries.
-			path, err = lookAbsolute("git")
+			path, err = lookAbsolute(dirs, "git")
 		}
 		switch {
 		case err == nil:
@@ -128,7 +134,7 @@ func (r *Runner) lookup() (string, *Error) {
 		default:
 			// A shell that finds only a git it may not execute runs it all
 			// the same and reports the refusal: 126, not "not found".
-			if p := nonExecutable("git"); p != "" {
+			if p := nonExecutable(dirs, "git"); p != "" {
 				r.lookErr = &Error{Status: NotExecutableStatus, Err: fs.ErrPermission, Unstarted: p + ": permission denied"}
 			} else {
 				r.lookErr = &Error{Status: NotFoundStatus, Err: err, Unstarted: notFoundMessage}
@@ -138,9 +144,31 @@ func (r *Runner) lookup() (string, *Error) {
 	return r.path, r.lookErr
 }
 
-// lookAbsolute is exec.LookPath over PATH's absolute entries only.
-func lookAbsolute(name string) (string, error) {
-	for _, dir := range filepath.SplitList(os.Getenv("PATH")) {
+// bashDefaultPath is the search path bash uses when PATH is unset (not
+// empty): DEFAULT_PATH_VALUE of bash's config-top.h, which Debian's bash
+// 5.2 keeps (`env -u PATH bash -c 'echo $PATH'` prints it). The script
+// finds git there (env(1) in its #! line finds bash in libc's own default),
+// so the commands do too. Bash keeps that value as a shell variable and
+// does not export it: git starts without PATH under the script, and so it
+// does here (the environment is passed on untouched), and then gives its
+// own helpers its own default. The "." at its end is never searched for
+// git (every-git).
+const bashDefaultPath = "/usr/local/bin:/usr/local/sbin:/usr/bin:/usr/sbin:/bin:/sbin:."
+
+// searchPath is the list git is looked up in, and whether it is PATH
+// itself: PATH when set (empty too), bash's default when unset. Windows
+// has no bash to follow: PATH, as always.
+func searchPath() (string, bool) {
+	dirs, set := os.LookupEnv("PATH")
+	if !set && runtime.GOOS != "windows" {
+		return bashDefaultPath, false
+	}
+	return dirs, true
+}
+
+// lookAbsolute is exec.LookPath over the absolute entries of dirs only.
+func lookAbsolute(dirs, name string) (string, error) {
+	for _, dir := range filepath.SplitList(dirs) {
 		if !filepath.IsAbs(dir) {
 			continue
 		}
@@ -151,13 +179,13 @@ func lookAbsolute(name string) (string, error) {
 	return "", exec.ErrNotFound
 }
 
-// nonExecutable returns the first regular file named name on PATH that
+// nonExecutable returns the first regular file named name in dirs that
 // exec.LookPath passed over (not executable), or "".
-func nonExecutable(name string) string {
+func nonExecutable(dirs, name string) string {
 	if runtime.GOOS == "windows" {
 		return "" // an .exe is runnable whatever its bits
 	}
-	for _, dir := range filepath.SplitList(os.Getenv("PATH")) {
+	for _, dir := range filepath.SplitList(dirs) {
 		if dir == "" || !filepath.IsAbs(dir) {
 			continue // the current directory is never searched for git
 		}

@@ -70,6 +70,32 @@ func TestGitInARelativePathEntryIsPassedOver(t *testing.T) {
 	assert.Equal(t, head+"\n", string(out))
 }
 
+// With PATH unset (not empty), git is looked up where bash looks then, and
+// started without PATH, as bash starts it: its own helpers (an alias here)
+// see the PATH they see under bash. PATH set but empty finds no git.
+func TestGitWithoutPATH(t *testing.T) {
+	inRepo(t)
+	bash, err := exec.LookPath("bash")
+	require.NoError(t, err)
+	alias := `alias.seen=!printf '%s' "${PATH-unset}"`
+	cmd := exec.Command("/usr/bin/env", "-u", "PATH", bash, "-c", `git -c "$0" seen`, alias)
+	want, err := cmd.Output()
+	if err != nil {
+		t.Skipf("bash finds no git without PATH here: %v", err)
+	}
+	t.Setenv("PATH", "")
+	require.NoError(t, os.Unsetenv("PATH"))
+	out, err := git.New(os.Stderr).Output(context.Background(), "-c", alias, "seen")
+	require.NoError(t, err)
+	assert.Equal(t, string(want), string(out))
+
+	t.Setenv("PATH", "")
+	_, err = git.New(os.Stderr).Output(context.Background(), "rev-parse", "HEAD")
+	var ge *git.Error
+	require.ErrorAs(t, err, &ge)
+	assert.Equal(t, 127, ge.Status)
+}
+
 // A git killed by signal N hands on 128+N, as a shell reports it; killed
 // by SIGXFSZ it wrote past the file size limit, which is the output's
 // failure.

@@ -37,7 +37,10 @@ func Open(path string) (*File, error) {
 }
 
 // Create makes a new ledger at path holding lines, refusing to touch one
-// that exists (fs.ErrExist), and returns it open and locked.
+// that exists (fs.ErrExist), and returns it open and locked. Another
+// process may open the new file and take its lock between its creation
+// and this one's lock (a Create that lost the race, then Open): the lines
+// are written only to a ledger still empty under the lock, never twice.
 func Create(path string, lines ...string) (*File, error) {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE|os.O_EXCL, 0o666)
 	if err != nil {
@@ -48,9 +51,16 @@ func Create(path string, lines ...string) (*File, error) {
 		return nil, &fs.PathError{Op: "lock", Path: path, Err: err}
 	}
 	l := &File{f: f, path: path}
-	if err := l.Append(lines...); err != nil {
+	fi, err := f.Stat()
+	if err != nil {
 		l.Close()
-		return nil, err
+		return nil, &fs.PathError{Op: "stat", Path: path, Err: err}
+	}
+	if fi.Size() == 0 {
+		if err := l.Append(lines...); err != nil {
+			l.Close()
+			return nil, err
+		}
 	}
 	return l, nil
 }

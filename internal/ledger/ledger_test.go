@@ -70,6 +70,18 @@ func TestCheckText(t *testing.T) {
 	}
 }
 
+func TestCheckFinding(t *testing.T) {
+	assert.NoError(t, CheckFinding("x", "check.sh fails; see F9 of the plan"))
+	assert.Error(t, CheckFinding("x", ""))
+	// A round line lists findings split before "; F<k> ": this text would
+	// read back as two findings.
+	s := "check.sh fails; F9 is not a finding"
+	assert.ErrorContains(t, CheckFinding("x", s), `"; F9 "`)
+	fs, err := ParseFindings(JoinFindings([]Finding{{ID: "F1", Text: s}}))
+	require.NoError(t, err)
+	assert.Len(t, fs, 2, "why it is refused")
+}
+
 func TestIdentity(t *testing.T) {
 	p, ok := IdentityPlan(Identity("docs/p.md") + " \t\r")
 	assert.True(t, ok)

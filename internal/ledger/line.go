@@ -240,6 +240,19 @@ func CheckText(what, s string) error {
 	return nil
 }
 
+// CheckFinding is CheckText for a finding's text, which fix round lines
+// carry in a list split before "; F<k> ": a text holding that separator
+// would read back as two findings.
+func CheckFinding(what, s string) error {
+	if err := CheckText(what, s); err != nil {
+		return err
+	}
+	if m := nextFindingRe().FindString(s); m != "" {
+		return fmt.Errorf("%s holds %q, which separates the findings of a fix round's list", what, m)
+	}
+	return nil
+}
+
 // The formats, one function per kind of line. Each returns the line
 // without its newline; shas are full, short shas as git abbreviates them.
 

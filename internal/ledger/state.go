@@ -141,6 +141,9 @@ func unitFacts(unit, task string, lines []Line, src Source) (*Facts, error) {
 		f.NotVerifiable = f.first.NotVerifiable
 	}
 	for i := range f.heads {
+		if i == len(f.heads)-1 && f.Review != "in" {
+			break // a last review that is not an answer is no review to read
+		}
 		if name := f.reviewName(src, i); name != "" && has(src.Files(), name) {
 			f.ReviewFile = name
 		}
@@ -237,7 +240,17 @@ func (f *Facts) PackageName(src Source, i int) string {
 	return ""
 }
 
-var packageRe = lazyRegexp(`^review-([0-9a-f]{4,40})\.\.([0-9a-f]{4,40})\.diff$`)
+var (
+	packageRe = lazyRegexp(`^review-([0-9a-f]{4,40})\.\.([0-9a-f]{4,40})\.diff$`)
+	reviewRe  = lazyRegexp(`^review-([0-9a-f]{4,40})\.\.([0-9a-f]{4,40})\.md$`)
+)
+
+// IsReviewOf says whether name is a review file of the range from..to
+// (review-<a>..<b>.md, <a> and <b> any short forms of its ends).
+func IsReviewOf(name, from, to string) bool {
+	m := reviewRe().FindStringSubmatch(name)
+	return m != nil && strings.HasPrefix(from, m[1]) && strings.HasPrefix(to, m[2])
+}
 
 // reviewName is the review file of the unit's i-th package ("" when the
 // package is not in the workspace).

@@ -9,6 +9,8 @@ import (
 	"runtime"
 	"strings"
 	"syscall"
+
+	"github.com/sdd-go/sdd-go/internal/atomicfile"
 )
 
 // planFile is a plan as the kernel resolves it, and what its workspace
@@ -31,15 +33,27 @@ type planFile struct {
 // identify resolves plan, spelled as the user gave it, in the repository
 // whose top level is root (as this OS spells it).
 func identify(root, plan string) (*planFile, error) {
-	real, err := resolve(plan)
-	if err != nil {
-		return nil, err
-	}
-	info, err := os.Stat(real)
+	info, err := os.Stat(plan) // the file the kernel reaches, through a descriptor too
 	if err != nil {
 		return nil, err
 	}
 	realRoot, err := resolve(root)
+	if err != nil {
+		return nil, err
+	}
+	real, err := resolve(plan)
+	if atomicfile.ThroughDescriptor(plan) && (err != nil || !sameFile(real, info)) {
+		// A file this process has open that no path reaches any more (a
+		// deleted file, bash's temporary file behind a large
+		// here-document): the link's text ("/tmp/x (deleted)") is no
+		// path. The plan is named by the path given, as the script names
+		// it, and has no directory of its own.
+		id, err := absolute(plan)
+		if err != nil {
+			return nil, err
+		}
+		return &planFile{id: id, root: realRoot, info: info}, nil
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -50,10 +64,18 @@ func identify(root, plan string) (*planFile, error) {
 	return &planFile{id: id, parent: parentName(real), root: realRoot, info: info}, nil
 }
 
+// sameFile reports whether path is the file info describes.
+func sameFile(path string, info fs.FileInfo) bool {
+	fi, err := os.Stat(path)
+	return err == nil && os.SameFile(fi, info)
+}
+
 // resolve returns the absolute path the kernel reaches through path:
 // symlinks and ".." are taken in the order the kernel takes them, so
 // link/../plan.md is plan.md in the directory above link's target, never
-// the plan.md beside link (which a lexical clean would pick).
+// the plan.md beside link (which a lexical clean would pick). Through a
+// descriptor link (/dev/fd/N) it is the path the kernel gives the open
+// file, which the caller checks is that file.
 func resolve(path string) (string, error) {
 	real, err := filepath.EvalSymlinks(path)
 	if err != nil {
@@ -68,16 +90,35 @@ func resolve(path string) (string, error) {
 		return filepath.Abs(real)
 	}
 	// real holds no symlink; only leading ".." elements may be left, and
-	// they apply to the physical working directory (os.Getwd may return
-	// $PWD, which can run through symlinks).
+	// they apply to the physical working directory.
+	wd, err := physicalWd()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(wd, real), nil
+}
+
+// absolute is path as given, after the physical working directory when
+// relative: text, not cleaned (the kernel resolves it, not us).
+func absolute(path string) (string, error) {
+	if filepath.IsAbs(path) {
+		return path, nil
+	}
+	wd, err := physicalWd()
+	if err != nil {
+		return "", err
+	}
+	return wd + string(filepath.Separator) + path, nil
+}
+
+// physicalWd is the working directory with symlinks resolved (os.Getwd
+// may return $PWD, which can run through symlinks).
+func physicalWd() (string, error) {
 	wd, err := os.Getwd()
 	if err != nil {
 		return "", err
 	}
-	if wd, err = filepath.EvalSymlinks(wd); err != nil {
-		return "", err
-	}
-	return filepath.Join(wd, real), nil
+	return filepath.EvalSymlinks(wd)
 }
 
 // namedBy reports whether text, a plan path as a marker or a ledger's
@@ -89,6 +130,11 @@ func (p *planFile) namedBy(text string) bool {
 		return true
 	}
 	path := p.recorded(text)
+	if atomicfile.ThroughDescriptor(path) {
+		// What this process has open there, not the plan recorded: such a
+		// path names a plan by its text alone.
+		return false
+	}
 	if fi, err := os.Stat(path); err == nil {
 		return os.SameFile(fi, p.info)
 	}
@@ -114,6 +160,9 @@ func (p *planFile) recorded(text string) string {
 // gone returns text, a plan path recorded in a marker or a ledger, when no
 // such file exists any more, and "" when it does (or cannot be told).
 func (p *planFile) gone(text string) string {
+	if atomicfile.ThroughDescriptor(p.recorded(text)) {
+		return text // a plan that was only ever open, never a file of record
+	}
 	_, err := os.Stat(p.recorded(text))
 	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
 		return text

@@ -77,14 +77,44 @@ func TestSame(t *testing.T) {
 func TestCandidateNames(t *testing.T) {
 	var got []string
 	for i := 0; i < 4; i++ {
-		got = append(got, candidateName("plan", "b", i))
+		got = append(got, candidateName("plan", "b", i, 255))
 	}
 	assert.Equal(t, []string{"plan", "plan-b", "plan-b-2", "plan-b-3"}, got)
 	got = got[:0]
 	for i := 0; i < 3; i++ {
-		got = append(got, candidateName("plan", "", i))
+		got = append(got, candidateName("plan", "", i, 255))
 	}
 	assert.Equal(t, []string{"plan", "plan-2", "plan-3"}, got)
+}
+
+// diff2 (2026-12-04): a later candidate longer than the file system's
+// longest name is cut to fit, its -N kept, never inside a UTF-8 character;
+// the first, the script's name, is never cut.
+func TestLongCandidateNamesAreCutToFit(t *testing.T) {
+	slug := strings.Repeat("p", 240)
+	for _, c := range []struct {
+		slug, parent string
+		i, limit     int
+		want         string
+	}{
+		{slug, "a", 1, 255, slug + "-a"},
+		{slug + "pppppppppppppppppp", "a", 0, 20, slug + "pppppppppppppppppp"},
+		{slug, strings.Repeat("b", 20), 1, 255, slug + "-" + strings.Repeat("b", 14)},
+		{slug, strings.Repeat("b", 20), 2, 255, slug + "-" + strings.Repeat("b", 12) + "-2"},
+		{slug, strings.Repeat("b", 20), 12, 255, slug + "-" + strings.Repeat("b", 11) + "-12"},
+		{slug, "x" + strings.Repeat("é", 15), 1, 255, slug + "-x" + strings.Repeat("é", 6)},
+		{slug, "x" + strings.Repeat("€", 15), 1, 255, slug + "-x" + strings.Repeat("€", 4)},
+		{slug, "x" + strings.Repeat("😀", 15), 1, 255, slug + "-x" + strings.Repeat("😀", 3)},
+		{slug, "", 1, 242, strings.Repeat("p", 240) + "-2"},
+		{slug, "", 1, 241, strings.Repeat("p", 239) + "-2"},
+		{strings.Repeat("é", 127), "", 1, 255, strings.Repeat("é", 126) + "-2"},
+		{"plan", "b", 2, 2, "plan-b-2"},                 // no room for anything: the kernel says so
+		{"\x80\x80\x80\x80\x80\x80", "b", 1, 3, "\x80"}, // not UTF-8: never an empty name
+		{"a\x80\x80\x80\x80\x80", "b", 1, 5, "a\x80"},
+	} {
+		got := candidateName(c.slug, c.parent, c.i, c.limit)
+		assert.Equal(t, c.want, got, "%q %q %d %d", c.slug, c.parent, c.i, c.limit)
+	}
 }
 
 func TestStyleOf(t *testing.T) {

@@ -87,54 +87,96 @@ func Ensure(root, plan, slug string) (string, []Orphan, error) {
 	if err := os.MkdirAll(base, 0o777); err != nil {
 		return "", nil, ioError(err)
 	}
+	// Rewritten on every call, in place, as the script's `printf '*\n' >`
+	// does: a user who deleted or edited it gets it back. It comes first,
+	// so that no failure below (nor a signal) leaves .superpowers/sdd/
+	// showing in git status; the script writes it only once its mkdir -p
+	// succeeded. One that cannot be written now is tried again where the
+	// script writes it (it may be a symlink into a workspace not made
+	// yet), and only that failure counts.
+	gitignore := base + string(host.sep) + ".gitignore"
+	ignored := writeInPlace(gitignore, "*\n") == nil
+	dir, orphans, err := find(root, base, plan, slug)
+	if err != nil {
+		return "", nil, err
+	}
+	if !ignored {
+		if err := writeInPlace(gitignore, "*\n"); err != nil {
+			return "", nil, ioError(err)
+		}
+	}
+	return dir, orphans, nil
+}
+
+// find claims the first candidate under base (root's .superpowers/sdd)
+// that plan may have, and returns it with the orphans passed over on the
+// way.
+func find(root, base, plan, slug string) (string, []Orphan, error) {
 	pf, err := identify(root, plan)
 	if err != nil {
 		return "", nil, ioError(err)
 	}
-	var dir string
+	limit := nameMax(base)
 	var orphans []Orphan
+	tried := map[string]bool{}
 	for i := 0; ; i++ {
 		if i == maxCandidates {
 			return "", nil, exit.Ownf(exit.IO, "no free workspace name for %s under %s", plan, base)
 		}
-		candidate := base + string(host.sep) + candidateName(slug, pf.parent, i)
+		candidate := base + string(host.sep) + candidateName(slug, pf.parent, i, limit)
+		if tried[candidate] {
+			continue // a cut name that meets one already passed over
+		}
+		tried[candidate] = true
 		owned, gone, err := claim(candidate, pf)
 		if err != nil {
 			return "", nil, ioError(err)
 		}
 		if owned {
-			dir = candidate
-			break
+			return candidate, orphans, nil
 		}
 		if gone != "" {
 			orphans = append(orphans, Orphan{Dir: candidate, Plan: gone})
 		}
 	}
-	// Rewritten on every call, in place, as the script's `printf '*\n' >`
-	// does: a user who deleted or edited it gets it back.
-	if err := writeInPlace(base+string(host.sep)+".gitignore", "*\n"); err != nil {
-		return "", nil, ioError(err)
-	}
-	return dir, orphans, nil
 }
 
 // candidateName is the i-th name tried for a plan: slug, slug-parent,
 // slug-parent-2, slug-parent-3, … A parent that cannot be part of a name
-// (the file system root) is left out.
-func candidateName(slug, parent string, i int) string {
+// (the file system root, a plan that is only an open file) is left out.
+// The first name is the script's, always as it is; a later one longer than
+// limit bytes (the file system's longest name) is made to fit: slug-parent
+// is cut at its end, never inside a UTF-8 character, and the -N follows.
+// Cut names may meet an earlier one; the markers tell them apart.
+func candidateName(slug, parent string, i, limit int) string {
 	if i == 0 {
 		return slug
 	}
-	name := slug
+	stem := slug
 	if parent != "" {
-		name += "-" + parent
+		stem += "-" + parent
 	} else {
 		i++ // slug-2 comes right after slug
 	}
+	suffix := ""
 	if i >= 2 {
-		name += "-" + strconv.Itoa(i)
+		suffix = "-" + strconv.Itoa(i)
 	}
-	return name
+	return fit(stem, limit-len(suffix)) + suffix
+}
+
+// fit is s cut to at most n bytes, backing off over the continuation bytes
+// of a UTF-8 character the cut would split (at most three, and never to
+// nothing). With no room at all s is left whole, for the kernel to refuse.
+func fit(s string, n int) string {
+	if len(s) <= n || n <= 0 {
+		return s
+	}
+	cut := n
+	for k := 0; k < 3 && cut > 1 && s[cut]&0xC0 == 0x80; k++ {
+		cut--
+	}
+	return s[:cut]
 }
 
 // claim makes dir the workspace of plan p if it can: it creates dir when

@@ -87,7 +87,7 @@ func run() error {
 		return err
 	}
 	bin := filepath.Join(work, "bin")
-	build := ship.Build{Go: goTool, Root: root, Out: bin, Extra: []string{"./internal/dev/bench/floor"}}
+	build := ship.Build{Go: goTool, Root: root, Out: bin, Only: ship.DropIns, Extra: []string{"./internal/dev/bench/floor"}}
 	if err := build.Run(ctx); err != nil {
 		return fmt.Errorf("%w (run from the module root)", err)
 	}

@@ -1,4 +1,4 @@
-// Command build builds (or installs) the three commands exactly as they
+// Command build builds (or installs) the four commands exactly as they
 // ship (internal/dev/ship): the Makefile's build and install targets run it,
 // so the build line is written once.
 //

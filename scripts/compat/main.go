@@ -87,7 +87,7 @@ func run() int {
 			fmt.Fprintln(os.Stderr, "compat:", err)
 			return 2
 		}
-		b := ship.Build{Go: os.Getenv("GO"), Root: root, Out: dir}
+		b := ship.Build{Go: os.Getenv("GO"), Root: root, Out: dir, Only: ship.DropIns}
 		if err := b.Run(ctx); err != nil {
 			fmt.Fprintf(os.Stderr, "compat: building our binaries (run from the sdd-go module root, or pass -ours DIR): %v\n", err)
 			return 2

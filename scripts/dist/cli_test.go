@@ -15,7 +15,7 @@ import (
 // TestClaudeCodeLoadsThePluginArchive runs the pinned Claude Code CLI
 // ($SDD_CLAUDE_CODE; skipped without it) on the plugin archive make dist
 // builds for this machine: extracted, it passes `claude plugin validate
-// --strict` and provides the skill and the three binaries; as it is, the
+// --strict` and provides the skill and the four binaries; as it is, the
 // zip loads with `claude --plugin-dir ARCHIVE.zip`.
 func TestClaudeCodeLoadsThePluginArchive(t *testing.T) {
 	claudecode.Binary(t)
@@ -44,7 +44,7 @@ func TestClaudeCodeLoadsThePluginArchive(t *testing.T) {
 	}
 	p := claudecode.ValidateStrict(t, home, dir)
 	assert.Equal(t, []string{"sdd-go:subagent-driven-development"}, p.Skills)
-	assert.Equal(t, []string{"review-package", "sdd-workspace", "task-brief"}, p.Bin)
+	assert.Equal(t, []string{"review-package", "sdd-ledger", "sdd-workspace", "task-brief"}, p.Bin)
 
 	stdout, stderr, code := claudecode.Offline(t, home, "--plugin-dir", zip, "plugin", "list")
 	require.Equal(t, 0, code, stderr)

@@ -1,4 +1,4 @@
-// Command dist builds the release archives: the three binaries for every
+// Command dist builds the release archives: the four binaries for every
 // target a release ships, each packed with the skill text, README and
 // LICENSE, the same as a Claude Code plugin, and one checksums file.
 //

@@ -21,7 +21,7 @@ import (
 // TestClaudeCodeLoadsThePlugin: the installed plugin passes `claude
 // plugin validate --strict` (no error, no warning, the manifest file
 // included), provides the skill as sdd-go:subagent-driven-development and
-// the three binaries, and `claude plugin list` shows sdd-go@skills-dir
+// the four binaries, and `claude plugin list` shows sdd-go@skills-dir
 // loaded from where it was installed.
 func TestClaudeCodeLoadsThePlugin(t *testing.T) {
 	claudecode.Binary(t)
@@ -31,7 +31,7 @@ func TestClaudeCodeLoadsThePlugin(t *testing.T) {
 
 	p := claudecode.ValidateStrict(t, h.home, h.plugin())
 	assert.Equal(t, []string{"sdd-go:subagent-driven-development"}, p.Skills)
-	assert.Equal(t, []string{"review-package", "sdd-workspace", "task-brief"}, p.Bin)
+	assert.Equal(t, []string{"review-package", "sdd-ledger", "sdd-workspace", "task-brief"}, p.Bin)
 
 	stdout, stderr, code := claudecode.Offline(t, h.home, "plugin", "list")
 	require.Equal(t, 0, code, stderr)

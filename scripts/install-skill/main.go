@@ -1,5 +1,5 @@
 // Command install-skill installs sdd-go for Claude Code as one plugin, the
-// skill and the three binaries together, and, on request, swaps the bash
+// skill and the four binaries together, and, on request, swaps the bash
 // scripts of an installed superpowers skill for the binaries.
 //
 // Run it from a clone of sdd-go:
@@ -81,7 +81,7 @@ const usageText = `usage: go run ./scripts/install-skill [--dir DIR] [--force] [
        go run ./scripts/install-skill --replace-scripts DIR [--bin DIR] [--force]
        go run ./scripts/install-skill --restore DIR [--force]
 
-Installs the Claude Code plugin sdd-go (the skill and the three binaries) into
+Installs the Claude Code plugin sdd-go (the skill and the four binaries) into
 ~/.claude/skills/sdd-go/, or swaps the bash scripts of an installed superpowers
 skill for the binaries and back.
 

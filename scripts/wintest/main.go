@@ -1,5 +1,5 @@
 // Command wintest runs the Windows end-to-end tests under Wine (make
-// test-windows): the three commands, install-skill and two test binaries are
+// test-windows): the four commands, install-skill and two test binaries are
 // cross-built for windows/amd64 and run as the PE files a Windows user gets,
 // against the real git of this machine.
 //

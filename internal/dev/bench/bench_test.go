@@ -67,7 +67,7 @@ func binaries(tb testing.TB) string {
 			built.err = err
 			return
 		}
-		b := ship.Build{Root: filepath.Dir(strings.TrimSpace(string(gomod))), Out: built.dir, Extra: []string{floorPackage}}
+		b := ship.Build{Root: filepath.Dir(strings.TrimSpace(string(gomod))), Out: built.dir, Only: ship.DropIns, Extra: []string{floorPackage}}
 		built.err = b.Run(context.Background())
 	})
 	require.NoError(tb, built.err)

@@ -14,6 +14,11 @@ import (
 // (docs/spec.md diff2): present in ours, absent in the reference.
 var markerFile = regexp.MustCompile(`(^|/)\.superpowers/sdd/[^/]+/plan-path$`)
 
+// gitignoreFile matches the .gitignore beside the workspaces: ours writes
+// it before the workspace is looked for (docs/spec.md ws5, diff2), the
+// reference only after its mkdir -p succeeded.
+var gitignoreFile = regexp.MustCompile(`(^|/)\.superpowers/sdd/\.gitignore$`)
+
 // defaultOutfile matches the files the tools write when OUTFILE is omitted.
 var defaultOutfile = regexp.MustCompile(`(^|/)\.superpowers/sdd/[^/]+/(task-.*-brief\.md|review-.*\.diff)$`)
 
@@ -48,6 +53,10 @@ func compareSides(s *Scenario, ref, ours *sideResult, root string) (diffs, notes
 		if d.ref == nil && d.ours.kind == 'f' && markerFile.MatchString(d.path) {
 			continue // difference 2: the marker
 		}
+		if d.ref == nil && gitignoreOnFailure(d, ref) {
+			notes = append(notes, "difference 2: the .gitignore of a failed step")
+			continue
+		}
 		if partialOutfileOfSomeStep(s, d, ref, ours, root) {
 			notes = append(notes, "difference 3: "+d.String())
 			continue
@@ -55,6 +64,21 @@ func compareSides(s *Scenario, ref, ours *sideResult, root string) (diffs, notes
 		diffs = append(diffs, "tree: "+d.String())
 	}
 	return diffs, notes
+}
+
+// gitignoreOnFailure is difference 2's .gitignore (ws5): only ours has
+// .superpowers/sdd/.gitignore, exactly as it writes it, and the reference
+// failed a step, where its mkdir -p left .superpowers/sdd/ without one.
+func gitignoreOnFailure(d treeDiff, ref *sideResult) bool {
+	if d.ours == nil || d.ours.kind != 'f' || string(d.ours.data) != "*\n" || !gitignoreFile.MatchString(d.path) {
+		return false
+	}
+	for _, st := range ref.steps {
+		if st.exit != 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // partialOutfileOfSomeStep is difference 3 for path d.path: some step

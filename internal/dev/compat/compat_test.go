@@ -876,3 +876,33 @@ exit $rc`},
 		})
 	}
 }
+
+// TestJudgeGitignoreOfAFailedStep: ours writes .superpowers/sdd/.gitignore
+// before the workspace is looked for (docs/spec.md ws5), so where the
+// reference's mkdir -p fails only ours has it. That, and only that, is
+// difference 2; the same file after a step the reference passed, or with
+// other bytes, is a difference.
+func TestJudgeGitignoreOfAFailedStep(t *testing.T) {
+	dir := entry{kind: 'd', perm: 0o755}
+	blocker := entry{kind: 'f', perm: 0o644, data: []byte("a file where the workspace goes\n")}
+	pre := snapshot{"repo": dir, "repo/.superpowers": dir, "repo/.superpowers/sdd": dir, "repo/.superpowers/sdd/plan": blocker}
+	with := func(data string) snapshot {
+		out := snapshot{"repo/.superpowers/sdd/.gitignore": entry{kind: 'f', perm: 0o644, data: []byte(data)}}
+		for k, v := range pre {
+			out[k] = v
+		}
+		return out
+	}
+	s := &Scenario{steps: []step{{cmd: "sdd-workspace", dir: "repo", args: []string{"plan.md"}}}, modelled: map[string]bool{}}
+	side := func(exit int, final snapshot) *sideResult {
+		return &sideResult{steps: []outcome{{exit: exit}}, pre: []snapshot{pre}, final: final}
+	}
+	v := judge(s, side(1, pre), side(1, with("*\n")), "/r")
+	assert.Empty(t, v.diffs)
+	assert.Contains(t, strings.Join(v.notes, "; "), "difference 2: the .gitignore of a failed step")
+
+	v = judge(s, side(1, pre), side(1, with("*\n!x\n")), "/r")
+	assert.NotEmpty(t, v.diffs, "other bytes")
+	v = judge(s, side(0, pre), side(0, with("*\n")), "/r")
+	assert.NotEmpty(t, v.diffs, "the reference did not fail")
+}

@@ -10,9 +10,6 @@ import (
 // SubagentType is the Agent tool's subagent type of every dispatch.
 const SubagentType = "general-purpose"
 
-// NoReportLine was the Reviewer prompt's Report line when there is no
-// report; the role file now tells a reviewer what a missing report means.
-
 // stopped unwinds a script once it has said its last words.
 type stopped string
 

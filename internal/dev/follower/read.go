@@ -136,7 +136,6 @@ const IdentityPrefix = "# SDD ledger — plan: "
 
 var (
 	wrotePackageRe = regexp.MustCompile(`(?m)^wrote (.+\.diff): (\d+) commit\(s\), (\d+) bytes$`)
-	wroteBriefRe   = regexp.MustCompile(`(?m)^wrote (.+): (\d+) lines$`)
 )
 
 // wrotePackage finds review-package's line in a block's output.
@@ -232,30 +231,3 @@ func joinFindings(fs []finding) string {
 	}
 	return strings.Join(parts, "; ")
 }
-
-// oneLiners reads "a; b" or "none".
-func oneLiners(s string) []string {
-	s = strings.TrimSpace(s)
-	if s == "none" || s == "" {
-		return nil
-	}
-	var out []string
-	for _, p := range strings.Split(s, "; ") {
-		if p = strings.TrimSpace(p); p != "" {
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
-// quoteMinors writes <minors>: each one-liner in single quotes,
-// space-separated (the text keeps single quotes out of one-liners).
-func quoteMinors(ms []string) string {
-	var q []string
-	for _, m := range ms {
-		q = append(q, "'"+strings.ReplaceAll(m, "'", "")+"'")
-	}
-	return strings.Join(q, " ")
-}
-
-var findingIDRe = regexp.MustCompile(`^F\d+$`)

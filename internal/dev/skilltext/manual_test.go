@@ -67,7 +67,14 @@ func outsidePlan(r *testutil.Repo) string {
 	return p
 }
 
-var wsPlans = []string{"docs/a/plan.md", "docs/b/plan.md", "docs/x/a/plan.md", "plan.md"}
+// long is a slug that leaves 15 bytes of a 255-byte name for the rest.
+var long = strings.Repeat("p", 240)
+
+// manyE is a directory name of two-byte characters.
+var manyE = "x" + strings.Repeat("é", 15)
+
+var wsPlans = []string{"docs/a/plan.md", "docs/b/plan.md", "docs/x/a/plan.md", "plan.md",
+	"docs/a/" + long + ".md", "docs/bbbbbbbbbbbbbbbbbbbb/" + long + ".md", "docs/" + manyE + "/" + long + ".md"}
 
 func wsCases() []wsCase {
 	marker := func(r *testutil.Repo, dir, plan string) { r.Write(".superpowers/sdd/"+dir+"/plan-path", plan+"\n") }
@@ -108,6 +115,15 @@ func wsCases() []wsCase {
 		{name: "a plan outside the repository, its name taken", want: "plan-outside",
 			planFor: func(r *testutil.Repo) string { return outsidePlan(r) },
 			setup:   func(r *testutil.Repo) { marker(r, "plan", "docs/b/plan.md") }},
+		{name: "a long name taken", plan: "docs/bbbbbbbbbbbbbbbbbbbb/" + long + ".md", want: long + "-" + strings.Repeat("b", 14),
+			setup: func(r *testutil.Repo) { marker(r, long, "docs/a/"+long+".md") }},
+		{name: "two long names taken", plan: "docs/bbbbbbbbbbbbbbbbbbbb/" + long + ".md", want: long + "-" + strings.Repeat("b", 12) + "-2",
+			setup: func(r *testutil.Repo) {
+				marker(r, long, "docs/a/"+long+".md")
+				marker(r, long+"-"+strings.Repeat("b", 14), "docs/x/a/plan.md")
+			}},
+		{name: "a long name taken, cut before a character", plan: "docs/" + manyE + "/" + long + ".md", want: long + "-x" + strings.Repeat("é", 6),
+			setup: func(r *testutil.Repo) { marker(r, long, "docs/a/"+long+".md") }},
 		{name: "through a symlinked directory, its name taken", plan: "docs/link/plan.md", want: "plan-a",
 			setup: func(r *testutil.Repo) {
 				marker(r, "plan", "docs/b/plan.md")
@@ -373,12 +389,20 @@ func TestManualCatches(t *testing.T) {
 		requireCatches(t, manualWorkspaceProblems(t, broken, sh, pick("no marker, a ledger of a plan that is gone: skipped")), "the recipe picks")
 	})
 	t.Run("no second name", func(t *testing.T) {
-		broken := x.edit(t, manualMD, "1) ws=$sdd/$slug-$parent ;;", "1) ws=$sdd/$slug-$parent-1 ;;")
+		broken := x.edit(t, manualMD, "1) ws=$sdd/$(fit \"$slug-$parent\" '') ;;", "1) ws=$sdd/$(fit \"$slug-$parent\" '-1') ;;")
 		requireCatches(t, manualWorkspaceProblems(t, broken, sh, pick("taken by another plan's marker")), "the recipe picks")
 	})
 	t.Run("a marker without a newline", func(t *testing.T) {
 		broken := x.edit(t, manualMD, "mkdir \"$ws\" && printf '%s\\n' \"$id\"", "mkdir \"$ws\" && printf '%s' \"$id\"")
 		requireCatches(t, manualWorkspaceProblems(t, broken, sh, pick("fresh")), "plan-path")
+	})
+	t.Run("long names not cut", func(t *testing.T) {
+		broken := x.edit(t, manualMD, "  STEM=$1 TAIL=$2 MAX=$max", "  STEM=$1 TAIL=$2 MAX=9999")
+		requireCatches(t, manualWorkspaceProblems(t, broken, sh, pick("a long name taken")), "the recipe exits")
+	})
+	t.Run("a character split", func(t *testing.T) {
+		broken := x.edit(t, manualMD, "k < 3 && n > 1", "k < 0 && n > 1")
+		requireCatches(t, manualWorkspaceProblems(t, broken, sh, pick("a long name taken, cut before a character")), "the recipe picks")
 	})
 	t.Run("headings in fences", func(t *testing.T) {
 		broken := x.edit(t, manualMD, "/^```/ { fenced = !fenced } ", "")

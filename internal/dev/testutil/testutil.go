@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -61,7 +62,7 @@ func ModuleRoot() string {
 	}
 }
 
-// BuildBinaries compiles the three commands into a fresh directory once per
+// BuildBinaries compiles the four commands into a fresh directory once per
 // process, exactly as they ship, and returns it. Under `go test -race` they
 // are built with the race detector too, so the suite's runs of the real
 // binaries check the product, not only the test code. The directory is
@@ -347,4 +348,28 @@ func ScriptEnv(env *testscript.Env, binDir string) error {
 		}
 	}
 	return nil
+}
+
+// EntriesCmd is the testscript command `entries DIR [NAME...]`: DIR holds
+// exactly the names given (in any order, compared exactly): no temporary
+// file left, no second workspace, no package a refused step would have
+// written.
+//
+//	entries .superpowers/sdd .gitignore plan
+func EntriesCmd(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) < 1 {
+		ts.Fatalf("usage: entries DIR [NAME...]")
+	}
+	ents, err := os.ReadDir(ts.MkAbs(args[0]))
+	ts.Check(err)
+	var got []string
+	for _, e := range ents {
+		got = append(got, e.Name())
+	}
+	want := slices.Clone(args[1:])
+	slices.Sort(got)
+	slices.Sort(want)
+	if eq := slices.Equal(got, want); eq == neg {
+		ts.Fatalf("%s holds %q, want %s%q", args[0], got, map[bool]string{true: "not "}[neg], want)
+	}
 }

@@ -84,7 +84,7 @@ func TestScripts(t *testing.T) {
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"status":   testutil.StatusCmd,
 			"unescape": cmdUnescape,
-			"entries":  cmdEntries,
+			"entries":  testutil.EntriesCmd,
 			"hold":     cmdHold,
 			"release":  cmdRelease,
 			"sleepers": cmdSleepers,
@@ -146,28 +146,6 @@ func cmdUnescape(ts *testscript.TestScript, neg bool, args []string) {
 		}
 	}
 	ts.Check(os.WriteFile(ts.MkAbs(args[1]), []byte(b.String()), 0o666))
-}
-
-// cmdEntries checks that a directory holds exactly the names given (in any
-// order, compared exactly): no temporary file left, no second workspace.
-//
-//	entries .superpowers/sdd .gitignore plan
-func cmdEntries(ts *testscript.TestScript, neg bool, args []string) {
-	if len(args) < 1 {
-		ts.Fatalf("usage: entries DIR [NAME...]")
-	}
-	ents, err := os.ReadDir(ts.MkAbs(args[0]))
-	ts.Check(err)
-	var got []string
-	for _, e := range ents {
-		got = append(got, e.Name())
-	}
-	want := slices.Clone(args[1:])
-	slices.Sort(got)
-	slices.Sort(want)
-	if eq := slices.Equal(got, want); eq == neg {
-		ts.Fatalf("%s holds %q, want %s%q", args[0], got, map[bool]string{true: "not "}[neg], want)
-	}
 }
 
 // held are the files cmdHold keeps open, by the script's name for them.
