@@ -20,7 +20,7 @@ PRODUCT_TARGETS := all build install install-skill demo dist clean
 ## help: list every target with one line each: the product's, then the tooling's.
 help:
 	@grep -h '^## [a-z-]*:' $(MAKEFILE_LIST) | sed 's/^## //' | awk -v product=' $(PRODUCT_TARGETS) ' '\
-		{ i = index($$0, ": "); t = substr($$0, 1, i - 1); line = sprintf("  %-14s %s", t, substr($$0, i + 2)); \
+		{ i = index($$0, ": "); t = substr($$0, 1, i - 1); line = sprintf("  %-19s %s", t, substr($$0, i + 2)); \
 		  if (index(product, " " t " ")) p = p line "\n"; else d = d line "\n" } \
 		END { printf "Build and install (the product):\n%s\nCheck and measure (the tooling):\n%s", p, d }'
 

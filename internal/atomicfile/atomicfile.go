@@ -60,7 +60,10 @@ type File struct {
 	target string   // the path finally written: name with symlinks followed (name itself past a procfs link)
 	temp   *temp    // the file being written before it is published; nil when writing the target itself
 	f      *os.File // nil until opened (in place, the first write opens it)
-	done   bool
+	// scratch are more temporary files beside it (Scratch), discarded
+	// when it is finished.
+	scratch []*temp
+	done    bool
 }
 
 // temp is a file written before it is published: unnamed where the system
@@ -294,6 +297,32 @@ func (f *File) OSFile() (*os.File, error) {
 	return f.f, nil
 }
 
+// Scratch makes another temporary file beside the output, unnamed where
+// the output's is, for a part of it that is written out of order (a child
+// process writing straight into it, the part copied in afterwards: on the
+// same file system, the kernel copies it without this process). It is
+// discarded when the output is committed or aborted. An output written in
+// place has none: no temporary file may be possible where it is.
+func (f *File) Scratch() (*os.File, error) {
+	if f.temp == nil || f.done {
+		return nil, errors.New("atomicfile: no scratch file beside " + f.name)
+	}
+	t, err := newTemp(dirOf(f.target), 0, false)
+	if err != nil {
+		return nil, err
+	}
+	f.scratch = append(f.scratch, t)
+	return t.f, nil
+}
+
+// dropScratch discards the scratch files.
+func (f *File) dropScratch() {
+	for _, t := range f.scratch {
+		t.discard()
+	}
+	f.scratch = nil
+}
+
 // open opens the target itself, the way the shell's `>` does.
 func (f *File) open() error {
 	file, err := os.OpenFile(f.target, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o666)
@@ -321,6 +350,7 @@ func (f *File) Commit() error {
 	if f.temp == nil {
 		return f.f.Close()
 	}
+	f.dropScratch() // first: the space they hold may be needed
 	return f.temp.publish(f.target)
 }
 
@@ -331,6 +361,7 @@ func (f *File) Abort() {
 		return
 	}
 	f.done = true
+	f.dropScratch()
 	switch {
 	case f.temp != nil:
 		f.temp.discard()

@@ -66,6 +66,38 @@ func TestAbortLeavesNothing(t *testing.T) {
 	assert.Empty(t, names(t, dir))
 }
 
+// Scratch files are made beside the output, for parts written out of
+// order, and go with it, whether it is published or abandoned.
+func TestScratchGoesWithTheOutput(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "out.md")
+	for _, publish := range []bool{true, false} {
+		f, err := Create(target)
+		require.NoError(t, err)
+		s, err := f.Scratch()
+		require.NoError(t, err)
+		_, err = s.WriteString("a part\n")
+		require.NoError(t, err)
+		if publish {
+			require.NoError(t, f.Commit())
+			assert.Equal(t, []string{"out.md"}, names(t, dir))
+		} else {
+			f.Abort()
+			assert.Empty(t, names(t, dir))
+		}
+		_, err = s.WriteString("more")
+		assert.Error(t, err, "closed")
+		_ = os.Remove(target)
+	}
+
+	// An output written in place has no scratch files: no temporary file
+	// may be possible where it is.
+	require.NoError(t, os.WriteFile(target, nil, 0o644))
+	f := &File{name: target, target: target}
+	_, err := f.Scratch()
+	assert.Error(t, err)
+}
+
 // Where no unnamed file can be made, a named one is used: it is announced
 // (BeforeNamed) before it exists, so a signal handler can be ready,
 // tracked, and removed by RemoveTracked as a dying process would; after

@@ -37,8 +37,8 @@ func runReviewPackage(ctx context.Context, env *cliapp.Env, args []string) error
 		return err
 	}
 	// Git runs one call at a time, in the script's order, so that its
-	// messages come in that order and a partial clone fetches each missing
-	// blob once.
+	// messages come in that order, up to the package, whose calls
+	// reviewpkg runs side by side where that changes nothing one can see.
 	if err := verify(ctx, env, "BASE", base); err != nil {
 		return err
 	}
@@ -72,20 +72,16 @@ func runReviewPackage(ctx context.Context, env *cliapp.Env, args []string) error
 	if err != nil {
 		return exit.File(exit.IO, out, err)
 	}
-	size, err := reviewpkg.Write(ctx, env.Git, file, base, head)
+	// The commits are counted before the package is published: a failure
+	// there leaves no package behind.
+	size, n, err := reviewpkg.Write(ctx, env.Git, reviewpkg.Output{File: file, Scratch: f.Scratch}, base, head)
 	if err != nil {
 		return packageError(ctx, out, err)
-	}
-	// Counted before the package is published: a failure here leaves no
-	// package behind.
-	n, err := env.Git.Output(ctx, "rev-list", "--count", "--end-of-options", base+".."+head)
-	if err != nil {
-		return err
 	}
 	if err := commit(f, out); err != nil {
 		return err
 	}
-	_, err = fmt.Fprintf(env.Stdout, "wrote %s: %s commit(s), %d bytes\n", out, git.TrimCommandSubstitution(n), size)
+	_, err = fmt.Fprintf(env.Stdout, "wrote %s: %s commit(s), %d bytes\n", out, n, size)
 	return err
 }
 

@@ -864,7 +864,7 @@ func runCarry(ctx context.Context, env *cliapp.Env, args []string) error {
 	if err := workspace.Remark(orphan.Dir, r.id); err != nil {
 		return exit.FileOf(exit.IO, err)
 	}
-	if err := os.RemoveAll(r.dir); err != nil {
+	if err := removeAll(r.dir); err != nil {
 		return exit.FileOf(exit.IO, err)
 	}
 	fmt.Fprintf(env.Stdout, "carried %s over: it is %s's workspace now (%d ledger lines kept); removed %s\nLedger: ledger=this\n", orphan.Dir, r.plan, len(lines)-1, r.dir)
@@ -1301,6 +1301,18 @@ func runFinal(ctx context.Context, env *cliapp.Env, args []string) error {
 	if err := runReviewPackage(ctx, env, []string{r.plan, base, head}); err != nil {
 		return err
 	}
+	// In a plan of one task the whole branch is that task's range: its
+	// review file stands where the final review's goes, and read as Final's
+	// it would close Final unreviewed. It goes; the task is complete.
+	for _, name := range r.Files() {
+		if ledger.IsReviewOf(name, base, head) {
+			p := inWorkspace(r.dir, name)
+			if err := os.Remove(p); err != nil {
+				return exit.File(exit.IO, p, err)
+			}
+			fmt.Fprintf(env.Stdout, "removed %s: a task's review of these same commits, not the final review\n", p)
+		}
+	}
 	if err := r.append(lf, ledger.FormatBase(ledger.FinalUnit, base), ledger.FormatReviewedHead(ledger.FinalUnit, head)); err != nil {
 		return err
 	}
@@ -1347,7 +1359,7 @@ func runFinish(ctx context.Context, env *cliapp.Env, args []string) error {
 	}
 	fmt.Fprintf(w, "verdict: %s\n", verdict)
 	lf.Close()
-	if err := os.RemoveAll(r.dir); err != nil {
+	if err := removeAll(r.dir); err != nil {
 		return exit.FileOf(exit.IO, err)
 	}
 	fmt.Fprintf(w, "removed %s\n", r.dir)

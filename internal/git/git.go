@@ -79,10 +79,34 @@ type Runner struct {
 	path     string
 	lookErr  *Error
 	stdin    *os.File
+	stderrMu sync.Mutex
 }
 
 // New returns a Runner whose git diagnostics go to stderr.
 func New(stderr io.Writer) *Runner { return &Runner{Stderr: stderr} }
+
+// stderr is where a run's diagnostics go by default: the runner's Stderr,
+// handed to git as is when it is a file, else through a lock, since runs
+// started side by side (Start) write to it each from a goroutine of its
+// own.
+func (r *Runner) stderr() io.Writer {
+	if f, ok := r.Stderr.(*os.File); ok {
+		return f
+	}
+	return &lockedWriter{mu: &r.stderrMu, w: r.Stderr}
+}
+
+// lockedWriter writes to w under mu.
+type lockedWriter struct {
+	mu *sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
 
 // lookup finds git on PATH (bash's default path when PATH is unset) once
 // per process, and the standard input git inherits (none when this process
@@ -175,11 +199,11 @@ func nonExecutable(dirs, name string) string {
 
 // run runs git with args to completion, its stdout going to stdout (a file
 // git writes to directly, or a writer fed through a pipe: then run returns
-// how many bytes reached it), its stderr to the runner's Stderr. When ctx
-// ends, git is stopped with the signal that ended ctx (see exit.Signaled),
-// so it can tidy up as it would have under the shell, and killed if it is
-// still there killDelay later.
-func (r *Runner) run(ctx context.Context, stdout io.Writer, args []string) (int64, error) {
+// how many bytes reached it), its stderr to stderr (nil: the runner's
+// Stderr). When ctx ends, git is stopped with the signal that ended ctx
+// (see exit.Signaled), so it can tidy up as it would have under the shell,
+// and killed if it is still there killDelay later.
+func (r *Runner) run(ctx context.Context, stdout, stderr io.Writer, args []string) (int64, error) {
 	path, lerr := r.lookup()
 	if lerr != nil {
 		return 0, &Error{Args: args, Status: lerr.Status, Err: lerr.Err, Unstarted: lerr.Unstarted}
@@ -195,7 +219,10 @@ func (r *Runner) run(ctx context.Context, stdout io.Writer, args []string) (int6
 	} else {
 		cmd.Stdout = out
 	}
-	cmd.Stderr = r.Stderr
+	cmd.Stderr = stderr
+	if stderr == nil {
+		cmd.Stderr = r.stderr()
+	}
 	cmd.SysProcAttr = sysProcAttr()
 	cmd.Cancel = func() error {
 		time.AfterFunc(killDelay, func() { _ = cmd.Process.Kill() })
@@ -294,14 +321,14 @@ func startError(path string, args []string, err error) error {
 // runner's Stderr.
 func (r *Runner) Output(ctx context.Context, args ...string) ([]byte, error) {
 	var out bytes.Buffer
-	_, err := r.run(ctx, &out, args)
+	_, err := r.run(ctx, &out, nil, args)
 	return out.Bytes(), err
 }
 
 // ToFile runs git with args, git writing its stdout straight into f (no
 // pipe, no copy). Git's stderr goes to the runner's Stderr.
 func (r *Runner) ToFile(ctx context.Context, f *os.File, args ...string) error {
-	_, err := r.run(ctx, f, args)
+	_, err := r.run(ctx, f, nil, args)
 	return err
 }
 
@@ -317,7 +344,39 @@ func (e *WriteError) Unwrap() error { return e.Err }
 // handed (a FIFO, a device): a failure to write them is ours to report,
 // as a *WriteError, and git is stopped.
 func (r *Runner) Stream(ctx context.Context, w io.Writer, args ...string) (int64, error) {
-	return r.run(ctx, struct{ io.Writer }{w}, args) // not an *os.File, even if w is: a pipe
+	return r.run(ctx, struct{ io.Writer }{w}, nil, args) // not an *os.File, even if w is: a pipe
+}
+
+// Started is a git run under way (Runner.Start).
+type Started struct {
+	done chan struct{}
+	n    int64
+	err  error
+}
+
+// Start runs git with args in the background and returns at once: for
+// calls that may run side by side. Its stdout goes to stdout as in Stream
+// (an *os.File git writes itself, any other writer through a pipe), its
+// stderr to stderr (nil: the runner's Stderr). Each run holds an OS thread
+// of its own until git is reaped (see sysProcAttr).
+func (r *Runner) Start(ctx context.Context, stdout, stderr io.Writer, args ...string) *Started {
+	s := &Started{done: make(chan struct{})}
+	go func() {
+		defer close(s.done)
+		s.n, s.err = r.run(ctx, stdout, stderr, args)
+	}()
+	return s
+}
+
+// Done is closed when the run has ended.
+func (s *Started) Done() <-chan struct{} { return s.done }
+
+// Wait waits for the run to end and returns what run returns: the bytes
+// that went through a pipe to stdout, and its failure as a *Error or a
+// *WriteError.
+func (s *Started) Wait() (int64, error) {
+	<-s.done
+	return s.n, s.err
 }
 
 // TrimCommandSubstitution drops every trailing newline, as the shell's $(…)

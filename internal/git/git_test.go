@@ -130,3 +130,51 @@ func TestGitInheritsStandardInput(t *testing.T) {
 	require.NoError(t, os.WriteFile(empty, nil, 0o644))
 	assert.Equal(t, testutil.RunIn(".", os.Environ(), "git", "hash-object", empty).Stdout, string(out))
 }
+
+// Start runs git in the background, beside other runs: each with its own
+// stdout and, when given, its own stderr (the runner's otherwise).
+func TestStartRunsSideBySide(t *testing.T) {
+	r := inRepo(t)
+	var runnerErr, ownErr, out, discarded bytes.Buffer
+	g := git.New(&runnerErr)
+	f, err := os.Create(t.TempDir() + "/out")
+	require.NoError(t, err)
+	defer f.Close()
+	toFile := g.Start(context.Background(), f, nil, "rev-parse", "HEAD")
+	failing := g.Start(context.Background(), &discarded, &ownErr, "log", "nope")
+	piped := g.Start(context.Background(), &out, nil, "rev-parse", "--short", "HEAD")
+
+	n, err := piped.Wait()
+	require.NoError(t, err)
+	assert.Equal(t, r.Git("rev-parse", "--short", "HEAD")+"\n", out.String())
+	assert.Equal(t, int64(out.Len()), n)
+	_, err = failing.Wait()
+	var ge *git.Error
+	require.ErrorAs(t, err, &ge)
+	assert.Equal(t, 128, ge.Status)
+	assert.True(t, strings.HasPrefix(ownErr.String(), "fatal: ambiguous argument 'nope'"), ownErr.String())
+	n, err = toFile.Wait()
+	require.NoError(t, err)
+	assert.Zero(t, n, "git wrote the file itself")
+	b, err := os.ReadFile(f.Name())
+	require.NoError(t, err)
+	assert.Equal(t, r.Git("rev-parse", "HEAD")+"\n", string(b))
+	assert.Empty(t, runnerErr.String())
+}
+
+// Runs that share the runner's Stderr (a buffer, not a file git is handed)
+// write to it one at a time.
+func TestStartedRunsShareStderrSafely(t *testing.T) {
+	inRepo(t)
+	var stderr bytes.Buffer
+	g := git.New(&stderr)
+	var runs []*git.Started
+	for range 4 {
+		runs = append(runs, g.Start(context.Background(), &bytes.Buffer{}, nil, "log", "nope"))
+	}
+	for _, s := range runs {
+		_, err := s.Wait()
+		require.Error(t, err)
+	}
+	assert.Equal(t, 4, strings.Count(stderr.String(), "fatal: ambiguous argument 'nope'"), stderr.String())
+}

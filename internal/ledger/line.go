@@ -11,7 +11,6 @@ package ledger
 
 import (
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 )
@@ -94,17 +93,17 @@ type Line struct {
 }
 
 var (
-	unitRe     = regexp.MustCompile(`^(Task \d+|Final): (.*)$`)
-	roundRe    = regexp.MustCompile(`^fix round (\d+)/(\d+) \((\d+) addressed, (\d+) open — (.*); commits ([0-9a-f]+)\.\.([0-9a-f]+)\)$`)
-	completeRe = regexp.MustCompile(`^complete \(commits ([0-9a-f]+)\.\.([0-9a-f]+), (.+)\)$`)
-	parkedRe   = regexp.MustCompile(`^parked — (.+) — ruling: (.+)$`)
+	unitRe     = lazyRegexp(`^(Task \d+|Final): (.*)$`)
+	roundRe    = lazyRegexp(`^fix round (\d+)/(\d+) \((\d+) addressed, (\d+) open — (.*); commits ([0-9a-f]+)\.\.([0-9a-f]+)\)$`)
+	completeRe = lazyRegexp(`^complete \(commits ([0-9a-f]+)\.\.([0-9a-f]+), (.+)\)$`)
+	parkedRe   = lazyRegexp(`^parked — (.+) — ruling: (.+)$`)
 )
 
 // Parse reads one line (without its newline; a trailing CR is ignored);
 // ok is false for a line in no format of the protocol.
 func Parse(text string) (Line, bool) {
 	text = strings.TrimSuffix(text, "\r")
-	m := unitRe.FindStringSubmatch(text)
+	m := unitRe().FindStringSubmatch(text)
 	if m == nil {
 		return Line{}, false
 	}
@@ -122,7 +121,7 @@ func Parse(text string) (Line, bool) {
 			l.Kind, l.Value = k.kind, v
 			switch k.kind {
 			case Base, ReviewedHead:
-				if !shaRe.MatchString(v) {
+				if !shaRe().MatchString(v) {
 					return Line{}, false
 				}
 			case Added:
@@ -135,15 +134,15 @@ func Parse(text string) (Line, bool) {
 			return l, true
 		}
 	}
-	if p := parkedRe.FindStringSubmatch(rest); p != nil {
+	if p := parkedRe().FindStringSubmatch(rest); p != nil {
 		l.Kind, l.Value, l.Ruling = Parked, p[1], p[2]
 		return l, true
 	}
-	if c := completeRe.FindStringSubmatch(rest); c != nil {
+	if c := completeRe().FindStringSubmatch(rest); c != nil {
 		l.Kind, l.Value, l.Outcome = Complete, c[1]+".."+c[2], c[3]
 		return l, true
 	}
-	if r := roundRe.FindStringSubmatch(rest); r != nil {
+	if r := roundRe().FindStringSubmatch(rest); r != nil {
 		fs, err := ParseFindings(r[5])
 		if err != nil {
 			return Line{}, false
@@ -160,7 +159,7 @@ func Parse(text string) (Line, bool) {
 	return Line{}, false
 }
 
-var shaRe = regexp.MustCompile(`^[0-9a-f]{40}([0-9a-f]{24})?$`)
+var shaRe = lazyRegexp(`^[0-9a-f]{40}([0-9a-f]{24})?$`)
 
 // Finding is one numbered finding: "F2 [Important] parse.go:3 off by one".
 type Finding struct {
@@ -173,17 +172,17 @@ type Finding struct {
 // and its text, without the grade.
 func (f Finding) String() string { return f.ID + " " + f.Text }
 
-var findingRe = regexp.MustCompile(`^(F\d+)(?: \[([A-Za-z]+)\])? (.+)$`)
+var findingRe = lazyRegexp(`^(F\d+)(?: \[([A-Za-z]+)\])? (.+)$`)
 
 func parseFinding(s string) (Finding, bool) {
-	m := findingRe.FindStringSubmatch(strings.TrimSpace(s))
+	m := findingRe().FindStringSubmatch(strings.TrimSpace(s))
 	if m == nil {
 		return Finding{}, false
 	}
 	return Finding{ID: m[1], Grade: m[2], Text: m[3]}, true
 }
 
-var nextFindingRe = regexp.MustCompile(`; (F\d+ )`)
+var nextFindingRe = lazyRegexp(`; (F\d+ )`)
 
 // ParseFindings reads a list of findings as reviews and round lines write
 // it: "F1 [Important] a.go:1 x; F2 …", or "none". A finding's own "; "
@@ -195,7 +194,7 @@ func ParseFindings(s string) ([]Finding, error) {
 	}
 	var parts []string
 	from := 0
-	for _, ix := range nextFindingRe.FindAllStringIndex(s, -1) {
+	for _, ix := range nextFindingRe().FindAllStringIndex(s, -1) {
 		parts = append(parts, s[from:ix[0]])
 		from = ix[0] + 2
 	}
@@ -248,7 +247,7 @@ func CheckFinding(what, s string) error {
 	if err := CheckText(what, s); err != nil {
 		return err
 	}
-	if m := nextFindingRe.FindString(s); m != "" {
+	if m := nextFindingRe().FindString(s); m != "" {
 		return fmt.Errorf("%s holds %q, which separates the findings of a fix round's list", what, m)
 	}
 	return nil

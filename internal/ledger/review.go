@@ -2,7 +2,6 @@ package ledger
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 )
 
@@ -94,7 +93,7 @@ func ParseReview(text string) (Review, error) {
 	return r, nil
 }
 
-var verdictRe = regexp.MustCompile(`^(ADDRESSED|NOT ADDRESSED)(?:\s*—.*)?$`)
+var verdictRe = lazyRegexp(`^(ADDRESSED|NOT ADDRESSED)(?:\s*—.*)?$`)
 
 // ParseReReview reads a re-review file's answer: a verdict for each of
 // ids, the findings still open going into it.
@@ -106,7 +105,7 @@ func ParseReReview(text string, ids []string) (ReReview, error) {
 		if err != nil {
 			return r, err
 		}
-		m := verdictRe.FindStringSubmatch(v)
+		m := verdictRe().FindStringSubmatch(v)
 		if m == nil {
 			return r, fmt.Errorf("%s: %q is neither ADDRESSED nor NOT ADDRESSED", id, v)
 		}

@@ -2,7 +2,6 @@ package ledger
 
 import (
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 )
@@ -233,7 +232,7 @@ func (f *Facts) PackageName(src Source, i int) string {
 	}
 	to := f.heads[i]
 	for _, name := range src.Files() {
-		m := packageRe.FindStringSubmatch(name)
+		m := packageRe().FindStringSubmatch(name)
 		if m != nil && strings.HasPrefix(from, m[1]) && strings.HasPrefix(to, m[2]) {
 			return name
 		}
@@ -241,7 +240,17 @@ func (f *Facts) PackageName(src Source, i int) string {
 	return ""
 }
 
-var packageRe = regexp.MustCompile(`^review-([0-9a-f]{4,40})\.\.([0-9a-f]{4,40})\.diff$`)
+var (
+	packageRe = lazyRegexp(`^review-([0-9a-f]{4,40})\.\.([0-9a-f]{4,40})\.diff$`)
+	reviewRe  = lazyRegexp(`^review-([0-9a-f]{4,40})\.\.([0-9a-f]{4,40})\.md$`)
+)
+
+// IsReviewOf says whether name is a review file of the range from..to
+// (review-<a>..<b>.md, <a> and <b> any short forms of its ends).
+func IsReviewOf(name, from, to string) bool {
+	m := reviewRe().FindStringSubmatch(name)
+	return m != nil && strings.HasPrefix(from, m[1]) && strings.HasPrefix(to, m[2])
+}
 
 // reviewName is the review file of the unit's i-th package ("" when the
 // package is not in the workspace).

@@ -5,48 +5,92 @@
 package reviewpkg
 
 import (
+	"bytes"
 	"context"
 	"io"
 	"os"
+	"time"
 
 	"github.com/sdd-go/sdd-go/internal/git"
 )
 
-// part is a heading and the git command whose output follows it.
-type part struct {
-	heading string
-	args    []string
+// The package is, in this order: a title, the commit list, the stat
+// summary and the diff with ten lines of context. Every call puts the
+// range after --end-of-options, should a revision that reads as an option
+// ever get this far.
+func title(rng string) string { return "# Review package: " + rng + "\n\n## Commits\n" }
+
+const (
+	statHeading = "\n## Files changed\n"
+	diffHeading = "\n## Diff\n"
+)
+
+func logArgs(rng string) []string   { return []string{"log", "--oneline", "--end-of-options", rng} }
+func statArgs(rng string) []string  { return []string{"diff", "--stat", "--end-of-options", rng} }
+func diffArgs(rng string) []string  { return []string{"diff", "-U10", "--end-of-options", rng} }
+func countArgs(rng string) []string { return []string{"rev-list", "--count", "--end-of-options", rng} }
+
+// What a call that runs ahead of its turn may leave with this process
+// before it waits for its turn (see held): the stat summary, and what any
+// call says on stderr.
+const (
+	heldStat     = 1 << 20
+	heldMessages = 64 << 10
+)
+
+// Output is where a package goes.
+type Output struct {
+	File *os.File
+	// Scratch makes a temporary file beside File for the diff to be
+	// written into while the calls before it run; nil, or failing, when
+	// there can be none (an output written in place).
+	Scratch func() (*os.File, error)
 }
 
-// parts are the package's, in order. The range follows --end-of-options,
-// should a revision that reads as an option ever get this far.
-func parts(rng string) []part {
-	return []part{
-		{"# Review package: " + rng + "\n\n## Commits\n", []string{"log", "--oneline", "--end-of-options", rng}},
-		{"\n## Files changed\n", []string{"diff", "--stat", "--end-of-options", rng}},
-		{"\n## Diff\n", []string{"diff", "-U10", "--end-of-options", rng}},
-	}
-}
-
-// Write writes the package for base..head into f and returns its size.
-// Git runs with the caller's configuration, so the package looks exactly
-// as the user's git prints it, and one git at a time, as the script runs
-// them: its messages come in the script's order, and in a partial clone
-// each missing blob is fetched once. Into a regular file git writes
-// straight (no pipe, no copy through this process); a FIFO or a device
-// gets git's output through a pipe, so that a failure to write it is ours
-// to report.
+// Write writes the package of base..head into out and counts the range's
+// commits (docs/spec.md, rp5 to rp7). It returns the package's size and the
+// count as the script's $(…) has it.
 //
-// A failure to write f is a *git.WriteError; git's own failure a
+// Git runs with the caller's configuration, so the package looks exactly
+// as the user's git prints it. The script runs its calls one after
+// another, stopping at the first that fails; here they run side by side
+// (writeTogether), or in turn where the output cannot take a part out of
+// order (a FIFO, a device, a file written in place). Either way the
+// package's bytes, what reaches stderr and in what order, the status of
+// the first failure, the fetches of a partial clone and, on success, the
+// calls are the script's.
+//
+// A failure to write out is a *git.WriteError; git's own failure a
 // *git.Error.
-func Write(ctx context.Context, g *git.Runner, f *os.File, base, head string) (int64, error) {
-	fi, err := f.Stat()
+func Write(ctx context.Context, g *git.Runner, out Output, base, head string) (size int64, commits string, err error) {
+	rng := base + ".." + head
+	fi, err := out.File.Stat()
 	if err != nil {
-		return 0, &git.WriteError{Err: err}
+		return 0, "", &git.WriteError{Err: err}
 	}
 	direct := fi.Mode().IsRegular()
+	if direct && out.Scratch != nil {
+		if scratch, err := out.Scratch(); err == nil {
+			return writeTogether(ctx, g, out.File, scratch, rng, git.PartialClone())
+		}
+	}
+	if size, err = writeInTurn(ctx, g, out.File, direct, rng); err != nil {
+		return size, "", err
+	}
+	n, err := g.Output(ctx, countArgs(rng)...)
+	return size, git.TrimCommandSubstitution(n), err
+}
+
+// writeInTurn runs the three calls of the package one after another, as
+// the script does. Into a regular file git writes straight (no pipe, no
+// copy through this process); a FIFO or a device gets git's output through
+// a pipe, so that a failure to write it is ours to report.
+func writeInTurn(ctx context.Context, g *git.Runner, f *os.File, direct bool, rng string) (int64, error) {
 	var size int64
-	for _, p := range parts(base + ".." + head) {
+	for _, p := range []struct {
+		heading string
+		args    []string
+	}{{title(rng), logArgs(rng)}, {statHeading, statArgs(rng)}, {diffHeading, diffArgs(rng)}} {
 		n, err := io.WriteString(f, p.heading)
 		size += int64(n)
 		if err != nil {
@@ -65,9 +109,118 @@ func Write(ctx context.Context, g *git.Runner, f *os.File, base, head string) (i
 	}
 	if direct {
 		// Git wrote at the file's offset, which it shares with f.
-		if size, err = f.Seek(0, io.SeekCurrent); err != nil {
+		end, err := f.Seek(0, io.SeekCurrent)
+		if err != nil {
 			return size, &git.WriteError{Err: err}
 		}
+		return end, nil
 	}
 	return size, nil
+}
+
+// writeTogether starts the four calls at once, and then takes each in the
+// script's order, as if it had only now run. The commit list goes straight
+// into the package (it is first); the stat summary waits in memory, and the
+// diff, the bulk of a package, in the scratch file, git writing it there
+// itself, to be copied in after the stat (copy_file_range on Linux: no
+// bytes through this process); the count waits in memory. What the later
+// calls say on stderr waits for their turn too. At the first failure the
+// calls after it are killed and what they wrote or said is dropped, as if
+// they had never started.
+//
+// In a partial clone (partial) the stat starts only once the diff has
+// written its first byte, or ended: git fetches all the missing blobs a
+// diff needs in one batch before it prints anything, so the stat finds
+// them there, and the range's blobs are fetched once, as under the script
+// (whose stat fetches them for its diff). The commit list and the count
+// need no blobs.
+func writeTogether(ctx context.Context, g *git.Runner, f, scratch *os.File, rng string, partial bool) (size int64, commits string, err error) {
+	if _, err := io.WriteString(f, title(rng)); err != nil {
+		return 0, "", &git.WriteError{Err: err}
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	stat, statErr := newHeld(heldStat), newHeld(heldMessages)
+	diffErr, countErr := newHeld(heldMessages), newHeld(heldMessages)
+	var count bytes.Buffer
+	log := g.Start(ctx, f, nil, logArgs(rng)...)
+	diff := g.Start(ctx, scratch, diffErr, diffArgs(rng)...)
+	countRun := g.Start(ctx, &count, countErr, countArgs(rng)...)
+	startStat := func() *git.Started { return g.Start(ctx, stat, statErr, statArgs(rng)...) }
+	statStarted := make(chan *git.Started, 1)
+	if partial {
+		go func() {
+			written(ctx, scratch, diff)
+			statStarted <- startStat()
+		}()
+	} else {
+		statStarted <- startStat()
+	}
+	var statRun *git.Started
+	stop := func(err error) (int64, string, error) {
+		cancel()
+		for _, h := range []*held{stat, statErr, diffErr, countErr} {
+			h.drop()
+		}
+		if statRun == nil {
+			statRun = <-statStarted // not started, if the diff had written nothing: ctx is done
+		}
+		for _, r := range []*git.Started{log, statRun, diff, countRun} {
+			_, _ = r.Wait()
+		}
+		return 0, "", err
+	}
+
+	if _, err := log.Wait(); err != nil {
+		return stop(err)
+	}
+	if _, err := io.WriteString(f, statHeading); err != nil {
+		return stop(&git.WriteError{Err: err})
+	}
+	_ = statErr.release(g.Stderr)
+	if err := stat.release(f); err != nil {
+		return stop(&git.WriteError{Err: err})
+	}
+	statRun = <-statStarted
+	if _, err := statRun.Wait(); err != nil {
+		return stop(err)
+	}
+	if _, err := io.WriteString(f, diffHeading); err != nil {
+		return stop(&git.WriteError{Err: err})
+	}
+	_ = diffErr.release(g.Stderr)
+	if _, err := diff.Wait(); err != nil {
+		return stop(err)
+	}
+	if _, err := scratch.Seek(0, io.SeekStart); err != nil {
+		return stop(&git.WriteError{Err: err})
+	}
+	if _, err := io.Copy(f, scratch); err != nil {
+		return stop(&git.WriteError{Err: err})
+	}
+	_ = countErr.release(g.Stderr)
+	if _, err := countRun.Wait(); err != nil {
+		return stop(err)
+	}
+	if size, err = f.Seek(0, io.SeekCurrent); err != nil {
+		return stop(&git.WriteError{Err: err})
+	}
+	return size, git.TrimCommandSubstitution(count.Bytes()), nil
+}
+
+// written returns once git (diff) has written into f, or has ended, or ctx
+// is done. Git writes f itself, so its size is what there is to see.
+func written(ctx context.Context, f *os.File, diff *git.Started) {
+	for wait := 100 * time.Microsecond; ; wait = min(2*wait, 5*time.Millisecond) {
+		if fi, err := f.Stat(); err != nil || fi.Size() > 0 {
+			return
+		}
+		select {
+		case <-diff.Done():
+			return
+		case <-ctx.Done():
+			return
+		case <-time.After(wait):
+		}
+	}
 }

@@ -61,13 +61,19 @@ index 4cb29ea..ddc897f 100644
  three
 `
 
-// write writes the package of BASE..HEAD into out and checks what Write
-// says it wrote and that git said nothing.
-func write(t *testing.T, out *os.File, base string) int64 {
+// write writes the package of BASE..HEAD into out (with scratch files
+// when scratch is set: the calls then run side by side) and checks what
+// Write says it wrote, the count, and that git said nothing.
+func write(t *testing.T, out *os.File, scratch bool, base string) int64 {
 	t.Helper()
 	var stderr bytes.Buffer
-	n, err := reviewpkg.Write(context.Background(), git.New(&stderr), out, base, "HEAD")
+	o := reviewpkg.Output{File: out}
+	if scratch {
+		o.Scratch = func() (*os.File, error) { return os.CreateTemp(t.TempDir(), "scratch") }
+	}
+	n, count, err := reviewpkg.Write(context.Background(), git.New(&stderr), o, base, "HEAD")
 	require.NoError(t, err)
+	assert.Equal(t, "2", count)
 	assert.Empty(t, stderr.String())
 	return n
 }
@@ -75,14 +81,16 @@ func write(t *testing.T, out *os.File, base string) int64 {
 func TestPackageLayout(t *testing.T) {
 	base := task(t)
 	require.Equal(t, "669905595430b043cc817a7a516428c1b2329d1f", base, "the same commits as the reference's package")
-	out, err := os.Create(filepath.Join(t.TempDir(), "out.diff"))
-	require.NoError(t, err)
-	defer out.Close()
-	n := write(t, out, base)
-	b, err := os.ReadFile(out.Name())
-	require.NoError(t, err)
-	assert.Equal(t, want, string(b))
-	assert.Equal(t, int64(len(want)), n)
+	for _, together := range []bool{false, true} {
+		out, err := os.Create(filepath.Join(t.TempDir(), "out.diff"))
+		require.NoError(t, err)
+		defer out.Close()
+		n := write(t, out, together, base)
+		b, err := os.ReadFile(out.Name())
+		require.NoError(t, err)
+		assert.Equal(t, want, string(b), "side by side: %v", together)
+		assert.Equal(t, int64(len(want)), n)
+	}
 }
 
 // Into a pipe (a FIFO, a device, /dev/stdout in a pipeline) the package is
@@ -94,7 +102,7 @@ func TestPackageThroughAPipe(t *testing.T) {
 	defer r.Close()
 	got := make(chan []byte)
 	go func() { b, _ := io.ReadAll(r); got <- b }()
-	n := write(t, w, base)
+	n := write(t, w, true, base)
 	require.NoError(t, w.Close())
 	assert.Equal(t, want, string(<-got))
 	assert.Equal(t, int64(len(want)), n)
@@ -113,7 +121,7 @@ func TestRangeIsNeverAnOption(t *testing.T) {
 	out, err := os.Create(filepath.Join(t.TempDir(), "out.diff"))
 	require.NoError(t, err)
 	defer out.Close()
-	write(t, out, "--output=pwned")
+	write(t, out, true, "--output=pwned")
 	b, err := os.ReadFile(out.Name())
 	require.NoError(t, err)
 	assert.Equal(t, strings.Replace(want, base, "--output=pwned", 1), string(b))
@@ -131,7 +139,7 @@ func TestUnwritableOutput(t *testing.T) {
 	ro, err := os.Open(p) // open for reading only
 	require.NoError(t, err)
 	defer ro.Close()
-	_, err = reviewpkg.Write(context.Background(), git.New(os.Stderr), ro, base, "HEAD")
+	_, _, err = reviewpkg.Write(context.Background(), git.New(os.Stderr), reviewpkg.Output{File: ro}, base, "HEAD")
 	var we *git.WriteError
 	assert.ErrorAs(t, err, &we)
 }

@@ -36,7 +36,14 @@ func TestScripts(t *testing.T) {
 		Dir:                 "testdata/script",
 		RequireExplicitExec: true,
 		UpdateScripts:       *update,
-		Setup:               func(env *testscript.Env) error { return testutil.ScriptEnv(env, binDir) },
+		Setup: func(env *testscript.Env) error {
+			// Bytes a script line cannot hold, for the texts sdd-ledger
+			// refuses (rule_ld8_*): $NL, $CR, $ESC, $DEL.
+			for k, v := range map[string]string{"NL": "\n", "CR": "\r", "ESC": "\x1b", "DEL": "\x7f"} {
+				env.Setenv(k, v)
+			}
+			return testutil.ScriptEnv(env, binDir)
+		},
 		Condition: func(cond string) (bool, error) {
 			if cond == "wine" {
 				return testutil.UnderWine(), nil

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -233,33 +234,55 @@ func TestLedgerConcurrentFindings(t *testing.T) {
 }
 
 // Rule ld3: many processes at once, each blocking another task: every line
-// is there, whole.
+// is there, whole, once. The reasons are long (8 KiB), so that a line
+// written in more than one write(2) (a buffered writer's flushes), or a
+// ledger rewritten from what a process read, would lose or cut another
+// process's line were the lock not held; a few rounds, from the started
+// ledger each time, for the processes to overlap.
 func TestLedgerConcurrentBlocks(t *testing.T) {
-	const n = 16
+	const n, rounds = 16, 4
+	long := strings.Repeat("and the plan does not say which ", 256)
 	l := newLedgerRun(t, n)
 	l.run("start", "plan.md")
 	before := l.ledger()
-	var wg sync.WaitGroup
-	results := make([]testutil.Result, n)
-	for i := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			results[i] = l.r.Run("", "sdd-ledger", "block", "plan.md", fmt.Sprint(i+1), fmt.Sprintf("reason %d", i+1))
-		}()
-	}
-	wg.Wait()
-	for i, res := range results {
-		require.Equal(t, 0, res.Code, "block %d: %s", i+1, res.Stderr)
-	}
-	after := l.ledger()
-	require.True(t, strings.HasPrefix(after, before))
-	added := strings.Split(strings.TrimSuffix(strings.TrimPrefix(after, before), "\n"), "\n")
 	var want []string
 	for i := 1; i <= n; i++ {
-		want = append(want, fmt.Sprintf("Task %d: BLOCKED — reason %d", i, i))
+		want = append(want, fmt.Sprintf("Task %d: BLOCKED — reason %d %s", i, i, long))
 	}
-	assert.ElementsMatch(t, want, added)
+	sort.Strings(want)
+	for round := 0; round < rounds; round++ {
+		require.NoError(t, os.WriteFile(l.path(), []byte(before), 0o644))
+		var wg sync.WaitGroup
+		results := make([]testutil.Result, n)
+		for i := range n {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				results[i] = l.r.Run("", "sdd-ledger", "block", "plan.md", fmt.Sprint(i+1), fmt.Sprintf("reason %d %s", i+1, long))
+			}()
+		}
+		wg.Wait()
+		for i, res := range results {
+			require.Equal(t, 0, res.Code, "block %d: %s", i+1, res.Stderr)
+		}
+		after := l.ledger()
+		require.True(t, strings.HasPrefix(after, before), "round %d: the first line is gone", round)
+		added := strings.Split(strings.TrimSuffix(strings.TrimPrefix(after, before), "\n"), "\n")
+		sort.Strings(added)
+		// Compared as a whole, not printed: a failure would print 128 KiB.
+		require.True(t, slices.Equal(want, added), "round %d: %d lines added, %d whole; lost or interleaved lines", round, len(added), countIn(added, want))
+	}
+}
+
+// countIn is how many of lines are among want.
+func countIn(lines, want []string) int {
+	k := 0
+	for _, s := range lines {
+		if slices.Contains(want, s) {
+			k++
+		}
+	}
+	return k
 }
 
 // Rule ld7, start: processes starting one run at once make one ledger with

@@ -1,0 +1,117 @@
+// Package codexcli is the OpenAI Codex CLI the Codex host tests run in:
+// the one pinned version, how a test finds the installed binary, and the
+// isolated, offline environment a session runs in (its own HOME and
+// CODEX_HOME, whose config.toml points the CLI at the scripted model on
+// loopback).
+//
+// A newer CLI is a deliberate bump of Version that the Codex host suite
+// must pass, like a Go version bump.
+package codexcli
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// Version is the pinned @openai/codex release.
+const Version = "0.171.0"
+
+// BinaryEnv names the variable holding the path of the installed codex
+// binary; make test-host sets it after installing Version.
+const BinaryEnv = "SDD_CODEX_CLI"
+
+// RequiredEnv, set to 1, turns a missing binary from a skip into a
+// failure, so make test-host cannot pass by skipping. It is the Claude
+// Code suite's variable: one switch for the whole host suite.
+const RequiredEnv = "SDD_HOST_REQUIRED"
+
+// Model is the model name a session asks for. It is no name of Codex's
+// model catalog on purpose: for a catalog name the CLI changes the shape
+// of its tools (measured with 0.171.0), and the scripted model speaks the
+// plain one. The CLI says once per session that it has no metadata for
+// it, as an error item of the event stream.
+const Model = "sdd-scripted"
+
+// KeyEnv is the variable the model provider reads its API key from
+// (env_key); the scripted model accepts any.
+const KeyEnv = "SDD_CODEX_MODEL_KEY"
+
+// Binary returns the codex binary named by $SDD_CODEX_CLI. Without it the
+// test is skipped (plain go test ./... needs only Go and git), or fails
+// when $SDD_HOST_REQUIRED=1.
+func Binary(t testing.TB) string {
+	t.Helper()
+	p := os.Getenv(BinaryEnv)
+	if p == "" {
+		if os.Getenv(RequiredEnv) == "1" {
+			t.Fatalf("$%s is not set: run make test-host", BinaryEnv)
+		}
+		t.Skipf("no Codex CLI ($%s unset): make test-host installs and runs it", BinaryEnv)
+	}
+	return p
+}
+
+// Config is the config.toml of a session's CODEX_HOME: the scripted model
+// at baseURL (http://127.0.0.1:PORT) as the only provider, speaking the
+// Responses API; no approval asked and no sandbox, as the Claude Code
+// suite runs without one (workspace-write works too, measured with
+// 0.171.0: a write outside the workspace fails with "Read-only file
+// system"; which one the skill runs under is for later); no update
+// check, no analytics; and no login shell, whose profile would reset the
+// PATH the session gives the tools.
+func Config(baseURL string) string {
+	q := strconv.Quote
+	return strings.Join([]string{
+		"model = " + q(Model),
+		`model_provider = "sdd"`,
+		`approval_policy = "never"`,
+		`sandbox_mode = "danger-full-access"`,
+		`check_for_update_on_startup = false`,
+		`allow_login_shell = false`,
+		``,
+		`[analytics]`,
+		`enabled = false`,
+		``,
+		`[model_providers.sdd]`,
+		`name = "sdd scripted model"`,
+		`base_url = ` + q(baseURL+"/v1"),
+		`env_key = ` + q(KeyEnv),
+		`wire_api = "responses"`,
+		``,
+	}, "\n")
+}
+
+// WriteConfig writes Config(baseURL) into codexHome, making it.
+func WriteConfig(codexHome, baseURL string) error {
+	if err := os.MkdirAll(codexHome, 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(codexHome, "config.toml"), []byte(Config(baseURL)), 0o644)
+}
+
+// Env is the whole environment of a codex process: nothing of the
+// caller's leaks in. home is its HOME, codexHome its CODEX_HOME (usually
+// home/.codex), tmp its TMPDIR and path the PATH its tools see.
+//
+// tmp must not hold codexHome: the CLI links its helpers (apply_patch,
+// codex-linux-sandbox) into CODEX_HOME/tmp/arg0-linux on every start, and
+// under the temporary directory it refuses to and warns on stderr
+// (0.171.0).
+func Env(home, codexHome, tmp string, path []string) []string {
+	return []string{
+		"HOME=" + home,
+		"CODEX_HOME=" + codexHome,
+		"TMPDIR=" + tmp,
+		"XDG_CONFIG_HOME=" + home + "/.config",
+		"XDG_CACHE_HOME=" + home + "/.cache",
+		"XDG_DATA_HOME=" + home + "/.local/share",
+		"XDG_STATE_HOME=" + home + "/.local/state",
+		"PATH=" + strings.Join(path, string(os.PathListSeparator)),
+		"LANG=C.UTF-8",
+		KeyEnv + "=sk-sdd-offline",
+		"GIT_CONFIG_NOSYSTEM=1",
+	}
+}

@@ -1,0 +1,15 @@
+package codexhost
+
+import (
+	"os"
+	"testing"
+
+	"github.com/sdd-go/sdd-go/internal/dev/testutil"
+)
+
+// TestMain removes the commands testutil built, if any.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	testutil.CleanupBinaries()
+	os.Exit(code)
+}

@@ -1,0 +1,422 @@
+package opencodehost
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sdd-go/sdd-go/internal/dev/opencodecli"
+	"github.com/sdd-go/sdd-go/internal/dev/testutil"
+)
+
+// Host is one machine for sessions of the real CLI: an isolated HOME
+// whose configuration names the scripted model as the one provider (with
+// @opencode-ai/plugin preinstalled, so nothing is fetched), a git
+// identity, an isolated TMPDIR, a PATH of system directories only, the
+// scripted model, and the repository the sessions run in. Sessions run
+// one after another in the same HOME and repository.
+type Host struct {
+	t        testing.TB
+	OpenCode string   // the opencode binary
+	Home     string   // HOME; the XDG directories are under it
+	Tmp      string   // TMPDIR
+	Repo     string   // the sessions' working directory
+	Path     []string // the sessions' PATH
+	Server   *Server
+	Timeout  time.Duration // of one session; 3 minutes unless changed
+	// AllowError accepts a call of the session that failed (its status is
+	// error: a refused permission, a missing file); nil: none is.
+	AllowError func(u ToolUse) bool
+}
+
+// New makes a host for sessions in repo. Without the CLI (no
+// $SDD_OPENCODE_CLI) the test is skipped, or fails under make test-host.
+func New(t testing.TB, repo string) *Host {
+	t.Helper()
+	bin := opencodecli.Binary(t)
+	path, err := opencodecli.SessionPath()
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := testutil.RealTempDir(t)
+	h := &Host{
+		t: t, OpenCode: bin, Repo: repo,
+		Home: filepath.Join(base, "home"), Tmp: filepath.Join(base, "tmp"),
+		Path: path, Server: NewServer(t), Timeout: 3 * time.Minute,
+	}
+	for _, d := range []string{h.Home, h.Tmp} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	gitconfig := "[user]\n\tname = SDD Host Test\n\temail = host@example.com\n[init]\n\tdefaultBranch = main\n"
+	if err := os.WriteFile(filepath.Join(h.Home, ".gitconfig"), []byte(gitconfig), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := opencodecli.WriteConfig(h.Home, h.Server.URL, bin); err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+// Env is the environment of an opencode process on this host.
+func (h *Host) Env() []string {
+	return opencodecli.Env(h.Home, h.Tmp, h.Path)
+}
+
+// ConfigDir is the host's global configuration directory
+// (~/.config/opencode): skills/, plugins/.
+func (h *Host) ConfigDir() string { return opencodecli.ConfigDir(h.Home) }
+
+// RunMessage is the text opencode run sends as the first user message for
+// its message arguments: each argument holding a space is put in double
+// quotes (its quotes escaped with a backslash), and they are joined by
+// spaces. A script is found by that text.
+func RunMessage(args ...string) string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		if strings.Contains(a, " ") {
+			a = `"` + strings.ReplaceAll(a, `"`, `\"`) + `"`
+		}
+		out[i] = a
+	}
+	return strings.Join(out, " ")
+}
+
+// Session is what one `opencode run` did, from its JSON event output.
+type Session struct {
+	Prompt  string    // as given to Run
+	Events  []Event   // every line of the output, in order
+	Uses    []ToolUse // every finished tool call of the session (not its subagents')
+	Texts   []string  // the session's texts, in order
+	Errors  []Event   // error events
+	Final   string    // the last text
+	Reason  string    // why the last step finished: stop (the turn is over), tool-calls
+	Stderr  string    // opencode's log (--print-logs)
+	Elapsed time.Duration
+	Err     error // how the process ended, if not with status 0
+}
+
+// Event is one line of the JSON output: step_start, text, tool_use,
+// step_finish, error.
+type Event struct {
+	Type      string          `json:"type"`
+	SessionID string          `json:"sessionID"`
+	Part      *Part           `json:"part"`
+	Error     json.RawMessage `json:"error"`
+	Raw       json.RawMessage `json:"-"`
+}
+
+// Part is an event's message part: a text, a tool call, a step.
+type Part struct {
+	Type   string `json:"type"` // text, tool, step-start, step-finish
+	Text   string `json:"text"`
+	CallID string `json:"callID"`
+	Tool   string `json:"tool"`
+	State  *struct {
+		Status   string          `json:"status"` // completed, error
+		Input    json.RawMessage `json:"input"`
+		Output   string          `json:"output"`
+		Error    string          `json:"error"`
+		Title    string          `json:"title"`
+		Metadata json.RawMessage `json:"metadata"`
+	} `json:"state"`
+	Reason string `json:"reason"` // step-finish: stop, tool-calls
+}
+
+// ToolUse is one tool call of the session and what came back.
+type ToolUse struct {
+	ID, Name string
+	Input    json.RawMessage
+	Status   string // completed, error
+	Output   string // a completed call's output
+	Error    string // a failed call's error
+	Metadata json.RawMessage
+}
+
+// Exit is a bash call's exit status, which the event stream has in the
+// call's metadata (the model is not told it).
+func (u ToolUse) Exit() (int, bool) {
+	var md struct{ Exit *int }
+	json.Unmarshal(u.Metadata, &md)
+	if md.Exit == nil {
+		return 0, false
+	}
+	return *md.Exit, true
+}
+
+// TaskSession is the child session a task call ran in, from its metadata.
+func (u ToolUse) TaskSession() string {
+	var md struct {
+		SessionID string `json:"sessionId"`
+	}
+	json.Unmarshal(u.Metadata, &md)
+	return md.SessionID
+}
+
+// Command is a bash call's command.
+func (u ToolUse) Command() string {
+	var in struct{ Command string }
+	json.Unmarshal(u.Input, &in)
+	return in.Command
+}
+
+// Commands are the session's bash commands, in order.
+func (s *Session) Commands() []string {
+	var out []string
+	for _, u := range s.Uses {
+		if u.Name == "bash" {
+			out = append(out, u.Command())
+		}
+	}
+	return out
+}
+
+// Run runs `opencode run --format json -- prompt` in the repository (after
+// "--", a prompt that starts with "-" is no option), the
+// scripted controller answering for the session, and checks what every
+// run must hold: the process ended well, no script failed, no error
+// event came, no tool call of the session failed (but those AllowError
+// accepts), its turn ended (a refused permission ends the run in the
+// middle of a step, with status 0), and opencode tried to fetch nothing
+// (its log says so when it does: fetched).
+// Failures are the test's (t.Errorf), with the transcript logged; the
+// session is returned for the test's own assertions either way.
+func (h *Host) Run(prompt string, controller Script) *Session {
+	t := h.t
+	t.Helper()
+	h.Server.Handle(RunMessage(prompt), controller)
+	failuresBefore := len(h.Server.Failures())
+
+	ctx, cancel := context.WithTimeout(context.Background(), h.Timeout)
+	defer cancel()
+	go func() {
+		select {
+		case <-h.Server.Failed():
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	cmd := exec.CommandContext(ctx, h.OpenCode, "run", "--print-logs", "--format", "json", "--", prompt)
+	cmd.Dir = h.Repo
+	cmd.Env = h.Env()
+	cmd.WaitDelay = 5 * time.Second
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &Session{Prompt: prompt}
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	readStream(stdout, s)
+	s.Err = cmd.Wait()
+	s.Elapsed = time.Since(start)
+	s.Stderr = stderr.String()
+	if ctx.Err() == context.DeadlineExceeded {
+		s.Err = fmt.Errorf("no end after %v: %w", h.Timeout, s.Err)
+	}
+
+	var problems []string
+	if s.Err != nil {
+		problems = append(problems, fmt.Sprintf("opencode: %v", s.Err))
+	}
+	for _, f := range h.Server.Failures()[failuresBefore:] {
+		problems = append(problems, "script failed: "+f)
+	}
+	for _, e := range s.Errors {
+		problems = append(problems, "error event: "+string(e.Raw))
+	}
+	accepted := false
+	for _, u := range s.Uses {
+		if u.Status == "completed" {
+			continue
+		}
+		if h.AllowError != nil && h.AllowError(u) {
+			accepted = true
+			continue
+		}
+		problems = append(problems, fmt.Sprintf("%s %s came back %s: %s", u.Name, clip(string(u.Input), 300), u.Status, clip(u.Error, 1000)))
+	}
+	// A failed call a test expects may be a refusal, which ends the run.
+	if s.Reason != "stop" && s.Err == nil && !accepted {
+		problems = append(problems, fmt.Sprintf("the run ended before the turn did (its last step finished for %q)", s.Reason))
+	}
+	for _, l := range strings.Split(s.Stderr, "\n") {
+		if fetched(l) {
+			problems = append(problems, "opencode tried to fetch something: "+l)
+		}
+	}
+	if len(problems) > 0 {
+		t.Logf("transcript of the session (%v):\n%s\nlog:\n%s", s.Elapsed.Round(time.Millisecond), s.Transcript(), s.Stderr)
+		for _, p := range problems {
+			t.Errorf("%s", p)
+		}
+	}
+	return s
+}
+
+// fetched reports whether a line of opencode's log says it tried to get
+// something from the network that the environment should have made
+// unnecessary: @opencode-ai/plugin for a configuration directory
+// ("background dependency install failed", after a minute of retries when
+// a plugin waits for it), ripgrep when rg is not on PATH ("downloading
+// ripgrep").
+func fetched(line string) bool {
+	return strings.Contains(line, "dependency install") || strings.Contains(line, `message="downloading`)
+}
+
+func readStream(r io.Reader, s *Session) {
+	br := bufio.NewReaderSize(r, 1<<16)
+	for {
+		line, err := br.ReadBytes('\n')
+		if len(bytes.TrimSpace(line)) > 0 {
+			var e Event
+			if json.Unmarshal(line, &e) == nil {
+				e.Raw = append(json.RawMessage(nil), bytes.TrimSpace(line)...)
+				s.Events = append(s.Events, e)
+				s.take(e)
+			}
+		}
+		if err != nil {
+			if !errors.Is(err, io.EOF) {
+				s.Err = err
+			}
+			return
+		}
+	}
+}
+
+func (s *Session) take(e Event) {
+	switch {
+	case e.Type == "error":
+		s.Errors = append(s.Errors, e)
+	case e.Part == nil:
+	case e.Part.Type == "text":
+		s.Texts = append(s.Texts, e.Part.Text)
+		s.Final = e.Part.Text
+	case e.Part.Type == "tool" && e.Part.State != nil:
+		s.Uses = append(s.Uses, e.Part.use())
+	case e.Part.Type == "step-finish":
+		s.Reason = e.Part.Reason
+	}
+}
+
+func (p *Part) use() ToolUse {
+	st := p.State
+	return ToolUse{ID: p.CallID, Name: p.Tool, Input: st.Input, Status: st.Status, Output: st.Output, Error: st.Error, Metadata: st.Metadata}
+}
+
+// Tasks are the child sessions the session's task calls ran in, each
+// once, in order.
+func (s *Session) Tasks() []string {
+	var out []string
+	for _, u := range s.Uses {
+		if id := u.TaskSession(); u.Name == "task" && id != "" && !contains(out, id) {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// Export is a session as `opencode export` prints it: its messages with
+// their parts, a subagent's included (the run's event stream has only
+// the main session's).
+type Export struct {
+	Messages []struct {
+		Info struct {
+			Role  string `json:"role"`
+			Agent string `json:"agent"`
+		} `json:"info"`
+		Parts []Part `json:"parts"`
+	} `json:"messages"`
+}
+
+// Uses are the exported session's tool calls, in order.
+func (x *Export) Uses() []ToolUse {
+	var out []ToolUse
+	for _, m := range x.Messages {
+		for _, p := range m.Parts {
+			if p.Type == "tool" && p.State != nil {
+				out = append(out, p.use())
+			}
+		}
+	}
+	return out
+}
+
+// Texts are the exported session's assistant texts, in order.
+func (x *Export) Texts() []string {
+	var out []string
+	for _, m := range x.Messages {
+		for _, p := range m.Parts {
+			if m.Info.Role == "assistant" && p.Type == "text" {
+				out = append(out, p.Text)
+			}
+		}
+	}
+	return out
+}
+
+// Export runs `opencode export id` on this host (a few seconds: it starts
+// the whole CLI) and decodes it: how a test sees what a subagent did.
+func (h *Host) Export(id string) *Export {
+	h.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, h.OpenCode, "export", id)
+	cmd.Dir = h.Repo
+	cmd.Env = h.Env()
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		h.t.Fatalf("opencode export %s: %v\n%s", id, err, stderr.String())
+	}
+	var x Export
+	if err := json.Unmarshal(out, &x); err != nil {
+		h.t.Fatalf("opencode export %s: %v\n%s", id, err, clip(string(out), 2000))
+	}
+	return &x
+}
+
+// Transcript is the session's texts and calls with their results, one or
+// two lines each, for a failure's log.
+func (s *Session) Transcript() string {
+	var b strings.Builder
+	for _, e := range s.Events {
+		switch {
+		case e.Type == "error":
+			fmt.Fprintf(&b, "ERROR %s\n", clip(string(e.Error), 400))
+		case e.Part == nil:
+		case e.Part.Type == "text":
+			fmt.Fprintf(&b, "text: %q\n", clip(e.Part.Text, 300))
+		case e.Part.Type == "tool" && e.Part.State != nil:
+			st := e.Part.State
+			fmt.Fprintf(&b, "%s %s\n  -> %s %q\n", e.Part.Tool, clip(string(st.Input), 400), st.Status, clip(st.Output+st.Error, 400))
+		}
+	}
+	return b.String()
+}
