@@ -220,15 +220,21 @@ func TestDescriptorOutfileThatIsNotOpen(t *testing.T) {
 // until the test ends.
 func inotifyCreates(t *testing.T, dir string) <-chan string {
 	t.Helper()
-	fd, err := syscall.InotifyInit1(syscall.IN_CLOEXEC)
+	fd, err := syscall.InotifyInit1(syscall.IN_CLOEXEC | syscall.IN_NONBLOCK)
 	require.NoError(t, err)
 	_, err = syscall.InotifyAddWatch(fd, dir, syscall.IN_CREATE|syscall.IN_MOVED_TO)
 	require.NoError(t, err)
+	// A non-blocking fd wrapped in an os.File goes through the runtime's
+	// poller, so Close wakes the reader and its number is not reused while
+	// a read is pending. (A raw blocking read outlived the test's Close and
+	// went on reading the number the next test's inotify was given,
+	// stealing its events.)
+	f := os.NewFile(uintptr(fd), "inotify")
 	names := make(chan string, 1024)
 	go func() {
 		buf := make([]byte, 64*1024)
 		for {
-			n, err := syscall.Read(fd, buf)
+			n, err := f.Read(buf)
 			if err != nil || n <= 0 {
 				return
 			}
@@ -240,7 +246,7 @@ func inotifyCreates(t *testing.T, dir string) <-chan string {
 			}
 		}
 	}()
-	t.Cleanup(func() { syscall.Close(fd) })
+	t.Cleanup(func() { f.Close() })
 	return names
 }
 
@@ -328,15 +334,22 @@ func TestBuildsDifferInTheirTemporaryFiles(t *testing.T) {
 		names := inotifyCreates(t, dir)
 		res := r.RunBuild(b.Dir, "", "task-brief", "plan.md", "1", "out/new.md")
 		require.Equal(t, 0, res.Code, res.Stderr)
+		// new.md's event is the last the command makes; wait for it rather
+		// than for a quiet spell, which a loaded machine (CI runs the
+		// packages side by side) can stretch past any short timer.
 		var seen []string
+		deadline := time.After(30 * time.Second)
+	collect:
 		for {
 			select {
 			case n := <-names:
 				seen = append(seen, n)
-				continue
-			case <-time.After(100 * time.Millisecond):
+				if n == "new.md" {
+					break collect
+				}
+			case <-deadline:
+				break collect
 			}
-			break
 		}
 		named := len(seen) > 0 && strings.HasPrefix(seen[0], ".sdd-")
 		assert.Equal(t, b.Name == "named-temps", named, "%s made %v", b.Name, seen)
