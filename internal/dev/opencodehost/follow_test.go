@@ -1,10 +1,12 @@
 package opencodehost
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -146,14 +148,18 @@ func dirNames(t *testing.T, dir string) []string {
 	return out
 }
 
-// checkSubagents reads every subagent's session (opencode export) and
-// fails the test on a call of theirs that failed: the run's events have
-// only the main session's calls. It returns the subagents' calls.
+// checkSubagents reads the calls of every subagent of the session from
+// opencode's database and fails the test on a call of theirs that failed:
+// the run's events have only the main session's calls. It returns the
+// subagents' calls.
 func checkSubagents(t *testing.T, h *Host, s *Session) []ToolUse {
 	t.Helper()
+	ids := s.Tasks()
+	uses := h.ToolUses(ids)
 	var all []ToolUse
-	for _, id := range s.Tasks() {
-		for _, u := range h.Export(id).Uses() {
+	for _, id := range ids {
+		assert.NotEmpty(t, uses[id], "subagent %s made no call", id)
+		for _, u := range uses[id] {
 			assert.Equal(t, "completed", u.Status, "subagent %s: %s %s: %s", id, u.Name, clip(string(u.Input), 300), u.Error)
 			all = append(all, u)
 		}
@@ -185,6 +191,7 @@ func instructionBytes(t *testing.T, h *Host, s *Session) (listing, invoked int) 
 			if m.Role == "system" {
 				if e := skillEntryRe.FindString(string(m.Content)); e != "" {
 					listing = len(e)
+					t.Logf("the skill's listing:\n%s", e)
 				}
 			}
 		}
@@ -234,14 +241,25 @@ func TestFollowWalkThrough(t *testing.T) {
 	assert.LessOrEqual(t, final, 3, "the final review's calls")
 	assert.NotZero(t, listing, "the skill is listed to the model")
 
-	// Every dispatch is OpenCode's general subagent (task takes no model).
+	// Every dispatch is OpenCode's general subagent, which runs on the
+	// parent's model: task takes no model, so the text's tiers (the
+	// follower names sonnet, then opus for the final review) do not reach
+	// OpenCode.
+	var models []string
 	for _, u := range uses {
 		if u.Name == "task" {
 			assert.Contains(t, string(u.Input), `"subagent_type":"general"`)
+			var md struct {
+				Model struct{ ProviderID, ModelID string }
+			}
+			require.NoError(t, json.Unmarshal(u.Metadata, &md))
+			models = append(models, md.Model.ProviderID+"/"+md.Model.ModelID)
 		}
 	}
+	assert.Equal(t, slices.Repeat([]string{"sdd/scripted"}, 9), models)
 	subs := checkSubagents(t, h, s)
-	assert.NotEmpty(t, subs)
+	t.Logf("the subagents' calls: %d", len(subs))
+	assert.GreaterOrEqual(t, len(subs), 9*3, "every subagent reads its role file and more")
 
 	// What the run left: five commits (the fix among them), the ledger
 	// and the files of the workspace as they were before Finish, the
@@ -292,4 +310,156 @@ func TestFollowForeignLedger(t *testing.T) {
 	assert.Contains(t, s.Final, "it is another run's only record")
 	assert.Equal(t, other, readFile(t, filepath.Join(ws, "progress.md")))
 	assert.Empty(t, git(t, repo, "log", "--format=%H", "main..HEAD"), "no task started")
+}
+
+// resumeStates are the states of follower.Resumes this suite resumes
+// from (each costs about a walk-through, and the suite's time is CI's):
+// a run cut in Task 2's fix round, after the fix was dispatched and
+// before its package, so the new session must find the fix's commits
+// from the disk alone.
+var resumeStates = []string{"refix"}
+
+// TestFollowResume: for each of resumeStates, a run cut there, its files
+// changed as the state says, and a new `opencode run` session in the same
+// HOME and repository, which finds the state with Look (Look names the
+// state's row) and takes the row's steps (the list the direct executor
+// and the Claude Code suite resume from; OpenCode's task takes no model,
+// so a dispatch's step is compared without it), then runs to the end:
+// the walk-through's ledger (but the implementers' ids), its workspace
+// files and commits.
+func TestFollowResume(t *testing.T) {
+	for _, c := range follower.Resumes() {
+		if !slices.Contains(resumeStates, c.Name) {
+			continue
+		}
+		t.Run(c.Name, func(t *testing.T) {
+			t.Parallel()
+			repo := newPlanRepo(t, follower.WalkPlanPath, follower.WalkPlan)
+			h, skillDir := newFollowHost(t, repo)
+			steps, err := follower.NewSteps(skillDir)
+			require.NoError(t, err)
+			cut := h.Run(runPrompt, FollowUntil(c.Scenario(), c.Cut))
+			noRefusal(t, cut)
+			require.Equal(t, CutText, cut.Final)
+			got := stepNames(steps, controllerCalls(cut))
+			require.Len(t, got, c.Cut)
+			require.Equal(t, withoutModel(c.After), got[c.Cut-1], "the cut's last step")
+			ws := filepath.Join(repo, ".superpowers", "sdd", "greet")
+			if c.Edit != nil {
+				require.NoError(t, c.Edit(repo, ws))
+			}
+			keep := testutil.RealTempDir(t)
+			s := h.Run("Resume the plan "+follower.WalkPlanPath+" with the "+SkillName+" skill.", FollowKeeping(c.Scenario(), repo, keep))
+			noRefusal(t, s)
+			got = stepNames(steps, controllerCalls(s))
+			require.GreaterOrEqual(t, len(got), 2)
+			require.Equal(t, []string{"Skill " + SkillName, "Bash Look"}, got[:2])
+			assert.Equal(t, c.Row, lookRow(t, s), "the row Look names")
+			var want []string
+			for _, n := range c.Next {
+				want = append(want, withoutModel(n))
+			}
+			next := got[2:min(len(got), 2+len(want))]
+			require.Equal(t, want, next, "the steps after Look; all of them:\n%s", strings.Join(got, "\n"))
+			checkSubagents(t, h, cut)
+			checkSubagents(t, h, s)
+			if c.Stop != "" {
+				assert.Contains(t, s.Final, c.Stop)
+				return
+			}
+			requireDone(t, s)
+			assert.NoDirExists(t, ws)
+			ledger := finished(t, s, keep)
+			if c.Walk {
+				cs := commits(t, repo)
+				require.Len(t, cs, 5)
+				short := func(sha string) string { return trimmedGit(t, repo, "rev-parse", "--short", sha) }
+				want := follower.WalkLedger(trimmedGit(t, repo, "rev-parse", "main"), cs, short, "", "", "", "")
+				assert.Equal(t, withoutImplementers(want), withoutImplementers(ledger))
+				assert.Len(t, dirNames(t, filepath.Join(keep, "greet")), 19, "the workspace's files: 5 packages and their reviews, 3 briefs and reports, constraints, plan-path, progress")
+				assert.Contains(t, s.Final, "verdict: Final: complete")
+			}
+			if c.Ends != nil {
+				assert.NoError(t, c.Ends(ledger, commits(t, repo)))
+			}
+		})
+	}
+}
+
+// withoutImplementers is a ledger without its implementer= lines, which a
+// resumed run may not know.
+func withoutImplementers(ledger string) string {
+	var out []string
+	for _, l := range strings.SplitAfter(ledger, "\n") {
+		if !strings.Contains(l, ": implementer=") {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "")
+}
+
+var stepModelRe = regexp.MustCompile(` \([a-z0-9-]*\)$`)
+
+// withoutModel is a dispatch's step without its model: "Agent fix 2".
+func withoutModel(step string) string {
+	if !strings.HasPrefix(step, "Agent ") {
+		return step
+	}
+	return stepModelRe.ReplaceAllString(step, "")
+}
+
+// stepNames are the steps calls are, dispatches without their model.
+func stepNames(steps *follower.Steps, calls []follower.Call) []string {
+	out := steps.Names(calls)
+	for i, n := range out {
+		out[i] = withoutModel(n)
+	}
+	return out
+}
+
+// lookRow is the row the session's first Look names on its next: line.
+func lookRow(t *testing.T, s *Session) string {
+	t.Helper()
+	for _, u := range s.Uses {
+		if u.Name == "bash" && strings.HasPrefix(u.Command(), "sdd-ledger look ") {
+			for _, l := range strings.Split(u.Output, "\n") {
+				if n, ok := strings.CutPrefix(l, "next: "); ok {
+					_, row, _ := strings.Cut(n, "row=")
+					return strings.TrimSpace(row)
+				}
+			}
+		}
+	}
+	t.Fatalf("no Look printed a next: line")
+	return ""
+}
+
+// controllerCalls are the main session's calls as the follower names them
+// (Claude Code's tool names), its last words (a result that is no cut)
+// the last.
+func controllerCalls(s *Session) []follower.Call {
+	var out []follower.Call
+	for _, u := range s.Uses {
+		var in struct {
+			Command, Prompt, Name string
+			Path                  string `json:"filePath"`
+		}
+		json.Unmarshal(u.Input, &in)
+		c := follower.Call{Tool: u.Name}
+		switch u.Name {
+		case "bash":
+			c.Tool, c.Input = "Bash", in.Command
+		case "read":
+			c.Tool, c.Input = "Read", in.Path
+		case "skill":
+			c.Tool, c.Input = "Skill", in.Name
+		case "task":
+			c.Tool, c.Input = "Agent", in.Prompt
+		}
+		out = append(out, c)
+	}
+	if s.Final != "" && s.Final != CutText {
+		out = append(out, follower.Call{Tool: "Say", Input: s.Final})
+	}
+	return out
 }
