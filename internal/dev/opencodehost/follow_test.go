@@ -233,13 +233,23 @@ func TestFollowWalkThrough(t *testing.T) {
 	listing, invoked := instructionBytes(t, h, s)
 	t.Logf("controller calls in the real CLI: setup %d, tasks %v, final %d (v6.2.0: tasks %v); %d requests, session %v",
 		setup, each, final, follower.WalkCeilings, len(h.Server.Requests()), s.Elapsed.Round(time.Millisecond))
-	t.Logf("instruction bytes: the always-on listing of the skill %d, the skill tool's result %d", listing, invoked)
+	body := len(skillBodyOf(t, skillDir))
+	t.Logf("instruction bytes: the always-on listing of the skill %d; the skill tool's result %d (SKILL.md's body %d, OpenCode's wrapping, base directory and sampled file list %d)",
+		listing, invoked, body, invoked-body)
 	for i, n := range each {
 		assert.LessOrEqual(t, n, follower.WalkCeilings[i], "Task %d's controller calls", i+1)
 	}
 	assert.LessOrEqual(t, setup, 3, "setup's calls")
 	assert.LessOrEqual(t, final, 3, "the final review's calls")
 	assert.NotZero(t, listing, "the skill is listed to the model")
+	// OpenCode tells the model no exit status; the event stream has it:
+	// every step of the controller succeeded.
+	for _, u := range uses {
+		if u.Name == "bash" {
+			code, ok := u.Exit()
+			assert.True(t, ok && code == 0, "%s exited %d (%v)", u.Command(), code, ok)
+		}
+	}
 
 	// Every dispatch is OpenCode's general subagent, which runs on the
 	// parent's model: task takes no model, so the text's tiers (the
@@ -462,4 +472,15 @@ func controllerCalls(s *Session) []follower.Call {
 		out = append(out, follower.Call{Tool: "Say", Input: s.Final})
 	}
 	return out
+}
+
+// skillBodyOf is the installed SKILL.md without its front matter.
+func skillBodyOf(t *testing.T, skillDir string) string {
+	t.Helper()
+	md := readFile(t, filepath.Join(skillDir, "SKILL.md"))
+	rest, ok := strings.CutPrefix(md, "---\n")
+	require.True(t, ok, "SKILL.md has no front matter")
+	_, body, ok := strings.Cut(rest, "\n---\n")
+	require.True(t, ok, "SKILL.md's front matter does not end")
+	return body
 }
