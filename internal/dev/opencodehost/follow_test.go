@@ -26,7 +26,8 @@ import (
 // to (InstallSkill), with OpenCode's default permissions: what `opencode
 // run` allows unasked (every tool in the project, and reads in a skill's
 // directory) and nothing more; anything that asks is refused, and the
-// tests fail on a refusal.
+// tests fail on a refusal. They run in parallel with each other, after
+// the suite's other tests: each has its own HOME, model and repository.
 
 // newPlanRepo makes a git repository under a path with a space and an é,
 // as the Claude Code suite's, with plan committed at planPath on main and
@@ -215,6 +216,7 @@ func instructionBytes(t *testing.T, h *Host, s *Session) (listing, invoked int) 
 // v6.2.0 text did, and the ledger, the workspace's files and the commits
 // are the walk-through's.
 func TestFollowWalkThrough(t *testing.T) {
+	t.Parallel()
 	repo := newPlanRepo(t, follower.WalkPlanPath, follower.WalkPlan)
 	h, skillDir := newFollowHost(t, repo)
 	sc := follower.WalkScenario()
@@ -307,6 +309,7 @@ func TestFollowWalkThrough(t *testing.T) {
 // of another plan; the controller stops and asks, and leaves it as it
 // was.
 func TestFollowForeignLedger(t *testing.T) {
+	t.Parallel()
 	repo := newPlanRepo(t, follower.WalkPlanPath, follower.WalkPlan)
 	h, skillDir := newFollowHost(t, repo)
 	r := testutil.RunIn(repo, gitenv.Hermetic(h.Home), filepath.Join(skillDir, "bin", "sdd-workspace"), follower.WalkPlanPath)
@@ -314,11 +317,13 @@ func TestFollowForeignLedger(t *testing.T) {
 	ws := strings.TrimSpace(r.Stdout)
 	const other = "# SDD ledger — plan: docs/plans/other.md\n"
 	require.NoError(t, os.WriteFile(filepath.Join(ws, "progress.md"), []byte(other), 0o644))
+	before := dirNames(t, ws)
 	s := h.Run(runPrompt, Follow(follower.WalkScenario()))
 	noRefusal(t, s)
 	assert.Equal(t, []string{"skill", "bash"}, names(s.Uses))
 	assert.Contains(t, s.Final, "it is another run's only record")
 	assert.Equal(t, other, readFile(t, filepath.Join(ws, "progress.md")))
+	assert.Equal(t, before, dirNames(t, ws), "no brief, no package written")
 	assert.Empty(t, git(t, repo, "log", "--format=%H", "main..HEAD"), "no task started")
 }
 
