@@ -31,7 +31,16 @@
 // it fails the test on a failed call of the session, an error event, a
 // failed script, a run cut short, or an install opencode attempted.
 // Host.Export reads a subagent's session (`opencode export`), whose calls
-// the run's events leave out.
+// the run's events leave out; Host.ToolUses reads the calls of many
+// sessions with one `opencode db` query.
+//
+// Host.InstallSkill installs the skill as the installer is to: skill/
+// and the shipped commands' bin/ in ~/.config/opencode/skills/
+// subagent-driven-development/, and the plugin PluginJS, whose shell.env
+// hook puts that bin/ on the bash tool's PATH. Follow (follow.go) is the
+// follower's controller (internal/dev/follower) as a session's script,
+// over OpenCode's tools, its subagents run as OpenCode's own (task): the
+// skill run end to end, as internal/dev/host runs it in Claude Code.
 //
 // Without the CLI ($SDD_OPENCODE_CLI unset) the session tests skip, and
 // the rest (the server against a hand-played host) runs with Go alone.

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -419,4 +420,70 @@ func (s *Session) Transcript() string {
 		}
 	}
 	return b.String()
+}
+
+var sessionIDRe = regexp.MustCompile(`^ses_[A-Za-z0-9]+$`)
+
+// ToolUses are the tool calls of the sessions ids (a subagent's, say), in
+// the order they were made, by session, read from opencode's database
+// with one query (`opencode db`): what Export gives of them (but their
+// output and metadata) with one start of the CLI rather than one for
+// each. The query's output goes to a file: into a pipe, opencode db
+// ends before the whole of it is written.
+func (h *Host) ToolUses(ids []string) map[string][]ToolUse {
+	h.t.Helper()
+	out := map[string][]ToolUse{}
+	if len(ids) == 0 {
+		return out
+	}
+	var quoted []string
+	for _, id := range ids {
+		if !sessionIDRe.MatchString(id) {
+			h.t.Fatalf("%q is no session id", id)
+		}
+		quoted = append(quoted, "'"+id+"'")
+	}
+	query := "select session_id, json_extract(data, '$.callID') as call, json_extract(data, '$.tool') as tool, " +
+		"json_extract(data, '$.state.status') as status, json_extract(data, '$.state.input') as input, " +
+		"json_extract(data, '$.state.error') as error from part where session_id in (" + strings.Join(quoted, ", ") +
+		") and json_extract(data, '$.type') = 'tool' order by id"
+	f, err := os.CreateTemp(h.Tmp, "db-*.json")
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	defer os.Remove(f.Name())
+	defer f.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, h.OpenCode, "db", "--format", "json", query)
+	cmd.Dir = h.Repo
+	cmd.Env = h.Env()
+	var stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = f, &stderr
+	if err := cmd.Run(); err != nil {
+		h.t.Fatalf("opencode db %q: %v\n%s", query, err, stderr.String())
+	}
+	b, err := os.ReadFile(f.Name())
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	var rows []struct {
+		SessionID string  `json:"session_id"`
+		Call      string  `json:"call"`
+		Tool      string  `json:"tool"`
+		Status    string  `json:"status"`
+		Input     string  `json:"input"`
+		Error     *string `json:"error"`
+	}
+	if err := json.Unmarshal(b, &rows); err != nil {
+		h.t.Fatalf("opencode db %q: %v\n%s", query, err, clip(string(b), 2000))
+	}
+	for _, r := range rows {
+		u := ToolUse{ID: r.Call, Name: r.Tool, Input: json.RawMessage(r.Input), Status: r.Status}
+		if r.Error != nil {
+			u.Error = *r.Error
+		}
+		out[r.SessionID] = append(out[r.SessionID], u)
+	}
+	return out
 }
