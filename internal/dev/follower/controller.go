@@ -548,7 +548,7 @@ func (c *controller) chain(u *unit, next string) {
 // last step: what it printed goes to the human in the last message.
 func (c *controller) runChain(cmds []string) {
 	command := strings.Join(cmds, " && ")
-	if finish := c.skill.Blocks["Finish"]; len(cmds) > 0 && strings.HasPrefix(cmds[len(cmds)-1], strings.TrimRight(strings.SplitN(finish.Body, "<", 2)[0], " ")) {
+	if finish := c.skill.Blocks["Finish"]; len(cmds) > 0 && strings.HasPrefix(ByName(cmds[len(cmds)-1]), strings.TrimRight(strings.SplitN(finish.Body, "<", 2)[0], " ")) {
 		out := c.bash(command)
 		last := "Done: every task of " + c.sc.Plan + " is complete and reviewed; the branch goes to the branch-finishing workflow."
 		if strings.Contains(strings.Join(strings.Fields(c.skill.Body), " "), "Give the human what it printed in your last message") {

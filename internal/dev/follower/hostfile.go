@@ -69,3 +69,26 @@ func (c *controller) asHostRuns(chain string) string {
 
 // HostFile is the name of the skill's file for host.
 func HostFile(host string) string { return "host-" + host + ".md" }
+
+// ByName is a command line as the text writes it: in each command of a
+// chain, a leading '<dir>/bin/<command>' (the form of a host with no bin/
+// on PATH) is the command's name again.
+func ByName(chain string) string {
+	parts := strings.Split(chain, " && ")
+	for i, part := range parts {
+		if !strings.HasPrefix(part, "'") {
+			continue
+		}
+		word, rest, ok := strings.Cut(part[1:], "'")
+		if !ok {
+			continue
+		}
+		for _, name := range ship.Commands {
+			if strings.HasSuffix(word, "/bin/"+name) {
+				parts[i] = name + rest
+				break
+			}
+		}
+	}
+	return strings.Join(parts, " && ")
+}

@@ -76,7 +76,7 @@ func (s *Steps) blocks(command string) string {
 	for _, part := range strings.Split(command, " && ") {
 		name := "? " + part
 		for i, re := range s.res {
-			if re.MatchString(part) {
+			if re.MatchString(ByName(part)) {
 				name = s.names[i]
 				break
 			}

@@ -133,13 +133,22 @@ var installer struct {
 	err  error
 }
 
-// InstallPlugin installs the sdd-go plugin into home the way a user does:
-// the project's installer (scripts/install-skill, built once per process)
-// runs with HOME set to home and puts the plugin in
-// ~/.claude/skills/sdd-go/, with the commands as they ship (testutil's
-// build, passed with --bin, so nothing is compiled twice). It returns the
-// plugin's directory.
+// InstallPlugin installs the sdd-go plugin for Claude Code into home the
+// way a user does (Install) and returns the plugin's directory,
+// ~/.claude/skills/sdd-go/.
 func InstallPlugin(t testing.TB, home string) string {
+	t.Helper()
+	Install(t, home, "claude-code")
+	return filepath.Join(home, ".claude", "skills", "sdd-go")
+}
+
+// Install installs sdd-go for a host (claude-code, codex, opencode) into
+// home the way a user does: the project's installer (scripts/install-skill,
+// built once per process) runs with HOME set to home, --host, and the
+// commands as they ship (testutil's build, passed with --bin, so nothing
+// is compiled twice). env are more variables of its environment, such as
+// the CODEX_HOME or XDG_CONFIG_HOME that says where that host looks.
+func Install(t testing.TB, home, hostName string, env ...string) {
 	t.Helper()
 	installer.once.Do(func() {
 		if installer.cmds, installer.err = testutil.BuildBinaries(); installer.err != nil {
@@ -160,13 +169,12 @@ func InstallPlugin(t testing.TB, home string) string {
 	if installer.err != nil {
 		t.Fatal(installer.err)
 	}
-	cmd := exec.Command(installer.bin, "--bin", installer.cmds)
+	cmd := exec.Command(installer.bin, "--host", hostName, "--bin", installer.cmds)
 	cmd.Dir = testutil.ModuleRoot()
-	cmd.Env = append(os.Environ(), "HOME="+home, "USERPROFILE="+home)
+	cmd.Env = append(append(os.Environ(), "HOME="+home, "USERPROFILE="+home, "CODEX_HOME=", "XDG_CONFIG_HOME="), env...)
 	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("install-skill --bin %s: %v\n%s", installer.cmds, err, out)
+		t.Fatalf("install-skill --host %s --bin %s: %v\n%s", hostName, installer.cmds, err, out)
 	}
-	return filepath.Join(home, ".claude", "skills", "sdd-go")
 }
 
 // RemoveInstaller removes the installer InstallPlugin built (TestMain

@@ -34,10 +34,10 @@
 // the run's events leave out; Host.ToolUses reads the calls of many
 // sessions with one `opencode db` query.
 //
-// Host.InstallSkill installs the skill as the installer is to: skill/
-// and the shipped commands' bin/ in ~/.config/opencode/skills/
-// subagent-driven-development/, and the plugin PluginJS, whose shell.env
-// hook puts that bin/ on the bash tool's PATH. Follow (follow.go) is the
+// Host.InstallSkill installs the skill with the project's installer
+// (--host opencode): skill/ and the shipped commands' bin/ in
+// ~/.config/opencode/skills/subagent-driven-development/; the skill's
+// host-opencode.md has the model run them from there by path. Follow (follow.go) is the
 // follower's controller (internal/dev/follower) as a session's script,
 // over OpenCode's tools, its subagents run as OpenCode's own (task): the
 // skill run end to end, as internal/dev/host runs it in Claude Code.

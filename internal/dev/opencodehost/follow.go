@@ -106,7 +106,7 @@ func (t *tools) call() {
 // their verdict and their reason on stderr, which is what the model has.
 func (t *tools) Bash(command string) follower.Result {
 	t.call()
-	if t.keep != "" && strings.Contains(command, "sdd-ledger finish ") {
+	if t.keep != "" && strings.Contains(follower.ByName(command), "sdd-ledger finish ") {
 		t.keepWorkspaces()
 	}
 	return follower.Result{Text: t.a.Bash(command)}
@@ -281,3 +281,6 @@ func (t *tools) Say(text string) {
 		t.a.Say(text)
 	}
 }
+
+// Host is OpenCode: its file of the skill is host-opencode.md.
+func (t *tools) Host() string { return "opencode" }

@@ -85,7 +85,7 @@ func names(uses []ToolUse) []string {
 func perTask(uses []ToolUse, tasks int) (setup int, each []int, final int) {
 	start := func(marker string) int {
 		for i, u := range uses {
-			if u.Name == "bash" && strings.Contains(u.Command(), marker) {
+			if u.Name == "bash" && strings.Contains(follower.ByName(u.Command()), marker) {
 				return i
 			}
 		}
@@ -108,7 +108,7 @@ func perTask(uses []ToolUse, tasks int) (setup int, each []int, final int) {
 func finished(t *testing.T, s *Session, keep string) string {
 	t.Helper()
 	for _, u := range s.Uses {
-		if u.Name == "bash" && strings.Contains(u.Command(), "sdd-ledger finish ") {
+		if u.Name == "bash" && strings.Contains(follower.ByName(u.Command()), "sdd-ledger finish ") {
 			return follower.FinishedLedger(readFile(t, filepath.Join(keep, "greet", "progress.md")), u.Output)
 		}
 	}
@@ -227,7 +227,7 @@ func TestFollowWalkThrough(t *testing.T) {
 	noRefusal(t, s)
 
 	uses := s.Uses
-	assert.Equal(t, []string{"skill", "bash", "read", "bash", "task", "bash", "task",
+	assert.Equal(t, []string{"skill", "read", "bash", "read", "bash", "task", "bash", "task",
 		"bash", "task", "bash", "task", "task", "bash", "task",
 		"bash", "task", "bash", "task",
 		"bash", "task", "bash"}, names(uses))
@@ -241,7 +241,7 @@ func TestFollowWalkThrough(t *testing.T) {
 	for i, n := range each {
 		assert.LessOrEqual(t, n, follower.WalkCeilings[i], "Task %d's controller calls", i+1)
 	}
-	assert.LessOrEqual(t, setup, 3, "setup's calls")
+	assert.LessOrEqual(t, setup, 4, "setup's calls")
 	assert.LessOrEqual(t, final, 3, "the final review's calls")
 	assert.NotZero(t, listing, "the skill is listed to the model")
 	// OpenCode tells the model no exit status; the event stream has it:
@@ -320,7 +320,7 @@ func TestFollowForeignLedger(t *testing.T) {
 	before := dirNames(t, ws)
 	s := h.Run(runPrompt, Follow(follower.WalkScenario()))
 	noRefusal(t, s)
-	assert.Equal(t, []string{"skill", "bash"}, names(s.Uses))
+	assert.Equal(t, []string{"skill", "read", "bash"}, names(s.Uses))
 	assert.Contains(t, s.Final, "it is another run's only record")
 	assert.Equal(t, other, readFile(t, filepath.Join(ws, "progress.md")))
 	assert.Equal(t, before, dirNames(t, ws), "no brief, no package written")
@@ -367,14 +367,14 @@ func TestFollowResume(t *testing.T) {
 			s := h.Run("Resume the plan "+follower.WalkPlanPath+" with the "+SkillName+" skill.", FollowKeeping(c.Scenario(), repo, keep))
 			noRefusal(t, s)
 			got = stepNames(steps, controllerCalls(s))
-			require.GreaterOrEqual(t, len(got), 2)
-			require.Equal(t, []string{"Skill " + SkillName, "Bash Look"}, got[:2])
+			require.GreaterOrEqual(t, len(got), 3)
+			require.Equal(t, []string{"Skill " + SkillName, "Read " + follower.HostFile("opencode"), "Bash Look"}, got[:3])
 			assert.Equal(t, c.Row, lookRow(t, s), "the row Look names")
 			var want []string
 			for _, n := range c.Next {
 				want = append(want, withoutModel(n))
 			}
-			next := got[2:min(len(got), 2+len(want))]
+			next := got[3:min(len(got), 3+len(want))]
 			require.Equal(t, want, next, "the steps after Look; all of them:\n%s", strings.Join(got, "\n"))
 			checkSubagents(t, h, cut)
 			checkSubagents(t, h, s)
@@ -436,7 +436,7 @@ func stepNames(steps *follower.Steps, calls []follower.Call) []string {
 func lookRow(t *testing.T, s *Session) string {
 	t.Helper()
 	for _, u := range s.Uses {
-		if u.Name == "bash" && strings.HasPrefix(u.Command(), "sdd-ledger look ") {
+		if u.Name == "bash" && strings.HasPrefix(follower.ByName(u.Command()), "sdd-ledger look ") {
 			for _, l := range strings.Split(u.Output, "\n") {
 				if n, ok := strings.CutPrefix(l, "next: "); ok {
 					_, row, _ := strings.Cut(n, "row=")

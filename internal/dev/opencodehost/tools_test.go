@@ -199,40 +199,6 @@ func TestSkill(t *testing.T) {
 	assert.True(t, listed, "the system prompt lists the skill with its SKILL.md")
 }
 
-// TestPluginShellEnv: a plugin in ~/.config/opencode/plugins/ whose
-// shell.env hook puts a directory in front of PATH makes a command there
-// callable by its name in the bash tool, though the session's PATH
-// (system directories only) does not hold it.
-func TestPluginShellEnv(t *testing.T) {
-	h := New(t, newRepo(t))
-	bin := filepath.Join(testutil.RealTempDir(t), "tools bin")
-	require.NoError(t, os.MkdirAll(bin, 0o755))
-	require.NoError(t, os.WriteFile(filepath.Join(bin, "sdd-hello"), []byte("#!/bin/sh\necho hello from the plugin\n"), 0o755))
-	require.NotContains(t, h.Path, bin)
-	plugins := filepath.Join(h.ConfigDir(), "plugins")
-	require.NoError(t, os.MkdirAll(plugins, 0o755))
-	dirJSON := `"` + strings.ReplaceAll(bin, `"`, `\"`) + `"`
-	plugin := `// Puts the test's tools in front of the bash tool's PATH.
-export const SddPath = async () => ({
-  "shell.env": async (input, output) => {
-    output.env.PATH = ` + dirJSON + ` + ":" + (process.env.PATH ?? "")
-  },
-})
-`
-	require.NoError(t, os.WriteFile(filepath.Join(plugins, "sdd-path.js"), []byte(plugin), 0o644))
-
-	s := h.Run("Say hello through the plugin's command.", func(a *Turns) {
-		if out := a.Bash("sdd-hello"); out != "hello from the plugin\n" {
-			a.Failf("sdd-hello: %q", out)
-		}
-		if out := a.Bash(`command -v sdd-hello`); out != bin+"/sdd-hello\n" {
-			a.Failf("command -v sdd-hello: %q", out)
-		}
-		a.Say("Hello said.")
-	})
-	assert.Equal(t, "Hello said.", s.Final)
-}
-
 // TestOutsideTheProjectEndsTheRun: a command naming a path outside the
 // project (and outside every skill's directory) asks for the
 // external_directory permission, which opencode run refuses on the
