@@ -1,0 +1,452 @@
+package codexhost
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/sdd-go/sdd-go/internal/dev/codexcli"
+	"github.com/sdd-go/sdd-go/internal/dev/follower"
+	"github.com/sdd-go/sdd-go/internal/dev/gitenv"
+	"github.com/sdd-go/sdd-go/internal/dev/ship"
+	"github.com/sdd-go/sdd-go/internal/dev/testutil"
+)
+
+// The follower (internal/dev/follower) in the real Codex CLI: the skill
+// installed in $CODEX_HOME/skills, the controller and its subagents
+// scripted by the follower, their calls the CLI's own tools (follow.go).
+
+// newRepo makes a git repository under a path with a space and non-ASCII
+// letters, with plan committed at planPath on main and a feature branch
+// checked out, as the run's branch.
+func newRepo(t *testing.T, planPath, plan string) string {
+	t.Helper()
+	root := filepath.Join(testutil.RealTempDir(t), "my repo é", "shop")
+	require.NoError(t, os.MkdirAll(filepath.Dir(filepath.Join(root, planPath)), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(root, planPath), []byte(plan), 0o644))
+	for _, args := range [][]string{
+		{"init", "-q", "-b", "main"},
+		{"add", "-A"},
+		{"commit", "-q", "-m", "plan"},
+		{"checkout", "-q", "-b", "feature/run"},
+	} {
+		git(t, root, args...)
+	}
+	return root
+}
+
+func git(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	r := testutil.RunIn(dir, gitenv.Hermetic(filepath.Join(dir, "..", "git-home")), "git", args...)
+	require.Equal(t, 0, r.Code, "git %v: %s", args, r.Stderr)
+	return strings.TrimSpace(r.Stdout)
+}
+
+func readFile(t *testing.T, p string) string {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	require.NoError(t, err)
+	return string(b)
+}
+
+// followHost is a host with the skill installed, and the scenario's skill
+// named as Codex lists it (its front matter's name: no plugin prefix).
+func followHost(t *testing.T, repo string) (*Host, string) {
+	h := New(t, repo)
+	h.Timeout = 4 * time.Minute
+	return h, InstallSkill(t, h.CodexHome)
+}
+
+func codexScenario(sc follower.Scenario) follower.Scenario {
+	sc.Skill = ship.SkillName
+	return sc
+}
+
+const runPrompt = "Carry out the plan " + follower.WalkPlanPath + " with the " + ship.SkillName + " skill."
+
+// fcall is one function call of a conversation and what came back.
+type fcall struct {
+	Name   string // exec_command, write_stdin, spawn_agent, wait_agent, …
+	Args   map[string]any
+	Output string
+}
+
+func (c fcall) str(k string) string { s, _ := c.Args[k].(string); return s }
+
+// callsOf are the function calls of the conversation whose first prompt
+// is prompt, from its last request, in order.
+func callsOf(srv *Server, prompt string) []fcall {
+	reqs := conversation(srv, prompt)
+	if len(reqs) == 0 {
+		return nil
+	}
+	var out []fcall
+	idx := map[string]int{}
+	for _, it := range reqs[len(reqs)-1].Input {
+		switch it.Type {
+		case "function_call":
+			c := fcall{Name: it.Name}
+			json.Unmarshal([]byte(it.Arguments), &c.Args)
+			idx[it.CallID] = len(out)
+			out = append(out, c)
+		case "function_call_output":
+			if i, ok := idx[it.CallID]; ok {
+				out[i].Output = it.OutputText()
+			}
+		}
+	}
+	return out
+}
+
+// toolProblems are the tool results of every conversation that were an
+// error or a refusal: a command that exited with a code but 0, an answer
+// with neither a code nor a session, an agent call the CLI did not carry
+// out.
+func toolProblems(srv *Server) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, r := range srv.Requests() {
+		if seen[r.Prompt] {
+			continue
+		}
+		seen[r.Prompt] = true
+		for _, c := range callsOf(srv, r.Prompt) {
+			switch c.Name {
+			case "exec_command", "write_stdin":
+				_, code, exited, running := parseExec(c.Output)
+				if exited && code != 0 || !exited && running == 0 {
+					out = append(out, fmt.Sprintf("%s %q: %s", c.Name, clip(c.str("cmd"), 200), clip(c.Output, 500)))
+				}
+			case "spawn_agent", "wait_agent", "close_agent":
+				var v map[string]any
+				if json.Unmarshal([]byte(c.Output), &v) != nil {
+					out = append(out, fmt.Sprintf("%s: %s", c.Name, clip(c.Output, 500)))
+				}
+			}
+		}
+	}
+	return out
+}
+
+// followerCalls are a controller's calls as the follower made them: a
+// Read (its parts after the output cap joined), the Read of the skill's
+// SKILL.md as Skill, a spawn_agent and its waits as one Agent, each
+// command without the skill's bin/ path the adapter put in
+// (SkillCommands); the last words last, unless the run was cut.
+func followerCalls(srv *Server, s *Session, skillDir string) []follower.Call {
+	var out []follower.Call
+	lastRead := ""
+	for _, c := range callsOf(srv, s.Prompt) {
+		switch c.Name {
+		case "exec_command":
+			cmd := c.str("cmd")
+			if m := ReadCommandRe.FindStringSubmatch(cmd); m != nil {
+				path := strings.ReplaceAll(strings.Trim(m[3], "'"), `'\''`, "'")
+				key := path + "\x00" + m[2]
+				if lastRead == key && m[1] != "1" {
+					continue // the rest of a read the output cap cut
+				}
+				lastRead = key
+				if path == skillDir+"/SKILL.md" {
+					out = append(out, follower.Call{Tool: "Skill", Input: ship.SkillName})
+				} else {
+					out = append(out, follower.Call{Tool: "Read", Input: path})
+				}
+				continue
+			}
+			lastRead = ""
+			for _, name := range ship.Commands {
+				cmd = strings.ReplaceAll(cmd, Quote(skillDir+"/bin/"+name), name)
+			}
+			out = append(out, follower.Call{Tool: "Bash", Input: cmd})
+		case "spawn_agent":
+			lastRead = ""
+			out = append(out, follower.Call{Tool: "Agent", Input: c.str("message"), Model: c.str("model")})
+		}
+	}
+	if s.Final != CutText {
+		out = append(out, follower.Call{Tool: "Say", Input: s.Final})
+	}
+	return out
+}
+
+func toolNames(calls []follower.Call) []string {
+	var out []string
+	for _, c := range calls {
+		out = append(out, c.Tool)
+	}
+	return out
+}
+
+// perTask splits calls at the calls that start each task (sdd-ledger
+// task) and the final review (sdd-ledger final): the calls of setup, of
+// each task, and of the final review (its last words not counted).
+func perTask(calls []follower.Call, tasks int) (setup int, each []int, final int) {
+	start := func(marker string) int {
+		for i, c := range calls {
+			if c.Tool == "Bash" && strings.Contains(c.Input, marker) {
+				return i
+			}
+		}
+		return -1
+	}
+	var starts []int
+	for n := 1; n <= tasks; n++ {
+		starts = append(starts, start(fmt.Sprintf("sdd-ledger task '%s' %d", follower.WalkPlanPath, n)))
+	}
+	end := len(calls)
+	if end > 0 && calls[end-1].Tool == "Say" {
+		end--
+	}
+	starts = append(starts, start("sdd-ledger final "), end)
+	for n := 0; n < tasks; n++ {
+		each = append(each, starts[n+1]-starts[n])
+	}
+	return starts[0], each, starts[tasks+1] - starts[tasks]
+}
+
+// toolCallsPerFollowerCall are the function calls of the controller's
+// conversation for each of its follower calls (as followerCalls groups
+// them): the cost in model turns (a dispatch is a spawn_agent and a
+// wait_agent, a long read several commands).
+func toolCallsPerFollowerCall(srv *Server, s *Session) []int {
+	var out []int
+	lastRead := ""
+	for _, c := range callsOf(srv, s.Prompt) {
+		switch c.Name {
+		case "exec_command":
+			if m := ReadCommandRe.FindStringSubmatch(c.str("cmd")); m != nil {
+				key := m[3] + "\x00" + m[2]
+				if lastRead == key && m[1] != "1" {
+					out[len(out)-1]++
+					continue
+				}
+				lastRead = key
+				out = append(out, 1)
+				continue
+			}
+			lastRead = ""
+			out = append(out, 1)
+		case "spawn_agent":
+			lastRead = ""
+			out = append(out, 1)
+		default: // wait_agent, close_agent, write_stdin: the call before goes on
+			out[len(out)-1]++
+		}
+	}
+	return out
+}
+
+func sum(xs []int) int {
+	n := 0
+	for _, x := range xs {
+		n += x
+	}
+	return n
+}
+
+// finished is the ledger as the run left it (follower.FinishedLedger).
+func finished(t *testing.T, srv *Server, s *Session, keep string) string {
+	t.Helper()
+	for _, c := range callsOf(srv, s.Prompt) {
+		if c.Name == "exec_command" && strings.Contains(c.str("cmd"), "/sdd-ledger' finish ") {
+			out, code, _, _ := parseExec(c.Output)
+			require.Equal(t, 0, code, "Finish: %s", out)
+			return follower.FinishedLedger(readFile(t, filepath.Join(keep, "greet", "progress.md")), out)
+		}
+	}
+	t.Fatalf("no call ran Finish")
+	return ""
+}
+
+// commits are the branch's commits after main, oldest first.
+func commits(t *testing.T, repo string) []string {
+	return strings.Fields(git(t, repo, "log", "--reverse", "--format=%H", "main..HEAD"))
+}
+
+func implementerIDs(ledger string) []string {
+	var out []string
+	for _, l := range strings.Split(ledger, "\n") {
+		if i := strings.Index(l, ": implementer="); i > 0 {
+			out = append(out, l[i+len(": implementer="):])
+		}
+	}
+	return out
+}
+
+func dirNames(t *testing.T, dir string) []string {
+	t.Helper()
+	ents, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	var out []string
+	for _, e := range ents {
+		out = append(out, e.Name())
+	}
+	sort.Strings(out)
+	return out
+}
+
+// requireDone fails unless the follower's last words end a run.
+func requireDone(t *testing.T, s *Session) {
+	t.Helper()
+	require.True(t, strings.HasPrefix(s.Final, "Done: "), "the controller's last words: %s\ntranscript:\n%s", s.Final, s.Transcript())
+}
+
+// requireClean fails on any tool result that was an error or a refusal,
+// and on any conversation no script answered.
+func requireClean(t *testing.T, h *Host) {
+	t.Helper()
+	assert.Empty(t, toolProblems(h.Server), "tool results that were errors")
+	for _, r := range h.Server.Unknown() {
+		t.Errorf("request %d of a conversation no script answers: %q", r.Seq, clip(r.Prompt, 200))
+	}
+}
+
+// skillBytes are the bytes of the instructions that speak of the skill in
+// the session's first request (its <skills_instructions> entry: always
+// sent, whether the skill is used or not), and the bytes the model got
+// when it read SKILL.md (every part's whole output).
+func skillBytes(t *testing.T, srv *Server, s *Session, skillDir string) (alwaysOn, instructions, onInvoke int) {
+	reqs := conversation(srv, s.Prompt)
+	require.NotEmpty(t, reqs)
+	for _, it := range reqs[0].Input {
+		for _, text := range it.Texts() {
+			m := skillsRe.FindString(text)
+			if m == "" {
+				continue
+			}
+			instructions = len(m)
+			for _, l := range strings.SplitAfter(m, "\n") {
+				if strings.Contains(l, ship.SkillName) {
+					alwaysOn += len(l)
+				}
+			}
+		}
+	}
+	for _, c := range callsOf(srv, s.Prompt) {
+		if m := ReadCommandRe.FindStringSubmatch(c.str("cmd")); m != nil && strings.Contains(m[3], skillDir+"/SKILL.md") {
+			onInvoke += len(c.Output)
+		}
+	}
+	return alwaysOn, instructions, onInvoke
+}
+
+// TestFollowWalkThrough: the follower carries out skill/example.md's run
+// in the real Codex CLI, from the skill installed in $CODEX_HOME/skills,
+// in a repository whose path has a space and an é: three tasks, a fix
+// round, the final review, the workspace deleted. Each dispatch is a
+// spawn_agent and a wait_agent; each task costs no more follower calls
+// than the v6.2.0 text did, and the ledger, the workspace's files and the
+// commits are the walk-through's.
+func TestFollowWalkThrough(t *testing.T) {
+	repo := newRepo(t, follower.WalkPlanPath, follower.WalkPlan)
+	h, skillDir := followHost(t, repo)
+	sc := codexScenario(follower.WalkScenario())
+	keep := testutil.RealTempDir(t)
+	mainHead := git(t, repo, "rev-parse", "main")
+	s := h.Run(runPrompt, FollowKeeping(sc, repo, keep))
+	requireDone(t, s)
+	requireClean(t, h)
+
+	calls := followerCalls(h.Server, s, skillDir)
+	assert.Equal(t, []string{"Skill", "Bash", "Read", "Bash", "Agent", "Bash", "Agent",
+		"Bash", "Agent", "Bash", "Agent", "Agent", "Bash", "Agent",
+		"Bash", "Agent", "Bash", "Agent",
+		"Bash", "Agent", "Bash", "Say"}, toolNames(calls))
+	setup, each, final := perTask(calls, 3)
+	turns := toolCallsPerFollowerCall(h.Server, s)
+	tSetup, tEach, tFinal := splitLike(turns, setup, each, final)
+	alwaysOn, instr, onInvoke := skillBytes(t, h.Server, s, skillDir)
+	t.Logf("controller calls in the Codex CLI: setup %d, tasks %v, final %d (v6.2.0: tasks %v); as tool calls: setup %d, tasks %v, final %d; %d requests in all, %v",
+		setup, each, final, follower.WalkCeilings, tSetup, tEach, tFinal, len(h.Server.Requests()), s.Elapsed)
+	t.Logf("instructions: the skill's <skills_instructions> entry %d bytes (the whole block %d), always sent; SKILL.md as read %d bytes (the file %d)",
+		alwaysOn, instr, onInvoke, len(readFile(t, filepath.Join(skillDir, "SKILL.md"))))
+	for i, n := range each {
+		assert.LessOrEqual(t, n, follower.WalkCeilings[i], "Task %d's controller calls", i+1)
+	}
+	assert.LessOrEqual(t, setup, 3, "setup's calls")
+	assert.LessOrEqual(t, final, 3, "the final review's calls")
+
+	// Every dispatch named its model, the tasks' the standard tier, the
+	// final reviewer's the most capable. The names are Claude's, which
+	// spawn_agent refuses (it takes only its catalog's): the dispatch
+	// leaves its model out and the subagent runs on the session's.
+	var models []string
+	for _, c := range callsOf(h.Server, s.Prompt) {
+		if c.Name == "spawn_agent" {
+			assert.NotContains(t, c.Args, "model")
+			var out struct {
+				AgentID string `json:"agent_id"`
+			}
+			require.NoError(t, json.Unmarshal([]byte(c.Output), &out))
+			models = append(models, h.Server.Records()[ModelRecord(out.AgentID)])
+			for _, r := range conversation(h.Server, c.str("message")) {
+				assert.Equal(t, codexcli.Model, r.Model, "request %d of a subagent", r.Seq)
+			}
+		}
+	}
+	assert.Equal(t, []string{"sonnet", "sonnet", "sonnet", "sonnet", "sonnet", "sonnet", "sonnet", "sonnet", "opus"}, models)
+
+	// Every command of the skill ran from the skill's bin/: the session's
+	// PATH holds no copy (host.SystemPath checks), so a bare name fails.
+	for _, c := range callsOf(h.Server, s.Prompt) {
+		cmd := c.str("cmd")
+		for _, name := range ship.Commands {
+			if strings.Contains(cmd, name+" ") && !ReadCommandRe.MatchString(cmd) {
+				assert.Contains(t, cmd, Quote(skillDir+"/bin/"+name), "a command of the skill not run from its bin/")
+			}
+		}
+	}
+
+	// What the run left: five commits (the fix among them), the ledger
+	// and the files of the workspace as they were before Finish, the
+	// workspace deleted.
+	c := commits(t, repo)
+	require.Len(t, c, 5)
+	assert.Equal(t, "bye\n", readFile(t, filepath.Join(repo, "bye.txt")))
+	short := func(sha string) string { return git(t, repo, "rev-parse", "--short", sha) }
+	ledger := finished(t, h.Server, s, keep)
+	ids := implementerIDs(ledger)
+	require.Len(t, ids, 4)
+	assert.Equal(t, follower.WalkLedger(mainHead, c, short, ids...), ledger)
+	pkg := func(a, b string) string { return "review-" + short(a) + ".." + short(b) }
+	var files []string
+	for _, x := range []string{pkg(mainHead, c[1]), pkg(c[1], c[2]), pkg(c[2], c[3]), pkg(c[3], c[4]), pkg(mainHead, c[4])} {
+		files = append(files, x+".diff", x+".md")
+	}
+	for n := 1; n <= 3; n++ {
+		files = append(files, fmt.Sprintf("task-%d-brief.md", n), fmt.Sprintf("task-%d-report.md", n))
+	}
+	files = append(files, "constraints.md", "plan-path", "progress.md")
+	sort.Strings(files)
+	assert.Equal(t, files, dirNames(t, filepath.Join(keep, "greet")))
+	assert.NoDirExists(t, filepath.Join(repo, ".superpowers", "sdd", "greet"))
+	assert.DirExists(t, filepath.Join(repo, ".superpowers", "sdd"))
+	// What the human must still decide is in the last message.
+	assert.Contains(t, s.Final, "Task 1: minor (deferred): check1.sh repeats the file name")
+	assert.Contains(t, s.Final, "verdict: Final: complete")
+}
+
+// splitLike splits per-call costs as perTask split the calls.
+func splitLike(costs []int, setup int, each []int, final int) (int, []int, int) {
+	i := 0
+	take := func(n int) int {
+		s := sum(costs[i:min(i+n, len(costs))])
+		i += n
+		return s
+	}
+	s := take(setup)
+	var e []int
+	for _, n := range each {
+		e = append(e, take(n))
+	}
+	return s, e, take(final)
+}
