@@ -138,7 +138,8 @@ func toolProblems(srv *Server) []string {
 
 // followerCalls are a controller's calls as the follower made them: a
 // Read (its parts after the output cap joined), the Read of the skill's
-// SKILL.md as Skill, a spawn_agent and its waits as one Agent, each
+// SKILL.md as Skill, a spawn_agent and its waits as one Agent (with the
+// model the follower asked for, which Agent recorded), each
 // command without the skill's bin/ path the adapter put in
 // (SkillCommands); the last words last, unless the run was cut.
 func followerCalls(srv *Server, s *Session, skillDir string) []follower.Call {
@@ -169,13 +170,22 @@ func followerCalls(srv *Server, s *Session, skillDir string) []follower.Call {
 			out = append(out, follower.Call{Tool: "Bash", Input: cmd})
 		case "spawn_agent":
 			lastRead = ""
-			out = append(out, follower.Call{Tool: "Agent", Input: c.str("message"), Model: c.str("model")})
+			out = append(out, follower.Call{Tool: "Agent", Input: c.str("message"), Model: srv.Records()[ModelRecord(agentID(c))]})
 		}
 	}
 	if s.Final != CutText {
 		out = append(out, follower.Call{Tool: "Say", Input: s.Final})
 	}
 	return out
+}
+
+// agentID is the id a spawn_agent call answered with.
+func agentID(c fcall) string {
+	var out struct {
+		AgentID string `json:"agent_id"`
+	}
+	json.Unmarshal([]byte(c.Output), &out)
+	return out.AgentID
 }
 
 func toolNames(calls []follower.Call) []string {
@@ -383,11 +393,7 @@ func TestFollowWalkThrough(t *testing.T) {
 	for _, c := range callsOf(h.Server, s.Prompt) {
 		if c.Name == "spawn_agent" {
 			assert.NotContains(t, c.Args, "model")
-			var out struct {
-				AgentID string `json:"agent_id"`
-			}
-			require.NoError(t, json.Unmarshal([]byte(c.Output), &out))
-			models = append(models, h.Server.Records()[ModelRecord(out.AgentID)])
+			models = append(models, h.Server.Records()[ModelRecord(agentID(c))])
 			for _, r := range conversation(h.Server, c.str("message")) {
 				assert.Equal(t, codexcli.Model, r.Model, "request %d of a subagent", r.Seq)
 			}
@@ -449,4 +455,108 @@ func splitLike(costs []int, setup int, each []int, final int) (int, []int, int) 
 		e = append(e, take(n))
 	}
 	return s, e, take(final)
+}
+
+// TestFollowResume: for each state of follower.Resumes (one or more for
+// each row of the text's state table), a run cut there, its files changed
+// as the state says, and a new `codex exec` session in the same homes and
+// repository, which finds the state with Look (Look names the state's
+// row) and takes the row's steps: the same list the direct executor and
+// the Claude Code suite resume from.
+func TestFollowResume(t *testing.T) {
+	for _, c := range follower.Resumes() {
+		t.Run(c.Name, func(t *testing.T) {
+			t.Parallel()
+			repo := newRepo(t, follower.WalkPlanPath, follower.WalkPlan)
+			h, skillDir := followHost(t, repo)
+			sc := codexScenario(c.Scenario())
+			steps, err := follower.NewSteps(skillDir)
+			require.NoError(t, err)
+			cut := h.Run(runPrompt, FollowUntil(sc, c.Cut))
+			require.Equal(t, CutText, cut.Final)
+			got := steps.Names(followerCalls(h.Server, cut, skillDir))
+			require.Len(t, got, c.Cut)
+			require.Equal(t, c.After, got[c.Cut-1], "the cut's last step")
+			ws := filepath.Join(repo, ".superpowers", "sdd", "greet")
+			if c.Edit != nil {
+				require.NoError(t, c.Edit(repo, ws))
+			}
+			keep := testutil.RealTempDir(t)
+			s := h.Run("Resume the plan "+follower.WalkPlanPath+" with the "+ship.SkillName+" skill.", FollowKeeping(sc, repo, keep))
+			requireClean(t, h)
+			got = steps.Names(followerCalls(h.Server, s, skillDir))
+			require.GreaterOrEqual(t, len(got), 2)
+			require.Equal(t, []string{"Skill " + ship.SkillName, "Bash Look"}, got[:2])
+			assert.Equal(t, c.Row, lookRow(t, h.Server, s), "the row Look names")
+			next := got[2:min(len(got), 2+len(c.Next))]
+			require.Equal(t, c.Next, next, "the steps after Look; all of them:\n%s", strings.Join(got, "\n"))
+			if c.Stop != "" {
+				assert.Contains(t, s.Final, c.Stop)
+				return
+			}
+			requireDone(t, s)
+			assert.NoDirExists(t, ws)
+			ledger := finished(t, h.Server, s, keep)
+			if c.Walk {
+				cs := commits(t, repo)
+				require.Len(t, cs, 5)
+				short := func(sha string) string { return git(t, repo, "rev-parse", "--short", sha) }
+				want := follower.WalkLedger(git(t, repo, "rev-parse", "main"), cs, short, "", "", "", "")
+				assert.Equal(t, withoutImplementers(want), withoutImplementers(ledger))
+			}
+			if c.Ends != nil {
+				assert.NoError(t, c.Ends(ledger, commits(t, repo)))
+			}
+		})
+	}
+}
+
+// withoutImplementers is a ledger without its implementer= lines, which a
+// resumed run may not know.
+func withoutImplementers(ledger string) string {
+	var out []string
+	for _, l := range strings.SplitAfter(ledger, "\n") {
+		if !strings.Contains(l, ": implementer=") {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "")
+}
+
+// lookRow is the row the session's first Look names on its next: line.
+func lookRow(t *testing.T, srv *Server, s *Session) string {
+	t.Helper()
+	for _, c := range callsOf(srv, s.Prompt) {
+		if c.Name == "exec_command" && strings.Contains(c.str("cmd"), "/sdd-ledger' look ") {
+			out, _, _, _ := parseExec(c.Output)
+			for _, l := range strings.Split(out, "\n") {
+				if n, ok := strings.CutPrefix(l, "next: "); ok {
+					_, row, _ := strings.Cut(n, "row=")
+					return strings.TrimSpace(row)
+				}
+			}
+		}
+	}
+	t.Fatalf("no Look printed a next: line")
+	return ""
+}
+
+// TestFollowForeignLedger: the plan's workspace holds a one-line ledger
+// of another plan (written there by hand, or by another tool); the
+// controller stops and asks, and leaves it as it was.
+func TestFollowForeignLedger(t *testing.T) {
+	repo := newRepo(t, follower.WalkPlanPath, follower.WalkPlan)
+	h, skillDir := followHost(t, repo)
+	r := testutil.RunIn(repo, gitenv.Hermetic(h.Home), filepath.Join(skillDir, "bin", "sdd-workspace"), follower.WalkPlanPath)
+	require.Equal(t, 0, r.Code, r.Stderr)
+	ws := strings.TrimSpace(r.Stdout)
+	const other = "# SDD ledger — plan: docs/plans/other.md\n"
+	require.NoError(t, os.WriteFile(filepath.Join(ws, "progress.md"), []byte(other), 0o644))
+	s := h.Run(runPrompt, Follow(codexScenario(follower.WalkScenario())))
+	requireClean(t, h)
+	assert.Contains(t, s.Final, "it is another run's only record")
+	assert.Equal(t, other, readFile(t, filepath.Join(ws, "progress.md")))
+	assert.Empty(t, git(t, repo, "log", "--format=%H", "main..HEAD"), "no task started")
+	skillDirCalls := followerCalls(h.Server, s, skillDir)
+	assert.Equal(t, []string{"Skill", "Bash", "Say"}, toolNames(skillDirCalls))
 }
