@@ -371,12 +371,39 @@ func TestFollowWalkThrough(t *testing.T) {
 		"Bash", "Agent", "Bash", "Agent", "Agent", "Bash", "Agent",
 		"Bash", "Agent", "Bash", "Agent",
 		"Bash", "Agent", "Bash", "Say"}, toolNames(calls))
+	// As the CLI's tools: each Bash or Read one exec_command (SKILL.md
+	// in as many as its size needs under the output cap), each dispatch a
+	// spawn_agent, a wait_agent that sees it end, and a close_agent.
+	var raw, want []string
+	skillParts := 0
+	for _, c := range callsOf(h.Server, s.Prompt) {
+		if m := ReadCommandRe.FindStringSubmatch(c.str("cmd")); m != nil && strings.Contains(m[3], "/SKILL.md") {
+			skillParts++
+		}
+		if c.Name != "write_stdin" {
+			raw = append(raw, c.Name)
+		}
+	}
+	for _, c := range calls {
+		switch c.Tool {
+		case "Skill":
+			for range skillParts {
+				want = append(want, "exec_command")
+			}
+		case "Bash", "Read":
+			want = append(want, "exec_command")
+		case "Agent":
+			want = append(want, "spawn_agent", "wait_agent", "close_agent")
+		}
+	}
+	assert.Equal(t, want, raw)
 	setup, each, final := perTask(calls, 3)
 	turns := toolCallsPerFollowerCall(h.Server, s)
 	tSetup, tEach, tFinal := splitLike(turns, setup, each, final)
 	alwaysOn, instr, onInvoke := skillBytes(t, h.Server, s, skillDir)
-	t.Logf("controller calls in the Codex CLI: setup %d, tasks %v, final %d (v6.2.0: tasks %v); as tool calls: setup %d, tasks %v, final %d; %d requests in all, %v",
-		setup, each, final, follower.WalkCeilings, tSetup, tEach, tFinal, len(h.Server.Requests()), s.Elapsed)
+	t.Logf("controller calls in the Codex CLI: setup %d, tasks %v, final %d (v6.2.0: tasks %v); as tool calls: setup %d, tasks %v, final %d; %d requests of the controller, %d in all, %v",
+		setup, each, final, follower.WalkCeilings, tSetup, tEach, tFinal, len(conversation(h.Server, s.Prompt)), len(h.Server.Requests()), s.Elapsed)
+	t.Logf("SKILL.md read in %d parts under the output cap", skillParts)
 	t.Logf("instructions: the skill's <skills_instructions> entry %d bytes (the whole block %d), always sent; SKILL.md as read %d bytes (the file %d)",
 		alwaysOn, instr, onInvoke, len(readFile(t, filepath.Join(skillDir, "SKILL.md"))))
 	for i, n := range each {
@@ -402,7 +429,12 @@ func TestFollowWalkThrough(t *testing.T) {
 	assert.Equal(t, []string{"sonnet", "sonnet", "sonnet", "sonnet", "sonnet", "sonnet", "sonnet", "sonnet", "opus"}, models)
 
 	// Every command of the skill ran from the skill's bin/: the session's
-	// PATH holds no copy (host.SystemPath checks), so a bare name fails.
+	// PATH holds no copy, so a bare name fails.
+	for _, d := range h.Path {
+		for _, name := range ship.Commands {
+			assert.NoFileExists(t, filepath.Join(d, name))
+		}
+	}
 	for _, c := range callsOf(h.Server, s.Prompt) {
 		cmd := c.str("cmd")
 		for _, name := range ship.Commands {
@@ -557,6 +589,14 @@ func TestFollowForeignLedger(t *testing.T) {
 	assert.Contains(t, s.Final, "it is another run's only record")
 	assert.Equal(t, other, readFile(t, filepath.Join(ws, "progress.md")))
 	assert.Empty(t, git(t, repo, "log", "--format=%H", "main..HEAD"), "no task started")
-	skillDirCalls := followerCalls(h.Server, s, skillDir)
-	assert.Equal(t, []string{"Skill", "Bash", "Say"}, toolNames(skillDirCalls))
+	assert.Equal(t, []string{"Skill", "Bash", "Say"}, toolNames(followerCalls(h.Server, s, skillDir)))
+
+	// A session's shell finds none of the commands by name: the CLI puts
+	// no bin/ of a skill on PATH, and the host's PATH holds no copy.
+	probe := h.Run("Look for the commands on PATH.", func(a *Turns) {
+		a.Say(a.Exec("for c in " + strings.Join(ship.Commands, " ") + "; do command -v $c || echo \"no $c\"; done").Output)
+	})
+	for _, name := range ship.Commands {
+		assert.Contains(t, probe.Final, "no "+name)
+	}
 }
