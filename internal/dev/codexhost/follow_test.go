@@ -320,9 +320,10 @@ func requireClean(t *testing.T, h *Host) {
 	}
 }
 
-// skillBytes are the bytes of the instructions that speak of the skill in
-// the session's first request (its <skills_instructions> entry: always
-// sent, whether the skill is used or not), and the bytes the model got
+// skillBytes are the bytes of the instructions that are there for the
+// skill in the session's first request (its <skills_instructions> entry
+// and its root's line: always sent, whether the skill is used or not),
+// the bytes of the whole <skills_instructions> block, and the bytes the model got
 // when it read SKILL.md (every part's whole output).
 func skillBytes(t *testing.T, srv *Server, s *Session, skillDir string) (alwaysOn, instructions, onInvoke int) {
 	reqs := conversation(srv, s.Prompt)
@@ -334,9 +335,23 @@ func skillBytes(t *testing.T, srv *Server, s *Session, skillDir string) (alwaysO
 				continue
 			}
 			instructions = len(m)
-			for _, l := range strings.SplitAfter(m, "\n") {
+			// The skill's entry, and the root its path names when no
+			// other entry names it (the root is there for the skill).
+			lines := strings.SplitAfter(m, "\n")
+			root := ""
+			for _, l := range lines {
 				if strings.Contains(l, ship.SkillName) {
 					alwaysOn += len(l)
+					if _, f, ok := strings.Cut(l, "(file: "); ok {
+						root, _, _ = strings.Cut(f, "/")
+					}
+				}
+			}
+			if root != "" && strings.Count(m, "(file: "+root+"/") == 1 {
+				for _, l := range lines {
+					if strings.HasPrefix(l, "- `"+root+"` = ") {
+						alwaysOn += len(l)
+					}
 				}
 			}
 		}
@@ -404,7 +419,7 @@ func TestFollowWalkThrough(t *testing.T) {
 	t.Logf("controller calls in the Codex CLI: setup %d, tasks %v, final %d (v6.2.0: tasks %v); as tool calls: setup %d, tasks %v, final %d; %d requests of the controller, %d in all, %v",
 		setup, each, final, follower.WalkCeilings, tSetup, tEach, tFinal, len(conversation(h.Server, s.Prompt)), len(h.Server.Requests()), s.Elapsed)
 	t.Logf("SKILL.md read in %d parts under the output cap", skillParts)
-	t.Logf("instructions: the skill's <skills_instructions> entry %d bytes (the whole block %d), always sent; SKILL.md as read %d bytes (the file %d)",
+	t.Logf("instructions: the skill's <skills_instructions> entry and root %d bytes (the whole block %d), always sent; SKILL.md as read %d bytes (the file %d)",
 		alwaysOn, instr, onInvoke, len(readFile(t, filepath.Join(skillDir, "SKILL.md"))))
 	for i, n := range each {
 		assert.LessOrEqual(t, n, follower.WalkCeilings[i], "Task %d's controller calls", i+1)
