@@ -470,6 +470,18 @@ func TestFollowWalkThrough(t *testing.T) {
 	ids := implementerIDs(ledger)
 	require.Len(t, ids, 4)
 	assert.Equal(t, follower.WalkLedger(mainHead, c, short, ids...), ledger)
+	assert.Equal(t, walkFiles(mainHead, c, short), dirNames(t, filepath.Join(keep, "greet")))
+	assert.NoDirExists(t, filepath.Join(repo, ".superpowers", "sdd", "greet"))
+	assert.DirExists(t, filepath.Join(repo, ".superpowers", "sdd"))
+	// What the human must still decide is in the last message.
+	assert.Contains(t, s.Final, "Task 1: minor (deferred): check1.sh repeats the file name")
+	assert.Contains(t, s.Final, "verdict: Final: complete")
+}
+
+// walkFiles are the files of the walk-through's workspace before Finish,
+// sorted: a package (diff and review) for each review, each task's brief
+// and report, the constraints, the plan's path, the ledger.
+func walkFiles(mainHead string, c []string, short func(string) string) []string {
 	pkg := func(a, b string) string { return "review-" + short(a) + ".." + short(b) }
 	var files []string
 	for _, x := range []string{pkg(mainHead, c[1]), pkg(c[1], c[2]), pkg(c[2], c[3]), pkg(c[3], c[4]), pkg(mainHead, c[4])} {
@@ -480,12 +492,7 @@ func TestFollowWalkThrough(t *testing.T) {
 	}
 	files = append(files, "constraints.md", "plan-path", "progress.md")
 	sort.Strings(files)
-	assert.Equal(t, files, dirNames(t, filepath.Join(keep, "greet")))
-	assert.NoDirExists(t, filepath.Join(repo, ".superpowers", "sdd", "greet"))
-	assert.DirExists(t, filepath.Join(repo, ".superpowers", "sdd"))
-	// What the human must still decide is in the last message.
-	assert.Contains(t, s.Final, "Task 1: minor (deferred): check1.sh repeats the file name")
-	assert.Contains(t, s.Final, "verdict: Final: complete")
+	return files
 }
 
 // splitLike splits per-call costs as perTask split the calls.
@@ -548,8 +555,10 @@ func TestFollowResume(t *testing.T) {
 				cs := commits(t, repo)
 				require.Len(t, cs, 5)
 				short := func(sha string) string { return git(t, repo, "rev-parse", "--short", sha) }
-				want := follower.WalkLedger(git(t, repo, "rev-parse", "main"), cs, short, "", "", "", "")
+				mainHead := git(t, repo, "rev-parse", "main")
+				want := follower.WalkLedger(mainHead, cs, short, "", "", "", "")
 				assert.Equal(t, withoutImplementers(want), withoutImplementers(ledger))
+				assert.Equal(t, walkFiles(mainHead, cs, short), dirNames(t, filepath.Join(keep, "greet")))
 			}
 			if c.Ends != nil {
 				assert.NoError(t, c.Ends(ledger, commits(t, repo)))
@@ -599,10 +608,12 @@ func TestFollowForeignLedger(t *testing.T) {
 	ws := strings.TrimSpace(r.Stdout)
 	const other = "# SDD ledger — plan: docs/plans/other.md\n"
 	require.NoError(t, os.WriteFile(filepath.Join(ws, "progress.md"), []byte(other), 0o644))
+	before := dirNames(t, ws)
 	s := h.Run(runPrompt, Follow(codexScenario(follower.WalkScenario())))
 	requireClean(t, h)
 	assert.Contains(t, s.Final, "it is another run's only record")
 	assert.Equal(t, other, readFile(t, filepath.Join(ws, "progress.md")))
+	assert.Equal(t, before, dirNames(t, ws), "the workspace's files")
 	assert.Empty(t, git(t, repo, "log", "--format=%H", "main..HEAD"), "no task started")
 	assert.Equal(t, []string{"Skill", "Bash", "Say"}, toolNames(followerCalls(h.Server, s, skillDir)))
 
