@@ -352,6 +352,9 @@ func ModelRecord(agentID string) string { return "model of " + agentID }
 // any other name ("Unknown model `sonnet` for spawn_agent. Available
 // models: …", the call failed), and the text names Claude's models.
 func (t *tools) spawnModel(model string) string {
+	if model == "" {
+		return ""
+	}
 	if sp, ok := t.a.Tool("spawn_agent"); ok && strings.Contains(sp.Description, "`"+model+"`") {
 		return model
 	}
@@ -375,3 +378,6 @@ func (t *tools) Say(text string) {
 		t.a.Say(text)
 	}
 }
+
+// Host is the Codex CLI: its file of the skill is host-codex.md.
+func (t *tools) Host() string { return "codex" }

@@ -164,10 +164,7 @@ func followerCalls(srv *Server, s *Session, skillDir string) []follower.Call {
 				continue
 			}
 			lastRead = ""
-			for _, name := range ship.Commands {
-				cmd = strings.ReplaceAll(cmd, Quote(skillDir+"/bin/"+name), name)
-			}
-			out = append(out, follower.Call{Tool: "Bash", Input: cmd})
+			out = append(out, follower.Call{Tool: "Bash", Input: bare(cmd, skillDir)})
 		case "spawn_agent":
 			lastRead = ""
 			out = append(out, follower.Call{Tool: "Agent", Input: c.str("message"), Model: srv.Records()[ModelRecord(agentID(c))]})
@@ -177,6 +174,17 @@ func followerCalls(srv *Server, s *Session, skillDir string) []follower.Call {
 		out = append(out, follower.Call{Tool: "Say", Input: s.Final})
 	}
 	return out
+}
+
+// bare is a command with each command of the skill by its name, not by
+// its path in the skill's bin/ (as the host's file has the text write it,
+// or as SkillCommands rewrote it).
+func bare(cmd, skillDir string) string {
+	for _, name := range ship.Commands {
+		cmd = strings.ReplaceAll(cmd, Quote(skillDir+"/bin/"+name), name)
+		cmd = strings.ReplaceAll(cmd, skillDir+"/bin/"+name, name)
+	}
+	return cmd
 }
 
 // agentID is the id a spawn_agent call answered with.
@@ -264,10 +272,10 @@ func sum(xs []int) int {
 }
 
 // finished is the ledger as the run left it (follower.FinishedLedger).
-func finished(t *testing.T, srv *Server, s *Session, keep string) string {
+func finished(t *testing.T, srv *Server, s *Session, skillDir, keep string) string {
 	t.Helper()
 	for _, c := range callsOf(srv, s.Prompt) {
-		if c.Name == "exec_command" && strings.Contains(c.str("cmd"), "/sdd-ledger' finish ") {
+		if c.Name == "exec_command" && strings.Contains(bare(c.str("cmd"), skillDir), "sdd-ledger finish ") {
 			out, code, _, _ := parseExec(c.Output)
 			require.Equal(t, 0, code, "Finish: %s", out)
 			return follower.FinishedLedger(readFile(t, filepath.Join(keep, "greet", "progress.md")), out)
@@ -382,7 +390,7 @@ func TestFollowWalkThrough(t *testing.T) {
 	requireClean(t, h)
 
 	calls := followerCalls(h.Server, s, skillDir)
-	assert.Equal(t, []string{"Skill", "Bash", "Read", "Bash", "Agent", "Bash", "Agent",
+	assert.Equal(t, []string{"Skill", "Read", "Bash", "Read", "Bash", "Agent", "Bash", "Agent",
 		"Bash", "Agent", "Bash", "Agent", "Agent", "Bash", "Agent",
 		"Bash", "Agent", "Bash", "Agent",
 		"Bash", "Agent", "Bash", "Say"}, toolNames(calls))
@@ -424,7 +432,7 @@ func TestFollowWalkThrough(t *testing.T) {
 	for i, n := range each {
 		assert.LessOrEqual(t, n, follower.WalkCeilings[i], "Task %d's controller calls", i+1)
 	}
-	assert.LessOrEqual(t, setup, 3, "setup's calls")
+	assert.LessOrEqual(t, setup, 4, "setup's calls")
 	assert.LessOrEqual(t, final, 3, "the final review's calls")
 
 	// Every dispatch named its model, the tasks' the standard tier, the
@@ -466,7 +474,7 @@ func TestFollowWalkThrough(t *testing.T) {
 	require.Len(t, c, 5)
 	assert.Equal(t, "bye\n", readFile(t, filepath.Join(repo, "bye.txt")))
 	short := func(sha string) string { return git(t, repo, "rev-parse", "--short", sha) }
-	ledger := finished(t, h.Server, s, keep)
+	ledger := finished(t, h.Server, s, skillDir, keep)
 	ids := implementerIDs(ledger)
 	require.Len(t, ids, 4)
 	assert.Equal(t, follower.WalkLedger(mainHead, c, short, ids...), ledger)
@@ -539,10 +547,10 @@ func TestFollowResume(t *testing.T) {
 			s := h.Run("Resume the plan "+follower.WalkPlanPath+" with the "+ship.SkillName+" skill.", FollowKeeping(sc, repo, keep))
 			requireClean(t, h)
 			got = steps.Names(followerCalls(h.Server, s, skillDir))
-			require.GreaterOrEqual(t, len(got), 2)
-			require.Equal(t, []string{"Skill " + ship.SkillName, "Bash Look"}, got[:2])
-			assert.Equal(t, c.Row, lookRow(t, h.Server, s), "the row Look names")
-			next := got[2:min(len(got), 2+len(c.Next))]
+			require.GreaterOrEqual(t, len(got), 3)
+			require.Equal(t, []string{"Skill " + ship.SkillName, "Read " + follower.HostFile("codex"), "Bash Look"}, got[:3])
+			assert.Equal(t, c.Row, lookRow(t, h.Server, s, skillDir), "the row Look names")
+			next := got[3:min(len(got), 3+len(c.Next))]
 			require.Equal(t, c.Next, next, "the steps after Look; all of them:\n%s", strings.Join(got, "\n"))
 			if c.Stop != "" {
 				assert.Contains(t, s.Final, c.Stop)
@@ -550,7 +558,7 @@ func TestFollowResume(t *testing.T) {
 			}
 			requireDone(t, s)
 			assert.NoDirExists(t, ws)
-			ledger := finished(t, h.Server, s, keep)
+			ledger := finished(t, h.Server, s, skillDir, keep)
 			if c.Walk {
 				cs := commits(t, repo)
 				require.Len(t, cs, 5)
@@ -580,10 +588,10 @@ func withoutImplementers(ledger string) string {
 }
 
 // lookRow is the row the session's first Look names on its next: line.
-func lookRow(t *testing.T, srv *Server, s *Session) string {
+func lookRow(t *testing.T, srv *Server, s *Session, skillDir string) string {
 	t.Helper()
 	for _, c := range callsOf(srv, s.Prompt) {
-		if c.Name == "exec_command" && strings.Contains(c.str("cmd"), "/sdd-ledger' look ") {
+		if c.Name == "exec_command" && strings.HasPrefix(bare(c.str("cmd"), skillDir), "sdd-ledger look ") {
 			out, _, _, _ := parseExec(c.Output)
 			for _, l := range strings.Split(out, "\n") {
 				if n, ok := strings.CutPrefix(l, "next: "); ok {
@@ -615,7 +623,7 @@ func TestFollowForeignLedger(t *testing.T) {
 	assert.Equal(t, other, readFile(t, filepath.Join(ws, "progress.md")))
 	assert.Equal(t, before, dirNames(t, ws), "the workspace's files")
 	assert.Empty(t, git(t, repo, "log", "--format=%H", "main..HEAD"), "no task started")
-	assert.Equal(t, []string{"Skill", "Bash", "Say"}, toolNames(followerCalls(h.Server, s, skillDir)))
+	assert.Equal(t, []string{"Skill", "Read", "Bash", "Say"}, toolNames(followerCalls(h.Server, s, skillDir)))
 
 	// A session's shell finds none of the commands by name: the CLI puts
 	// no bin/ of a skill on PATH, and the host's PATH holds no copy.

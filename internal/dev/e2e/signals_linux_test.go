@@ -138,6 +138,7 @@ func runSignalled(t *testing.T, r *testutil.Repo, gitDir, pidFile, prelude strin
 	}
 	t.Cleanup(func() { _ = syscall.Kill(-pid, syscall.SIGKILL) })
 	run := signalRun{gitPID: waitForPID(t, pidFile)}
+	waitForNoGit(t, pid)
 	require.NoError(t, syscall.Kill(target, sig))
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
@@ -164,6 +165,45 @@ func runSignalled(t *testing.T, r *testutil.Repo, gitDir, pidFile, prelude strin
 	run.status = cmd.ProcessState.Sys().(syscall.WaitStatus)
 	run.stdout, run.stderr = readFileOr(stdout.Name()), readFileOr(stderr.Name())
 	return run
+}
+
+// waitForNoGit waits until no real git runs in the process group pgid:
+// the moment the script is at when its diff has written, its earlier git
+// calls ended one by one before it. The command runs its git calls side by
+// side, and on a loaded machine one may still be running then; git sets
+// SIGPIPE back to its default when it starts (whatever it inherited), so a
+// SIGPIPE sent to the group would kill it, as it would kill the script's
+// git at such a moment. (The stand-in runs as bash, then sleep.)
+func waitForNoGit(t *testing.T, pgid int) {
+	t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		running := false
+		procs, _ := filepath.Glob("/proc/[0-9]*/stat")
+		for _, p := range procs {
+			b, err := os.ReadFile(p)
+			if err != nil {
+				continue
+			}
+			s := string(b)
+			open, end := strings.IndexByte(s, '('), strings.LastIndexByte(s, ')')
+			if open < 0 || end < open || end+2 >= len(s) {
+				continue
+			}
+			f := strings.Fields(s[end+2:]) // state, ppid, pgrp, …
+			if len(f) > 2 && s[open+1:end] == "git" && f[2] == strconv.Itoa(pgid) && f[0] != "Z" {
+				running = true
+				break
+			}
+		}
+		if !running {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("a git of the command's group still runs 15 s after the diff was written")
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
 }
 
 // processState is the state letter /proc gives pid ("T" when stopped), ""
@@ -296,7 +336,8 @@ func TestEverySignalEndsTheCommandAsItEndsTheScript(t *testing.T) {
 // which inherits it as under the script: the package is written. (A SIGILL, SIGTRAP, SIGBUS, SIGFPE,
 // SIGSEGV, SIGSTKFLT, SIGSYS or SIGPROF ignored at start is ignored by the
 // command, but the Go runtime gives git the default for them: sent to the
-// group, git dies of it; only sent alone is checked for them.)
+// group, git dies of it; only sent alone is checked for them. Git sets
+// SIGPIPE back to its default itself: see waitForNoGit.)
 func TestSignalIgnoredAtStartStaysIgnored(t *testing.T) {
 	r, base := bigRepo(t, 200_000)
 	pidFile := filepath.Join(t.TempDir(), "pid")

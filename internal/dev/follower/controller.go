@@ -70,6 +70,7 @@ type controller struct {
 	t     Tools
 	sc    Scenario
 	skill Skill
+	host  *Text // the host's file, host-<name>.md, read before the first command
 	rare  *Text // rare.md, once read
 	v     Values
 
@@ -106,6 +107,7 @@ func (c *controller) run() {
 	}
 	c.skill = sk
 	c.v = Values{"<plan file>": c.sc.Plan, "<skill dir>": sk.Dir, "<start branch>": c.sc.startBranch()}
+	c.readHost()
 	c.lookAgain()
 	for {
 		c.step()
@@ -227,7 +229,7 @@ func (c *controller) fill(text *Text, name string, v Values) string {
 	if b.Lang == "sh" {
 		// One command line (chains join them); an empty last placeholder
 		// (<decisions>: nothing) leaves no blank behind.
-		s = strings.TrimRight(s, " \n")
+		s = c.asHostRuns(strings.TrimRight(s, " \n"))
 	}
 	return s
 }

@@ -66,25 +66,31 @@ func (c *controller) how(name string, r int) dispatchRow {
 
 var tierRe = regexp.MustCompile("(fast|standard|most capable) \\(`([a-z0-9-]+)`\\)")
 
-// tiers are the tiers in order and their models, from the text's Tiers.
+// tiers are the tiers in order and their models, from the host file's
+// tiers row; none where the host names no model (every subagent runs on
+// the session's).
 func (c *controller) tiers() ([]string, map[string]string) {
 	var order []string
 	models := map[string]string{}
-	for _, m := range tierRe.FindAllStringSubmatch(strings.Join(strings.Fields(c.skill.Body), " "), -1) {
+	for _, m := range tierRe.FindAllStringSubmatch(c.hostNeed("tiers"), -1) {
 		if _, seen := models[m[1]]; !seen {
 			order = append(order, m[1])
 			models[m[1]] = m[2]
 		}
 	}
-	if len(order) != 3 {
-		c.fail("the text names the tiers %q, not fast, standard and most capable with their models", order)
+	if len(order) != 0 && len(order) != 3 {
+		c.fail("the host's file names the tiers %q, not fast, standard and most capable with their models", order)
 	}
 	return order, models
 }
 
-// model reads a dispatch row's Model cell for u's task.
+// model reads a dispatch row's Model cell for u's task: "" on a host
+// whose file names no models.
 func (c *controller) model(cell string, u *unit) string {
 	order, models := c.tiers()
+	if len(order) == 0 {
+		return ""
+	}
 	tier := ""
 	switch {
 	case cell == "the task's tier" || cell == "one tier above the task's":
@@ -171,10 +177,10 @@ func (c *controller) need(u *unit, v Values, names ...string) {
 	}
 }
 
-// foreground says whether the text has dispatches run in the foreground
-// (Claude Code's run_in_background: false).
+// foreground says whether the host's file has dispatches run in the
+// foreground (Claude Code's run_in_background: false).
 func (c *controller) foreground() bool {
-	return strings.Contains(c.skill.Body, "`run_in_background: false`")
+	return strings.Contains(c.hostNeed("a dispatch"), "`run_in_background: false`")
 }
 
 func (c *controller) agent(desc, prompt, model string) AgentResult {

@@ -35,6 +35,10 @@ type Tools interface {
 	Agent(call AgentCall) AgentResult
 	// Say ends the turn with text: a question to the human, a report.
 	Say(text string)
+	// Host is the host's name as the skill's file of it is named
+	// (host-<name>.md): claude-code, codex, opencode. It is not a tool
+	// call: a model knows which host runs it.
+	Host() string
 }
 
 // Result is what a tool call gave back.

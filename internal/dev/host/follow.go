@@ -166,3 +166,6 @@ func (t *tools) Say(text string) {
 		t.a.Say(text)
 	}
 }
+
+// Host is Claude Code: its file of the skill is host-claude-code.md.
+func (t *tools) Host() string { return "claude-code" }

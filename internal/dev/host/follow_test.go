@@ -143,7 +143,7 @@ func TestFollowWalkThrough(t *testing.T) {
 	requireDone(t, s)
 
 	uses := controllerUses(s)
-	assert.Equal(t, []string{"Skill", "Bash", "Read", "Bash", "Agent", "Bash", "Agent",
+	assert.Equal(t, []string{"Skill", "Read", "Bash", "Read", "Bash", "Agent", "Bash", "Agent",
 		"Bash", "Agent", "Bash", "Agent", "Agent", "Bash", "Agent",
 		"Bash", "Agent", "Bash", "Agent",
 		"Bash", "Agent", "Bash"}, names(uses))
@@ -153,7 +153,7 @@ func TestFollowWalkThrough(t *testing.T) {
 	for i, n := range each {
 		assert.LessOrEqual(t, n, follower.WalkCeilings[i], "Task %d's controller calls", i+1)
 	}
-	assert.LessOrEqual(t, setup, 3, "setup's calls")
+	assert.LessOrEqual(t, setup, 4, "setup's calls")
 	assert.LessOrEqual(t, final, 3, "the final review's calls")
 
 	// Every dispatch named its model, and the subagents ran on it: the
@@ -280,10 +280,10 @@ func TestFollowResume(t *testing.T) {
 			keep := testutil.RealTempDir(t)
 			s := h.Run("Resume the plan "+follower.WalkPlanPath+" with the "+follower.DefaultSkill+" skill.", FollowKeeping(c.Scenario(), repo, keep))
 			got = steps.Names(controllerCalls(s))
-			require.GreaterOrEqual(t, len(got), 2)
-			require.Equal(t, []string{"Skill " + follower.DefaultSkill, "Bash Look"}, got[:2])
+			require.GreaterOrEqual(t, len(got), 3)
+			require.Equal(t, []string{"Skill " + follower.DefaultSkill, "Read " + follower.HostFile("claude-code"), "Bash Look"}, got[:3])
 			assert.Equal(t, c.Row, lookRow(t, s), "the row Look names")
-			next := got[2:min(len(got), 2+len(c.Next))]
+			next := got[3:min(len(got), 3+len(c.Next))]
 			require.Equal(t, c.Next, next, "the steps after Look; all of them:\n%s", strings.Join(got, "\n"))
 			if c.Stop != "" {
 				require.NotNil(t, s.Final)

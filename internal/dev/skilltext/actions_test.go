@@ -34,6 +34,7 @@ func TestActionsNameTheBlocks(t *testing.T) {
 	require.Empty(t, p)
 	require.Equal(t, []string{
 		"Skill " + follower.DefaultSkill,
+		"Read " + follower.HostFile("claude-code"),
 		"Bash Look",
 		"Read greet.md",
 		"Bash Start the run+Start task N",

@@ -436,3 +436,6 @@ func dispatchTask(prompt string) int {
 	d, _ := follower.ParseDispatch(prompt)
 	return d.N
 }
+
+// Host is Claude Code: its file of the skill is host-claude-code.md.
+func (a *directActor) Host() string { return "claude-code" }

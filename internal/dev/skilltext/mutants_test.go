@@ -86,7 +86,7 @@ func resumeState(name string) mutantRun {
 			r := resumeRun(t, repo, cut, c.Scenario(), dir)
 			p := failedCalls(r.calls)
 			got := actions(t, dir, r.calls)
-			if len(got) < 2+len(c.Next) || strings.Join(got[2:2+len(c.Next)], "|") != strings.Join(c.Next, "|") {
+			if len(got) < 3+len(c.Next) || strings.Join(got[3:3+len(c.Next)], "|") != strings.Join(c.Next, "|") {
 				p = append(p, "the steps after Look: "+strings.Join(got, ", "))
 			}
 			if c.Stop == "" && !strings.HasPrefix(r.final, "Done: ") {
@@ -183,7 +183,13 @@ func TestTextMutants(t *testing.T) {
 		{"reviewers one tier up",
 			[]textEdit{row("| reviewer, re-reviewer | the task's tier |", "| reviewer, re-reviewer | one tier above the task's |")}, walkRun},
 		{"dispatches in the background",
-			[]textEdit{row("fresh Agent call in the foreground (`run_in_background: false`): an", "fresh Agent call in the background: an")}, walkRun},
+			[]textEdit{{file: "host-claude-code.md", old: ", `run_in_background: false`", new: ", `run_in_background: true`"}}, walkRun},
+		{"the standard and most capable tiers' models swapped",
+			[]textEdit{{file: "host-claude-code.md", old: "standard (`sonnet`), most capable (`opus`)", new: "standard (`opus`), most capable (`sonnet`)"}}, walkRun},
+		{"the host's file not named",
+			[]textEdit{row("[host-claude-code.md](host-claude-code.md) in Claude Code,", "")}, walkRun},
+		{"the commands run from <skill dir>/bin where the host has them on PATH",
+			[]textEdit{{file: "host-claude-code.md", old: "writes it: `<command>`", new: "writes it: `<skill dir>/bin/<command>`"}}, walkRun},
 		{"rounds 1-3 one tier up",
 			[]textEdit{row("| implementer, fix rounds 1-3 | the task's tier |", "| implementer | the task's tier |\n| fix rounds 1-3 | one tier above the task's |")},
 			scenarioRun(parked, parkedRounds)},

@@ -72,8 +72,12 @@ type protocolFact struct {
 	text     string // a regular expression that file must match (blanks normalized)
 }
 
+// hostClaudeMD is the skill's file for Claude Code, where its tools and
+// limits are said.
+const hostClaudeMD = "skill/host-claude-code.md"
+
 var protocolFacts = []protocolFact{
-	{"plain commands", "each step of the text is one `sdd-ledger` call", skillMD, "Every step of yours is one Bash call of `sdd-ledger`"},
+	{"plain commands", "each step of the text is one `sdd-ledger` call", skillMD, "Every step of yours is one call of your host's shell tool, running `sdd-ledger`"},
 	{"what the host refuses", "It asks a person first, and under `claude -p` refuses", skillMD, "never add `cd`, a variable, `\\$\\(…\\)`, a pipe, a redirection or `;`"},
 	{"never a typed sha", "The controller never types a sha", skillMD, "you never type a sha"},
 	{"exit 4", "every writing command refuses it (exit 4)", skillMD, "Exit 4: the ledger is another plan's"},
@@ -87,7 +91,7 @@ var protocolFacts = []protocolFact{
 	{"believe the ledger", "the ledger is believed, not memory", skillMD, "Run it first, again after a compaction or whenever unsure; then, if the plan is not in your context, Read it once"},
 	{"git clean", "`git clean -fdx` deletes the workspace", "skill/rare.md", "`git clean -fdx` deletes it"},
 	{"one implementer", "One implementer at a time", skillMD, "One implementer at a time"},
-	{"every dispatch names its model", "every dispatch names its model", skillMD, "Always name the model"},
+	{"every dispatch names its model", "every dispatch names its model", skillMD, "always name the model"},
 	{"never HEAD~1", "never `HEAD~1`", skillMD, "never `HEAD~1`"},
 	{"never what not to flag", "never tells a reviewer what not to flag", skillMD, "Never tell a reviewer what not to flag"},
 	{"minors never loop", "Minor findings never enter it", skillMD, "Minor findings never enter the fix loop"},
@@ -99,10 +103,10 @@ var protocolFacts = []protocolFact{
 	{"the saved review", "Every reviewer saves its whole review beside its package", skillMD, "The reviewer saves its review beside the package \\(`.md`\\), answer first"},
 	{"what survives", "the controller hands them to the human in its last message", skillMD, "Give the human what it printed in your last message"},
 	{"no reset --hard", "there is no `reset --hard` on a dirty tree", skillMD, "never `git reset --hard` a dirty tree"},
-	{"large outputs", "A tool output over about 30 KB comes back cut", skillMD, "Bash output over ~30 KB comes back cut"},
-	{"Read's limit", "Read refuses a file over 256 KB without `offset` and `limit`", skillMD, "Read refuses a file over 256 KB without `offset`/`limit`"},
+	{"large outputs", "A tool output over about 30 KB comes back cut", hostClaudeMD, "Bash output over ~30 KB comes back cut"},
+	{"Read's limit", "Read refuses a file over 256 KB without `offset` and `limit`", hostClaudeMD, "Read refuses a file over 256 KB without `offset` and `limit`"},
 	{"the reviewer reads in parts", "the reviewer reads it in parts", "skill/task-reviewer-prompt.md", "Read it once, completely, in parts: `offset` and `limit` of 2000 lines at a time"},
-	{"asynchronous subagents", "a subagent may answer later as a notification", skillMD, "may answer later as a notification: wait for it"},
+	{"asynchronous subagents", "a subagent may answer later as a notification", skillMD, "a subagent's answer may come later: wait for it"},
 	{"the manual recipe", "gives the manual equivalent of each step", skillMD, "read \\[manual.md\\]\\(manual.md\\) and do their work by hand"},
 	{"go install", "The text says how to install them otherwise (`go install`)", skillMD, "`go install -tags urfave_cli_no_docs github.com/sdd-go/sdd-go/cmd/...@latest`"},
 }

@@ -43,9 +43,9 @@ func resumeRun(t *testing.T, repo *testutil.Repo, prev *directRun, sc follower.S
 func requireNext(t *testing.T, skillDir string, r *directRun, next ...string) {
 	t.Helper()
 	got := actions(t, skillDir, r.calls)
-	require.GreaterOrEqual(t, len(got), 2, callList(r.calls))
-	require.Equal(t, []string{"Skill " + follower.DefaultSkill, "Bash Look"}, got[:2], callList(r.calls))
-	rest := got[2:]
+	require.GreaterOrEqual(t, len(got), 3, callList(r.calls))
+	require.Equal(t, []string{"Skill " + follower.DefaultSkill, "Read " + follower.HostFile("claude-code"), "Bash Look"}, got[:3], callList(r.calls))
+	rest := got[3:]
 	if len(rest) > len(next) {
 		rest = rest[:len(next)]
 	}
@@ -121,7 +121,7 @@ func lookRow(t *testing.T, r *directRun) string {
 // and the reviewer finds no report and judges from the brief and the diff.
 func TestResumeCommittedWorkWithoutReport(t *testing.T) {
 	t.Parallel()
-	repo, cut := cutRun(t, follower.WalkPlanPath, follower.WalkPlan, follower.WalkScenario(), 5, "")
+	repo, cut := cutRun(t, follower.WalkPlanPath, follower.WalkPlan, follower.WalkScenario(), 6, "")
 	ws := filepath.Join(repo.Root, ".superpowers", "sdd", "greet")
 	require.NoError(t, os.Remove(filepath.Join(ws, "task-1-report.md")))
 	r := resumeRun(t, repo, cut, follower.WalkScenario(), "")
@@ -167,7 +167,7 @@ func TestResumeRoundWithoutCommits(t *testing.T) {
 	got := actions(t, "", r.calls)
 	assert.Equal(t, []string{"Agent fix 2 (sonnet)", "Bash Package",
 		"Agent fix 2 (sonnet)", "Bash Package", "Agent re-reviewer 2 (sonnet)",
-		"Bash Record the round+Close+Start task N"}, got[11:17])
+		"Bash Record the round+Close+Start task N"}, got[12:18])
 }
 
 // TestBreaker: a finding no round fixes: rounds 1-3 go to the implementer,
@@ -216,7 +216,7 @@ func TestBreaker(t *testing.T) {
 		// Resumed, the BLOCKED line stops the run again, and nothing runs.
 		again := resumeRun(t, repo, r, sc, "")
 		requireNext(t, "", again, "Read greet.md", "Say")
-		assert.Len(t, controllerCalls(again.calls), 3)
+		assert.Len(t, controllerCalls(again.calls), 4)
 		assert.Contains(t, again.final, "Task 2 is BLOCKED")
 		assert.Equal(t, ledger, readFileT(t, filepath.Join(repo.Root, ".superpowers", "sdd", "greet", "progress.md")))
 	})
@@ -354,7 +354,7 @@ func TestResumeEarlierRunToReview(t *testing.T) {
 func TestResumeWorkspaceGone(t *testing.T) {
 	t.Parallel()
 	dir := ""
-	repo, cut := cutRun(t, follower.WalkPlanPath, follower.WalkPlan, follower.WalkScenario(), 13, dir)
+	repo, cut := cutRun(t, follower.WalkPlanPath, follower.WalkPlan, follower.WalkScenario(), 14, dir)
 	repo.Git("clean", "-q", "-fdx")
 	require.NoDirExists(t, filepath.Join(repo.Root, ".superpowers"))
 	ask := resumeRun(t, repo, cut, follower.WalkScenario(), dir)
@@ -404,7 +404,7 @@ func TestResumeForeignLedger(t *testing.T) {
 		repo, _, _ := foreignLedger(t, own)
 		p := filepath.Join(repo.Root, ".superpowers", "sdd", "greet", "progress.md")
 		require.NoError(t, os.WriteFile(p, []byte(own+"Task 1: base="+repo.Git("rev-parse", "HEAD")+"\n"), 0o644))
-		r := runDirect(t, repo, follower.WalkScenario(), directOptions{maxCalls: 4})
+		r := runDirect(t, repo, follower.WalkScenario(), directOptions{maxCalls: 5})
 		requireNext(t, "", r, "Read greet.md", "Agent implementer 1 (sonnet)")
 	})
 	t.Run("another plan, first line only", func(t *testing.T) {
@@ -430,7 +430,7 @@ func TestResumeMovedPlan(t *testing.T) {
 	const oldPath = "docs/plans/old/greet.md"
 	sc := follower.WalkScenario()
 	sc.Plan = oldPath
-	repo, cut := cutRun(t, oldPath, follower.WalkPlan, sc, 7, "")
+	repo, cut := cutRun(t, oldPath, follower.WalkPlan, sc, 8, "")
 	repo.Git("mv", oldPath, follower.WalkPlanPath)
 	repo.Git("commit", "-q", "-m", "move the plan")
 	old := filepath.Join(repo.Root, ".superpowers", "sdd", "greet")

@@ -227,7 +227,7 @@ func walk(t *testing.T, skillDir string) (problems, *directRun) {
 	// The tasks are all of the standard tier: their implementers, reviewers
 	// and re-reviewers on sonnet, the final reviewer on opus.
 	p.eq("the dispatches' models", []string{"sonnet", "sonnet", "sonnet", "sonnet", "sonnet", "sonnet", "sonnet", "sonnet", "opus"}, models)
-	p.eq("the controller's calls", []string{"Skill", "Bash", "Read", "Bash", "Agent", "Bash", "Agent",
+	p.eq("the controller's calls", []string{"Skill", "Read", "Bash", "Read", "Bash", "Agent", "Bash", "Agent",
 		"Bash", "Agent", "Bash", "Agent", "Agent", "Bash", "Agent",
 		"Bash", "Agent", "Bash", "Agent",
 		"Bash", "Agent", "Bash"}, tools)
@@ -311,14 +311,15 @@ func TestWalkThroughLargePackage(t *testing.T) {
 		"agent-4": {"1/2000"},                     // Task 2's: a small package, in one part
 		"agent-5": append(parts, "8001/2000")[:4], // the final reviewer: the whole branch
 	}, packageReads(r.calls), callList(r.calls))
-	// The controller reads the plan once and never a package.
+	// The controller reads its host's file and the plan once, and never
+	// a package.
 	var reads []string
 	for _, c := range r.calls {
 		if c.Actor == "controller" && c.Tool == "Read" {
 			reads = append(reads, c.Input)
 		}
 	}
-	require.Equal(t, []string{filepath.Join(repo.Root, follower.BigPlanPath)}, reads)
+	require.Equal(t, []string{filepath.Join(moduleRoot, "skill", follower.HostFile("claude-code")), filepath.Join(repo.Root, follower.BigPlanPath)}, reads)
 }
 
 // TestWalkThroughPackageOver2000Lines: a package under 256 KB with more

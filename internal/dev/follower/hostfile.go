@@ -1,0 +1,71 @@
+package follower
+
+import (
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/sdd-go/sdd-go/internal/dev/ship"
+)
+
+// This file is the host's file of the skill, host-<name>.md: SKILL.md
+// says to read it, and only it, before the first command. Its table
+// (first column Need) says how the host does what SKILL.md asks: the
+// command's form, the dispatch, the tiers' models.
+
+// readHost reads the host's file, which SKILL.md must name.
+func (c *controller) readHost() {
+	name := HostFile(c.t.Host())
+	if !strings.Contains(c.skill.Body, "("+name+")") {
+		c.fail("SKILL.md links no %s for this host", name)
+	}
+	r := c.t.Read(c.skill.Dir+"/"+name, 0, 0)
+	if r.IsError {
+		c.fail("reading %s: %s", name, r.Text)
+	}
+	t, err := ParseText(FileText(r.Text))
+	if err != nil {
+		c.fail("%s: %v", name, err)
+	}
+	if len(t.TableWith("Need")) == 0 {
+		c.fail("%s has no table whose first column is Need", name)
+	}
+	c.host = t
+}
+
+// hostNeed is the host file's cell for a need ("a command", "tiers"), one
+// line with its spaces folded.
+func (c *controller) hostNeed(need string) string {
+	for _, r := range c.host.TableWith("Need") {
+		if len(r) == 2 && r[0] == need {
+			return strings.Join(strings.Fields(r[1]), " ")
+		}
+	}
+	c.fail("the host's file has no row %q", need)
+	return ""
+}
+
+var commandFormRe = regexp.MustCompile("`([^`]*<command>[^`]*)`")
+
+// asHostRuns writes each command of a filled chain in the form the host
+// file's "a command" row gives, `<command>` standing for the command's
+// name: `<command>` itself where the commands are on PATH, `<skill
+// dir>/bin/<command>` where the host puts no bin/ there.
+func (c *controller) asHostRuns(chain string) string {
+	m := commandFormRe.FindStringSubmatch(c.hostNeed("a command"))
+	if m == nil {
+		c.fail("the host's file says no form of a command (a `…<command>…` in its row \"a command\")")
+	}
+	form := strings.ReplaceAll(m[1], "<skill dir>", c.v["<skill dir>"])
+	parts := strings.Split(chain, " && ")
+	for i, p := range parts {
+		name, rest, _ := strings.Cut(p, " ")
+		if slices.Contains(ship.Commands, name) {
+			parts[i] = strings.ReplaceAll(form, "<command>", name) + " " + rest
+		}
+	}
+	return strings.Join(parts, " && ")
+}
+
+// HostFile is the name of the skill's file for host.
+func HostFile(host string) string { return "host-" + host + ".md" }
