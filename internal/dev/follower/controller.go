@@ -545,10 +545,11 @@ func (c *controller) chain(u *unit, next string) {
 }
 
 // runChain runs commands joined in one Bash call. Finish is the run's
-// last step: what it printed goes to the human in the last message.
+// last step: what it printed goes to the human in the last message. The
+// commands are in the host's form, so Finish's start is too.
 func (c *controller) runChain(cmds []string) {
 	command := strings.Join(cmds, " && ")
-	if finish := c.skill.Blocks["Finish"]; len(cmds) > 0 && strings.HasPrefix(cmds[len(cmds)-1], strings.TrimRight(strings.SplitN(finish.Body, "<", 2)[0], " ")) {
+	if finish := c.skill.Blocks["Finish"]; len(cmds) > 0 && strings.HasPrefix(cmds[len(cmds)-1], c.asHostRuns(strings.TrimRight(strings.SplitN(finish.Body, "<", 2)[0], " "))) {
 		out := c.bash(command)
 		last := "Done: every task of " + c.sc.Plan + " is complete and reviewed; the branch goes to the branch-finishing workflow."
 		if strings.Contains(strings.Join(strings.Fields(c.skill.Body), " "), "Give the human what it printed in your last message") {
