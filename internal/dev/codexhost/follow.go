@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/sdd-go/sdd-go/internal/dev/follower"
-	"github.com/sdd-go/sdd-go/internal/dev/ship"
 )
 
 // This file is the follower (internal/dev/follower) in the Codex CLI: its
@@ -19,8 +18,11 @@ import (
 // follow.go is for Claude Code. Each follower call becomes what a Codex
 // model does for it:
 //
-//	Bash    one exec_command; an error when "Process exited with code N"
-//	        says N is not 0 (the output has no error flag)
+//	Bash    one exec_command, the command as the follower wrote it (the
+//	        skill's commands as <skill dir>/bin/<command>: host-codex.md's
+//	        form, since the CLI puts no bin/ on PATH); an error when
+//	        "Process exited with code N" says N is not 0 (the output has
+//	        no error flag)
 //	Read    exec_command `sed -n 'A,Bp' <file>`, again from the first
 //	        line the output cap cut off, until the range is read; shown
 //	        numbered, as the follower reads a file tool's view
@@ -84,96 +86,12 @@ func (t *tools) call() {
 	t.left--
 }
 
-// skillName is the name the scenario's Skill call asks for.
-func (t *tools) skillName() string {
-	if t.sc.Skill == "" {
-		return follower.DefaultSkill
-	}
-	return t.sc.Skill
-}
-
-// skillDir is the directory of the scenario's skill as the instructions
-// list it ("" when they list no such skill: a subagent's conversation may
-// not need it).
-func (t *tools) skillDir() string {
-	if sk, ok := t.a.Skill(t.skillName()); ok {
-		return filepath.Dir(sk.Path)
-	}
-	return ""
-}
-
-// ---------------------------------------------------------------------
-// SkillCommands: the one place that knows where the skill's commands are.
-//
-// The Codex CLI puts no bin/ of a skill or plugin on PATH, so a command
-// of the skill runs only as <skill dir>/bin/<name>. Until the text says
-// so to a Codex model itself, the adapter rewrites each command name of
-// ship.Commands that starts a command of a Bash call (at the start, or
-// after &&, ||, ;, | or a newline, outside quotes) into that path,
-// quoted. The lead replaces this function by what the text tells the
-// host.
-func SkillCommands(skillDir, command string) string {
-	if skillDir == "" {
-		return command
-	}
-	isOurs := func(w string) bool {
-		for _, c := range ship.Commands {
-			if w == c {
-				return true
-			}
-		}
-		return false
-	}
-	var b strings.Builder
-	atStart := true
-	var quote byte
-	for i := 0; i < len(command); {
-		c := command[i]
-		if quote != 0 {
-			b.WriteByte(c)
-			if c == quote {
-				quote = 0
-			}
-			i++
-			continue
-		}
-		if atStart {
-			if c == ' ' || c == '\t' {
-				b.WriteByte(c)
-				i++
-				continue
-			}
-			atStart = false
-			end := i
-			for end < len(command) && !strings.ContainsRune(" \t\n;&|'\"", rune(command[end])) {
-				end++
-			}
-			if w := command[i:end]; isOurs(w) {
-				b.WriteString(Quote(skillDir + "/bin/" + w))
-				i = end
-				continue
-			}
-		}
-		switch c {
-		case '\'', '"':
-			quote = c
-		case ';', '&', '|', '\n':
-			atStart = true
-		}
-		b.WriteByte(c)
-		i++
-	}
-	return b.String()
-}
-
-// ---------------------------------------------------------------------
-
 func (t *tools) Bash(command string) follower.Result {
 	t.call()
 	if t.keep != "" && strings.Contains(command, "sdd-ledger finish ") {
 		t.keepWorkspaces()
 	}
-	e := t.a.Exec(SkillCommands(t.skillDir(), command))
+	e := t.a.Exec(command)
 	return follower.Result{Text: e.Output, IsError: e.Code != 0}
 }
 

@@ -10,22 +10,6 @@ import (
 
 // The adapter's pure parts, without the CLI.
 
-func TestSkillCommands(t *testing.T) {
-	const dir = "/h/.codex/skills/sdd"
-	bin := func(c string) string { return "'" + dir + "/bin/" + c + "'" }
-	for in, want := range map[string]string{
-		"sdd-ledger look 'p.md' 'main'":                                         bin("sdd-ledger") + " look 'p.md' 'main'",
-		"sh check1.sh && sdd-ledger close 'p.md' 1 && sdd-ledger task 'p.md' 2": "sh check1.sh && " + bin("sdd-ledger") + " close 'p.md' 1 && " + bin("sdd-ledger") + " task 'p.md' 2",
-		"sdd-workspace p.md; task-brief x|review-package y":                     bin("sdd-workspace") + " p.md; " + bin("task-brief") + " x|" + bin("review-package") + " y",
-		"sdd-ledger finding 'p.md' 1 'sdd-ledger fails && sdd-ledger'":          bin("sdd-ledger") + " finding 'p.md' 1 'sdd-ledger fails && sdd-ledger'",
-		"echo sdd-ledger; git commit -m \"a; sdd-ledger\"":                      "echo sdd-ledger; git commit -m \"a; sdd-ledger\"",
-		"sdd-ledgers look": "sdd-ledgers look",
-	} {
-		assert.Equal(t, want, SkillCommands(dir, in), "%s", in)
-	}
-	assert.Equal(t, "sdd-ledger look", SkillCommands("", "sdd-ledger look"))
-}
-
 func TestKeptLines(t *testing.T) {
 	out := "Warning: truncated output (original token count: 5974)\nTotal output lines: 5000\n\n1\n2\n12…13893 chars truncated…4001\n4002\n"
 	kept, ok := keptLines(out)
