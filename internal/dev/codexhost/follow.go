@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/sdd-go/sdd-go/internal/dev/follower"
 )
@@ -27,6 +28,7 @@ import (
 //	        line the output cap cut off, until the range is read; shown
 //	        numbered, as the follower reads a file tool's view
 //	Write   exec_command `mkdir -p <dir> && printf '%s' <content> > <file>`
+//	        (a long content in parts, appended: WriteCommands)
 //	Skill   the Read of the SKILL.md <skills_instructions> lists for the
 //	        name, handed over as "Base directory for this skill: <dir>"
 //	        and the body after the front matter
@@ -207,8 +209,43 @@ func (t *tools) Read(path string, offset, limit int) follower.Result {
 
 func (t *tools) Write(path, content string) follower.Result {
 	t.call()
-	e := t.a.Exec("mkdir -p " + Quote(filepath.Dir(path)) + " && printf '%s' " + Quote(content) + " > " + Quote(path))
-	return follower.Result{Text: e.Output, IsError: e.Code != 0}
+	var out strings.Builder
+	for _, cmd := range WriteCommands(path, content) {
+		e := t.a.Exec(cmd)
+		out.WriteString(e.Output)
+		if e.Code != 0 {
+			return follower.Result{Text: out.String(), IsError: true}
+		}
+	}
+	return follower.Result{Text: out.String()}
+}
+
+// writeChunk bounds the content one command writes: the CLI runs a
+// command as one argument of its shell (bash -c), and Linux refuses an
+// argument over 128 KiB (MAX_ARG_STRLEN), quoting included (a quote is
+// four bytes quoted).
+const writeChunk = 24 * 1024
+
+// WriteCommands are the commands that write content to path, making its
+// directory: one for content up to writeChunk bytes, else one more for
+// each further part, appended. Parts end on a character's boundary: a
+// command is JSON text, which holds only whole UTF-8 characters.
+func WriteCommands(path, content string) []string {
+	var cmds []string
+	redirect := " > "
+	for first := true; first || content != ""; first = false {
+		n := min(len(content), writeChunk)
+		for n < len(content) && n > 0 && !utf8.RuneStart(content[n]) {
+			n--
+		}
+		cmd := "printf '%s' " + Quote(content[:n]) + redirect + Quote(path)
+		if first {
+			cmd = "mkdir -p " + Quote(filepath.Dir(path)) + " && " + cmd
+		}
+		cmds = append(cmds, cmd)
+		content, redirect = content[n:], " >> "
+	}
+	return cmds
 }
 
 // Skill reads the SKILL.md the instructions list under name, as a Codex

@@ -1,9 +1,15 @@
 package codexhost
 
 import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/sdd-go/sdd-go/internal/dev/follower"
 )
@@ -29,4 +35,28 @@ func TestNumbered(t *testing.T) {
 	assert.Equal(t, "3\tc\n4\td", numbered("c\nd\n", 3, 2))
 	assert.Equal(t, "3\tc\n4\t", numbered("c\n", 3, 2))
 	assert.Equal(t, "1\ta\n2\tb", numbered("a\nb\n", 1, 2))
+}
+
+// WriteCommands write the content exactly, a long one in parts of whole
+// characters, each command well under Linux's 128 KiB for one argument.
+func TestWriteCommands(t *testing.T) {
+	dir := t.TempDir()
+	long := strings.Repeat("é'x\n", writeChunk/2) // 2-byte letters, quotes, a part boundary inside a letter
+	for name, content := range map[string]string{"empty": "", "short": "a 'quoted' line\n", "no newline": "x", "long": long,
+		"quotes": strings.Repeat("'", 3*writeChunk)} {
+		path := filepath.Join(dir, "sub dir", name+".txt")
+		cmds := WriteCommands(path, content)
+		if len(content) <= writeChunk {
+			assert.Len(t, cmds, 1, name)
+		}
+		for _, c := range cmds {
+			assert.True(t, utf8.ValidString(c), name)
+			assert.Less(t, len(c), 128*1024, name)
+			out, err := exec.Command("sh", "-c", c).CombinedOutput()
+			require.NoError(t, err, "%s: %s", name, out)
+		}
+		got, err := os.ReadFile(path)
+		require.NoError(t, err)
+		assert.Equal(t, content, string(got), name)
+	}
 }
