@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -643,4 +644,47 @@ func TestFollowForeignLedger(t *testing.T) {
 	for _, name := range ship.Commands {
 		assert.Contains(t, probe.Final, "no "+name)
 	}
+}
+
+// TestFollowLargePackage: a task whose package is over the 256 KB the
+// role files read whole; its reviewer and the final reviewer read it in
+// parts of 2000 lines, as in Claude Code. In Codex each part is more than
+// one command's output may be (about 10,000 bytes), so each part takes
+// several reads, each from the first line the cap cut off; no read fails.
+func TestFollowLargePackage(t *testing.T) {
+	repo := newRepo(t, follower.BigPlanPath, follower.BigPlan)
+	h, _ := followHost(t, repo)
+	sc := codexScenario(follower.BigScenario(7500))
+	s := h.Run("Carry out the plan "+follower.BigPlanPath+" with the "+ship.SkillName+" skill.", Follow(sc))
+	requireDone(t, s)
+	requireClean(t, h)
+	var parts []string
+	commands, bytes := 0, 0
+	seen := map[string]bool{}
+	for _, r := range h.Server.Requests() {
+		if r.Prompt == s.Prompt || seen[r.Prompt] {
+			continue
+		}
+		seen[r.Prompt] = true
+		last := ""
+		for _, c := range callsOf(h.Server, r.Prompt) {
+			m := ReadCommandRe.FindStringSubmatch(c.str("cmd"))
+			if m == nil || !strings.HasSuffix(m[3], ".diff'") {
+				last = ""
+				continue
+			}
+			commands++
+			bytes += len(c.Output)
+			if key := m[3] + m[2]; key != last || m[2] == "$" {
+				last = key
+				from, _ := strconv.Atoi(m[1])
+				to, _ := strconv.Atoi(m[2])
+				parts = append(parts, fmt.Sprintf("%d/%d", from, to-from+1))
+			}
+		}
+	}
+	t.Logf("the packages' reads: %d parts, %d commands, %d bytes of output; %d requests in all, %v", len(parts), commands, bytes, len(h.Server.Requests()), s.Elapsed)
+	// Task 1's package (4 parts), Task 2's (1), the final one (4).
+	assert.Equal(t, []string{"1/2000", "2001/2000", "4001/2000", "6001/2000", "1/2000",
+		"1/2000", "2001/2000", "4001/2000", "6001/2000"}, parts)
 }
