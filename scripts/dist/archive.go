@@ -54,6 +54,17 @@ func PluginLayout(root, binDir, version string, t Target) ([]Entry, error) {
 	return entries("", files), nil
 }
 
+// SkillFolderLayout lists what the skill archive for t holds: the skill as
+// a folder of its own (ship.SkillFolderFiles), named as the skill is, to
+// unpack into Codex CLI's or OpenCode's skills directory.
+func SkillFolderLayout(root, binDir, version string, t Target) ([]Entry, error) {
+	files, err := ship.SkillFolderFiles(root, binDir, t.OS)
+	if err != nil {
+		return nil, err
+	}
+	return entries(ship.SkillName+"/", files), nil
+}
+
 // entries puts files under top ("" or a folder ending in "/") and adds an
 // entry for every directory they are in, sorted by name.
 func entries(top string, files []ship.File) []Entry {

@@ -13,6 +13,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -95,6 +96,10 @@ func releaseShape(target Target) shape {
 // `claude --plugin-dir ARCHIVE.zip` wants it.
 var pluginShape = shape{skill: "skills/subagent-driven-development", plugin: true}
 
+// skillFolderShape is the skill archive's: the skill's folder, with skill/
+// at its root.
+var skillFolderShape = shape{top: "subagent-driven-development/"}
+
 // wantNames is every entry an archive of shape s for t must hold, sorted.
 func wantNames(t *testing.T, s shape, target Target) []string {
 	t.Helper()
@@ -114,9 +119,12 @@ func wantNames(t *testing.T, s shape, target Target) []string {
 		require.NoError(t, err)
 		rel, err := filepath.Rel(skill, p)
 		require.NoError(t, err)
+		if rel == "." && s.skill == "" {
+			return nil // the folder itself is top
+		}
 		name := s.top + s.skill
 		if rel != "." {
-			name += "/" + filepath.ToSlash(rel)
+			name = path.Join(name, filepath.ToSlash(rel))
 		}
 		if d.IsDir() {
 			name += "/"
@@ -151,6 +159,8 @@ func checkLayout(t *testing.T, s shape, target Target, names []string, members m
 			assert.Equal(t, fs.FileMode(0o644), m.mode, name)
 			if skillRel, ok := strings.CutPrefix(rel, s.skill+"/"); ok {
 				rel = "skill/" + skillRel
+			} else if s.skill == "" && rel != "README.md" && rel != "LICENSE" {
+				rel = "skill/" + rel
 			}
 			src, err := os.ReadFile(filepath.Join(repoRoot, filepath.FromSlash(rel)))
 			require.NoError(t, err)
@@ -227,6 +237,26 @@ func TestPluginArchiveIsTheLayoutAtTheRoot(t *testing.T) {
 			checkLayout(t, pluginShape, target, names, members)
 			bin := "bin/" + ship.BinaryName("task-brief", target.OS)
 			assert.Equal(t, []byte("binary task-brief"), members[bin].content)
+		})
+	}
+}
+
+// TestSkillArchiveIsTheFolder: for every target the skill zip holds one
+// folder, subagent-driven-development/, with every file of skill/ at its
+// root, README.md, LICENSE and bin/ (.exe for Windows): what unpacks into
+// a Codex CLI or OpenCode skills directory.
+func TestSkillArchiveIsTheFolder(t *testing.T) {
+	for _, target := range []Target{{"linux", "amd64"}, {"windows", "arm64"}} {
+		t.Run(target.String(), func(t *testing.T) {
+			assert.Equal(t, "sdd-go-skill_v9.9.9-test_"+target.OS+"_"+target.Arch+".zip", SkillArchiveName(testVersion, target))
+			entries, err := SkillFolderLayout(repoRoot, fakeBinaries(t, target.OS), testVersion, target)
+			require.NoError(t, err)
+			var buf bytes.Buffer
+			require.NoError(t, WriteZip(&buf, entries, testTime))
+			names, members := readZip(t, buf.Bytes())
+			checkLayout(t, skillFolderShape, target, names, members)
+			assert.Contains(t, names, "subagent-driven-development/SKILL.md")
+			assert.Contains(t, names, "subagent-driven-development/bin/"+ship.BinaryName("sdd-ledger", target.OS))
 		})
 	}
 }

@@ -83,6 +83,12 @@ func PluginArchiveName(version string, t Target) string {
 	return "sdd-go-plugin_" + version + "_" + t.OS + "_" + t.Arch + ".zip"
 }
 
+// SkillArchiveName is the skill archive's file name: a zip of the skill's
+// folder, for the hosts that load a skill from a skills directory.
+func SkillArchiveName(version string, t Target) string {
+	return "sdd-go-skill_" + version + "_" + t.OS + "_" + t.Arch + ".zip"
+}
+
 // ChecksumsName is the checksums file's name.
 func ChecksumsName(version string) string { return "sdd-go_" + version + "_checksums.txt" }
 
@@ -144,6 +150,10 @@ func Run(ctx context.Context, cfg Config) error {
 		if err != nil {
 			return err
 		}
+		folder, err := SkillFolderLayout(cfg.Root, binDir, cfg.Version, t)
+		if err != nil {
+			return err
+		}
 		for _, a := range []struct {
 			name    string
 			entries []Entry
@@ -151,6 +161,7 @@ func Run(ctx context.Context, cfg Config) error {
 		}{
 			{ArchiveName(cfg.Version, t), archive, t.OS == "windows"},
 			{PluginArchiveName(cfg.Version, t), plugin, true},
+			{SkillArchiveName(cfg.Version, t), folder, true},
 		} {
 			err = writeFile(filepath.Join(cfg.Out, a.name), func(w io.Writer) error {
 				if a.zip {

@@ -58,6 +58,7 @@ func TestDistBuildsARunnableArchive(t *testing.T) {
 
 	archive := ArchiveName(testVersion, target)
 	plugin := PluginArchiveName(testVersion, target)
+	folder := SkillArchiveName(testVersion, target)
 	sums := ChecksumsName(testVersion)
 	entries, err := os.ReadDir(out)
 	require.NoError(t, err)
@@ -65,7 +66,7 @@ func TestDistBuildsARunnableArchive(t *testing.T) {
 	for _, e := range entries {
 		files = append(files, e.Name())
 	}
-	assert.ElementsMatch(t, []string{archive, plugin, sums}, files, "nothing else, no temporary files")
+	assert.ElementsMatch(t, []string{archive, plugin, folder, sums}, files, "nothing else, no temporary files")
 
 	b, err := os.ReadFile(filepath.Join(out, archive))
 	require.NoError(t, err)
@@ -81,6 +82,10 @@ func TestDistBuildsARunnableArchive(t *testing.T) {
 	require.NoError(t, err)
 	pnames, pmembers := readZip(t, pb)
 	checkLayout(t, pluginShape, target, pnames, pmembers)
+	fb, err := os.ReadFile(filepath.Join(out, folder))
+	require.NoError(t, err)
+	fnames, fmembers := readZip(t, fb)
+	checkLayout(t, skillFolderShape, target, fnames, fmembers)
 
 	// The checksums file is what sha256sum writes, so sha256sum -c checks
 	// it; its lines are in the order of the files' names (a sort of whole
@@ -88,7 +93,7 @@ func TestDistBuildsARunnableArchive(t *testing.T) {
 	outputs := []struct {
 		name string
 		b    []byte
-	}{{archive, b}, {plugin, pb}}
+	}{{archive, b}, {plugin, pb}, {folder, fb}}
 	slices.SortFunc(outputs, func(x, y struct {
 		name string
 		b    []byte

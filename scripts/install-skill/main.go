@@ -5,6 +5,7 @@
 // Run it from a clone of sdd-go:
 //
 //	go run ./scripts/install-skill [--dir DIR] [--force] [--no-binaries | --bin DIR]
+//	go run ./scripts/install-skill --host codex|opencode [--dir DIR] [--force] [--bin DIR]
 //	go run ./scripts/install-skill --replace-scripts DIR [--bin DIR] [--force]
 //	go run ./scripts/install-skill --restore DIR [--force]
 //
@@ -12,7 +13,10 @@
 //
 // The plugin goes to ~/.claude/skills/sdd-go/ (or --dir), where Claude Code
 // loads it as sdd-go@skills-dir and puts its bin/ on the PATH of its tools
-// (plugin.go). Every file is placed through a manifest of SHA-256 sums, so
+// (plugin.go). For Codex CLI and OpenCode (--host), which load skills from
+// a skills folder and put no plugin's bin/ on PATH, it installs the skill
+// as a folder of its own with the binaries in its bin/ (hosts.go). Every
+// file is placed through a manifest of SHA-256 sums, so
 // an untouched install is updated silently and one someone edited is left
 // alone unless --force (place.go). What else would show the model a skill
 // of the same name is removed when it is the previous installer's
@@ -34,6 +38,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 )
 
@@ -64,6 +69,7 @@ func system() Env {
 }
 
 type options struct {
+	host       string
 	dir        string
 	force      bool
 	noBinaries bool
@@ -78,19 +84,23 @@ type usageError struct{ msg string }
 func (e usageError) Error() string { return e.msg }
 
 const usageText = `usage: go run ./scripts/install-skill [--dir DIR] [--force] [--no-binaries | --bin DIR]
+       go run ./scripts/install-skill --host codex|opencode [--dir DIR] [--force] [--bin DIR]
        go run ./scripts/install-skill --replace-scripts DIR [--bin DIR] [--force]
        go run ./scripts/install-skill --restore DIR [--force]
 
 Installs the Claude Code plugin sdd-go (the skill and the four binaries) into
-~/.claude/skills/sdd-go/, or swaps the bash scripts of an installed superpowers
-skill for the binaries and back.
+~/.claude/skills/sdd-go/; with --host, the skill with the binaries in its bin/
+into Codex CLI's ~/.codex/skills/ or OpenCode's ~/.config/opencode/skills/.
+Or swaps the bash scripts of an installed superpowers skill for the binaries
+and back.
 
 `
 
 func newFlagSet(o *options) *flag.FlagSet {
 	fs := flag.NewFlagSet("install-skill", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	fs.StringVar(&o.dir, "dir", "", "install the plugin into `DIR` instead of ~/.claude/skills/sdd-go")
+	fs.StringVar(&o.host, "host", hostClaudeCode, "the `HOST` to install for: claude-code, codex or opencode")
+	fs.StringVar(&o.dir, "dir", "", "install into `DIR` instead of the host's place (~/.claude/skills/sdd-go for claude-code)")
 	fs.BoolVar(&o.force, "force", false, "overwrite or delete files the installer did not write, or that were modified since")
 	fs.BoolVar(&o.noBinaries, "no-binaries", false, "install the plugin without bin/ (the skill then uses the commands on PATH)")
 	fs.StringVar(&o.bin, "bin", "", "take the binaries from `DIR` instead of building them (install) or of the plugin's bin/ (--replace-scripts)")
@@ -116,8 +126,12 @@ func parseArgs(args []string) (options, bool, error) {
 		return o, false, usageError{fmt.Sprintf("unexpected argument %q", fs.Arg(0))}
 	case set["replace-scripts"] && set["restore"]:
 		return o, false, usageError{"--replace-scripts and --restore exclude each other"}
-	case swap && (set["dir"] || set["no-binaries"]):
-		return o, false, usageError{"--dir and --no-binaries apply to the plugin install, not to --replace-scripts or --restore"}
+	case swap && (set["dir"] || set["no-binaries"] || set["host"]):
+		return o, false, usageError{"--host, --dir and --no-binaries apply to the install, not to --replace-scripts or --restore"}
+	case !slices.Contains(hosts, o.host):
+		return o, false, usageError{fmt.Sprintf("--host %q: not one of %s", o.host, strings.Join(hosts, ", "))}
+	case o.host != hostClaudeCode && set["no-binaries"]:
+		return o, false, usageError{"--no-binaries goes with claude-code only: in " + o.host + " the skill runs the commands from its own bin/"}
 	case set["bin"] && (set["restore"] || set["no-binaries"]):
 		return o, false, usageError{"--bin goes with the plugin install or --replace-scripts, and not with --no-binaries"}
 	}

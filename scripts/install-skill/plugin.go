@@ -37,7 +37,7 @@ func install(o options, env Env) error {
 	}
 	target := o.dir
 	if target == "" {
-		if target, err = defaultPluginDir(env); err != nil {
+		if target, err = defaultDir(o.host, env); err != nil {
 			return err
 		}
 	}
@@ -56,7 +56,16 @@ func install(o options, env Env) error {
 		}
 		binDir = tmp
 	}
-	files, err := pluginFiles(root, binDir, version, env)
+	list, err := ship.PluginFiles(root, binDir, env.GOOS, version)
+	what := "plugin " + ship.PluginName
+	if o.host != hostClaudeCode {
+		list, err = ship.SkillFolderFiles(root, binDir, env.GOOS)
+		what = "skill " + ship.SkillName + " for " + o.host
+	}
+	if err != nil {
+		return err
+	}
+	files, err := readFiles(list)
 	if err != nil {
 		return err
 	}
@@ -65,10 +74,14 @@ func install(o options, env Env) error {
 		return err
 	}
 	if did.written == 0 && did.removed == 0 {
-		logf(env, "plugin %s %s at %s is up to date", ship.PluginName, version, target)
+		logf(env, "%s %s at %s is up to date", what, version, target)
 	} else {
-		logf(env, "installed plugin %s %s in %s (%d file(s) written, %d removed, %d unchanged)",
-			ship.PluginName, version, target, did.written, did.removed, did.unchanged)
+		logf(env, "installed %s %s in %s (%d file(s) written, %d removed, %d unchanged)",
+			what, version, target, did.written, did.removed, did.unchanged)
+	}
+	if o.host != hostClaudeCode {
+		logf(env, "%s lists the skill as %s in new sessions; it runs the commands from %s", o.host, ship.SkillName, filepath.Join(target, "bin"))
+		return nil
 	}
 	if binDir == "" {
 		logf(env, "--no-binaries: the plugin has no bin/; the skill runs %s from PATH where they are there, and otherwise does their work by hand",
@@ -83,13 +96,10 @@ func install(o options, env Env) error {
 	return nil
 }
 
-// pluginFiles reads the plugin's files. The binaries are a few MB each;
-// the manifest needs their sums and a reinstall compares their bytes.
-func pluginFiles(root, binDir, version string, env Env) (map[string]newFile, error) {
-	list, err := ship.PluginFiles(root, binDir, env.GOOS, version)
-	if err != nil {
-		return nil, err
-	}
+// readFiles reads what is installed. The binaries are a few MB each; the
+// manifest needs their sums and a reinstall compares their bytes.
+func readFiles(list []ship.File) (map[string]newFile, error) {
+	var err error
 	files := map[string]newFile{}
 	for _, f := range list {
 		data := f.Data

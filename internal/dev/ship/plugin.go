@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
+	"path"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -103,7 +104,29 @@ func DocFiles(root string) []File {
 	}
 }
 
-// SkillFiles are the files of root/skill under the folder under. They are
+// SkillFolderFiles is the skill as a folder of its own, sorted by path,
+// for a host that loads skills from a skills directory and puts no
+// plugin's bin/ on PATH (Codex CLI, OpenCode):
+//
+//	SKILL.md, …                every file of skill/, at the folder's root
+//	README.md, LICENSE         from the repository root
+//	bin/<command>              from binDir, named for goos
+//
+// The host's file of the skill (skill/host-<host>.md) has the model run
+// the commands as <skill dir>/bin/<command>.
+func SkillFolderFiles(root, binDir, goos string) ([]File, error) {
+	skill, err := SkillFiles(root, "")
+	if err != nil {
+		return nil, err
+	}
+	files := append(DocFiles(root), skill...)
+	files = append(files, BinaryFiles(binDir, goos, "bin")...)
+	sort.Slice(files, func(i, j int) bool { return files[i].Path < files[j].Path })
+	return files, nil
+}
+
+// SkillFiles are the files of root/skill under the folder under ("" for
+// the folder's root). They are
 // 0644, or 0755 when the source has any executable bit: the builder's
 // umask must not show in what ships. Anything but regular files and
 // directories is refused, and so is a skill without SKILL.md.
@@ -129,13 +152,13 @@ func SkillFiles(root, under string) ([]File, error) {
 		if fi.Mode()&0o111 != 0 {
 			mode = 0o755
 		}
-		files = append(files, File{Path: under + "/" + filepath.ToSlash(rel), Mode: mode, Src: p})
+		files = append(files, File{Path: path.Join(under, filepath.ToSlash(rel)), Mode: mode, Src: p})
 		return nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("reading the skill: %w", err)
 	}
-	if !slices.ContainsFunc(files, func(f File) bool { return f.Path == under+"/SKILL.md" }) {
+	if !slices.ContainsFunc(files, func(f File) bool { return f.Path == path.Join(under, "SKILL.md") }) {
 		return nil, fmt.Errorf("%s has no SKILL.md", dir)
 	}
 	return files, nil

@@ -1,0 +1,103 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/sdd-go/sdd-go/internal/dev/ship"
+)
+
+// wantSkillFolder is what a Codex or OpenCode install holds: the
+// repository's skill/ (every file) at the folder's root, README.md and
+// LICENSE, and the binaries from bin in bin/.
+func wantSkillFolder(t *testing.T, bin, goos string) map[string]string {
+	t.Helper()
+	root := repoRoot(t)
+	want := readTree(t, filepath.Join(root, "skill"))
+	require.Contains(t, want, "SKILL.md")
+	want["README.md"] = readFile(t, filepath.Join(root, "README.md"))
+	want["LICENSE"] = readFile(t, filepath.Join(root, "LICENSE"))
+	for _, name := range ship.Commands {
+		exe := ship.BinaryName(name, goos)
+		want["bin/"+exe] = readFile(t, filepath.Join(bin, exe))
+	}
+	return want
+}
+
+// TestInstallForEachHost: --host codex and --host opencode put the skill
+// folder where each host looks (their own variables first, then HOME), a
+// reinstall changes nothing, an edited file is kept without --force and
+// overwritten with it, and Claude Code's place is not touched.
+func TestInstallForEachHost(t *testing.T) {
+	for _, c := range []struct {
+		host, key string
+		where     func(h *harness) string // with key unset
+		under     func(v string) string   // with key set to v
+	}{
+		{"codex", "CODEX_HOME",
+			func(h *harness) string { return filepath.Join(h.home, ".codex", "skills", ship.SkillName) },
+			func(v string) string { return filepath.Join(v, "skills", ship.SkillName) }},
+		{"opencode", "XDG_CONFIG_HOME",
+			func(h *harness) string { return filepath.Join(h.home, ".config", "opencode", "skills", ship.SkillName) },
+			func(v string) string { return filepath.Join(v, "opencode", "skills", ship.SkillName) }},
+	} {
+		t.Run(c.host, func(t *testing.T) {
+			h := newHarness(t)
+			code, stdout, stderr := h.run("--host", c.host, "--bin", h.bin)
+			require.Equal(t, 0, code, stderr)
+			assert.Empty(t, stdout)
+			dir := c.where(h)
+			got := readTree(t, dir)
+			require.Contains(t, got, manifestName)
+			delete(got, manifestName)
+			assert.Equal(t, wantSkillFolder(t, h.bin, h.goos), got)
+			assert.Contains(t, stderr, filepath.Join(dir, "bin"))
+			assertMissing(t, filepath.Join(h.home, ".claude"), "Claude Code's place is not touched")
+			fi, err := os.Stat(filepath.Join(dir, "bin", ship.BinaryName("sdd-ledger", h.goos)))
+			require.NoError(t, err)
+			assert.Equal(t, os.FileMode(0o755), fi.Mode().Perm())
+
+			code, _, stderr = h.run("--host", c.host, "--bin", h.bin)
+			require.Equal(t, 0, code, stderr)
+			assert.Contains(t, stderr, "is up to date")
+
+			edited := filepath.Join(dir, "SKILL.md")
+			require.NoError(t, os.WriteFile(edited, []byte("mine\n"), 0o644))
+			code, _, stderr = h.run("--host", c.host, "--bin", h.bin)
+			assert.Equal(t, 1, code)
+			assert.Contains(t, stderr, "was modified since it was installed")
+			assert.Equal(t, "mine\n", readFile(t, edited))
+			code, _, stderr = h.run("--host", c.host, "--bin", h.bin, "--force")
+			require.Equal(t, 0, code, stderr)
+			assert.Equal(t, readFile(t, filepath.Join(repoRoot(t), "skill", "SKILL.md")), readFile(t, edited))
+
+			v := t.TempDir()
+			h.env[c.key] = v
+			code, _, stderr = h.run("--host", c.host, "--bin", h.bin)
+			require.Equal(t, 0, code, stderr)
+			assert.FileExists(t, filepath.Join(c.under(v), "SKILL.md"))
+			assert.FileExists(t, filepath.Join(c.under(v), "host-"+c.host+".md"))
+		})
+	}
+}
+
+func TestHostUsageErrors(t *testing.T) {
+	for _, args := range [][]string{
+		{"--host", "vim"},
+		{"--host", ""},
+		{"--host", "codex", "--no-binaries"},
+		{"--host", "opencode", "--replace-scripts", "a"},
+	} {
+		h := newHarness(t)
+		code, stdout, stderr := h.run(args...)
+		assert.Equal(t, 2, code, "%q", args)
+		assert.Empty(t, stdout, "%q", args)
+		assert.Contains(t, stderr, "usage: go run ./scripts/install-skill", "%q", args)
+		assertMissing(t, filepath.Join(h.home, ".codex"), "%q: nothing installed", args)
+		assertMissing(t, filepath.Join(h.home, ".config"), "%q: nothing installed", args)
+	}
+}
