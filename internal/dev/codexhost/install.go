@@ -1,62 +1,68 @@
 package codexhost
 
 import (
-	"io"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
+	"sync"
 	"testing"
 
 	"github.com/sdd-go/sdd-go/internal/dev/ship"
 	"github.com/sdd-go/sdd-go/internal/dev/testutil"
 )
 
-// InstallSkill installs the skill for Codex into codexHome as a user's
-// copy is laid out: the files of skill/ in skills/<ship.SkillName>/, and
-// the four commands as they ship (testutil's one build of them, which the
-// Claude Code suite installs too) in its bin/. Codex lists the folder's
-// SKILL.md in the instructions; nothing puts its bin/ on PATH. It returns
-// the skill's directory.
-func InstallSkill(t testing.TB, codexHome string) string {
-	t.Helper()
-	bin, err := testutil.BuildBinaries()
-	if err != nil {
-		t.Fatal(err)
-	}
-	root := filepath.Join(codexHome, "skills")
-	files, err := ship.SkillFiles(testutil.ModuleRoot(), ship.SkillName)
-	if err != nil {
-		t.Fatal(err)
-	}
-	files = append(files, ship.BinaryFiles(bin, runtime.GOOS, ship.SkillName+"/bin")...)
-	for _, f := range files {
-		if err := place(filepath.Join(root, filepath.FromSlash(f.Path)), f); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return filepath.Join(root, ship.SkillName)
+var installer struct {
+	once sync.Once
+	bin  string // the installer, built once per process
+	cmds string // the commands' binaries, as they ship
+	err  error
 }
 
-// place writes one file of what ships at dst.
-func place(dst string, f ship.File) error {
-	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-		return err
+// InstallSkill installs the skill for Codex the way a user does: the
+// project's installer (scripts/install-skill --host codex, built once per
+// process) runs with HOME and CODEX_HOME set to the host's, and puts the
+// skill in $CODEX_HOME/skills/<ship.SkillName>/ (skill/'s files, README
+// and LICENSE, ship.SkillFolderFiles) with the commands as they ship in
+// its bin/ (testutil's one build of them, passed with --bin, which the
+// Claude Code suite installs too). Codex lists the folder's SKILL.md in
+// the instructions; nothing puts its bin/ on PATH. It returns the skill's
+// directory.
+func InstallSkill(t testing.TB, codexHome string) string {
+	t.Helper()
+	installer.once.Do(func() {
+		if installer.cmds, installer.err = testutil.BuildBinaries(); installer.err != nil {
+			return
+		}
+		dir, err := os.MkdirTemp("", "sdd-installer-")
+		if err != nil {
+			installer.err = err
+			return
+		}
+		installer.bin = filepath.Join(dir, ship.BinaryName("install-skill", runtime.GOOS))
+		cmd := exec.Command("go", "build", "-o", installer.bin, "./scripts/install-skill")
+		cmd.Dir = testutil.ModuleRoot()
+		if out, err := cmd.CombinedOutput(); err != nil {
+			installer.err = fmt.Errorf("go build ./scripts/install-skill: %v\n%s", err, out)
+		}
+	})
+	if installer.err != nil {
+		t.Fatal(installer.err)
 	}
-	if f.Src == "" {
-		return os.WriteFile(dst, f.Data, f.Mode)
+	cmd := exec.Command(installer.bin, "--host", "codex", "--bin", installer.cmds)
+	cmd.Dir = testutil.ModuleRoot()
+	cmd.Env = append(os.Environ(), "HOME="+filepath.Dir(codexHome), "USERPROFILE="+filepath.Dir(codexHome), "CODEX_HOME="+codexHome)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("install-skill --host codex --bin %s: %v\n%s", installer.cmds, err, out)
 	}
-	in, err := os.Open(f.Src)
-	if err != nil {
-		return err
+	return filepath.Join(codexHome, "skills", ship.SkillName)
+}
+
+// RemoveInstaller removes the installer InstallSkill built (TestMain
+// calls it).
+func RemoveInstaller() {
+	if installer.bin != "" {
+		os.RemoveAll(filepath.Dir(installer.bin))
 	}
-	defer in.Close()
-	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, f.Mode)
-	if err != nil {
-		return err
-	}
-	_, err = io.Copy(out, in)
-	if cerr := out.Close(); err == nil {
-		err = cerr
-	}
-	return err
 }
