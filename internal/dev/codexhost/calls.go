@@ -114,10 +114,25 @@ type Agent struct {
 // distinct messages. It returns once the CLI has started it; Wait for its
 // answer.
 func (a *Turns) Spawn(message string, script Script) Agent {
+	return a.SpawnWith(SpawnArgs{Message: message}, script)
+}
+
+// SpawnArgs is the input of a spawn_agent call (0.171.0 offers more:
+// items, fork_context, reasoning_effort).
+type SpawnArgs struct {
+	Message string `json:"message"`
+	// Model overrides the subagent's model ("" leaves it out: the
+	// parent's). The CLI sends it as the child's requests' model.
+	Model string `json:"model,omitempty"`
+}
+
+// SpawnWith is Spawn with the call's other inputs.
+func (a *Turns) SpawnWith(args SpawnArgs, script Script) Agent {
+	message := args.Message
 	if script != nil {
 		a.srv.Handle(message, script)
 	}
-	r := a.CallIn(agentTools, "spawn_agent", map[string]any{"message": message})
+	r := a.CallIn(agentTools, "spawn_agent", args)
 	var out struct {
 		AgentID  string `json:"agent_id"`
 		Nickname string `json:"nickname"`
@@ -187,4 +202,13 @@ func (a *Turns) Wait(ag Agent) AgentStatus {
 // answer.
 func (a *Turns) SendInput(ag Agent, message string) {
 	a.CallIn(agentTools, "send_input", map[string]any{"target": ag.ID, "message": message})
+}
+
+// Close closes ag (close_agent) and returns its status before. A finished
+// subagent stays open, and counts toward the CLI's limit of open agent
+// threads, until it is closed (0.171.0: the seventh spawn_agent of a
+// session that closes none fails, "collab spawn failed: agent thread
+// limit reached").
+func (a *Turns) Close(ag Agent) string {
+	return a.CallIn(agentTools, "close_agent", map[string]any{"target": ag.ID}).Text
 }

@@ -25,6 +25,12 @@
 // Host.Run runs `codex exec --json` there and fails the test on a failed
 // process, turn or script, or an error but the expected one.
 //
+// follow.go runs the follower (internal/dev/follower), the literal reader
+// of the skill text, over the CLI's tools, with the skill installed in
+// $CODEX_HOME/skills (InstallSkill): TestFollowWalkThrough,
+// TestFollowResume and TestFollowForeignLedger are the Claude Code
+// suite's, in Codex.
+//
 // Without the CLI ($SDD_CODEX_CLI unset) the session tests skip, and the
 // server's tests (played by hand) run with Go alone. make test-host-codex
 // installs the CLI and runs everything in a network namespace with only

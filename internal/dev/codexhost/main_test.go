@@ -7,9 +7,11 @@ import (
 	"github.com/sdd-go/sdd-go/internal/dev/testutil"
 )
 
-// TestMain removes the commands testutil built, if any.
+// TestMain removes the commands testutil built and the installer
+// InstallSkill built, if any.
 func TestMain(m *testing.M) {
 	code := m.Run()
 	testutil.CleanupBinaries()
+	RemoveInstaller()
 	os.Exit(code)
 }

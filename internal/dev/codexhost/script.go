@@ -35,6 +35,7 @@ type Turns struct {
 	srv    *Server
 	prefix string // of this conversation's call ids
 	items  []Item // the request's input
+	tools  []Tool // the tools the request offers
 	turns  []int  // indexes of the model's items in it
 	calls  int    // calls made so far in this replay
 }
@@ -59,9 +60,9 @@ func isTurn(it Item) bool {
 	return it.Type == "function_call" || (it.Type == "message" && it.Role == "assistant")
 }
 
-func replay(s *Server, prompt string, items []Item, script Script) (out []Item, err error) {
+func replay(s *Server, prompt string, items []Item, tools []Tool, script Script) (out []Item, err error) {
 	sum := sha256.Sum256([]byte(prompt))
-	t := &Turns{srv: s, prefix: hex.EncodeToString(sum[:6]), items: items}
+	t := &Turns{srv: s, prefix: hex.EncodeToString(sum[:6]), items: items, tools: tools}
 	for i, it := range items {
 		if isTurn(it) {
 			t.turns = append(t.turns, i)
@@ -178,4 +179,19 @@ func (a *Turns) CallIn(namespace, name string, args any) Result {
 // texts.
 func (a *Turns) Say(text string) []string {
 	return a.turn(assistantText(text)).Notes
+}
+
+// Tool returns the function the request offers under name, looking into
+// namespaces too: what the model knows of it (its description, its
+// parameters).
+func (a *Turns) Tool(name string) (Tool, bool) {
+	r := Request{Tools: a.tools}
+	return r.Tool(name)
+}
+
+// Record keeps a fact about the conversation for the test under key
+// (Server.Records): what a script chose that no call carries. A replay
+// records it again; the same key must get the same value.
+func (a *Turns) Record(key, value string) {
+	a.srv.record(key, value)
 }

@@ -24,12 +24,13 @@ type Server struct {
 	requests []*Request
 	failures []string
 	failed   chan struct{} // closed at the first script failure
+	records  map[string]string
 }
 
 // NewServer starts a server on a free loopback port; it stops when the
 // test ends.
 func NewServer(t testing.TB) *Server {
-	s := &Server{scripts: map[string]Script{}, failed: make(chan struct{})}
+	s := &Server{scripts: map[string]Script{}, failed: make(chan struct{}), records: map[string]string{}}
 	s.http = httptest.NewServer(http.HandlerFunc(s.serve))
 	s.URL = s.http.URL
 	t.Cleanup(s.http.Close)
@@ -81,6 +82,27 @@ func (s *Server) Failures() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return append([]string(nil), s.failures...)
+}
+
+// Records returns a copy of what scripts recorded (Turns.Record).
+func (s *Server) Records() map[string]string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := map[string]string{}
+	for k, v := range s.records {
+		out[k] = v
+	}
+	return out
+}
+
+func (s *Server) record(key, value string) {
+	s.mu.Lock()
+	old, ok := s.records[key]
+	s.records[key] = value
+	s.mu.Unlock()
+	if ok && old != value {
+		s.fail(fmt.Sprintf("record %q: %q, then %q in a replay", key, old, value))
+	}
 }
 
 // Failed is closed at the first script failure, so a session can stop at
@@ -282,7 +304,7 @@ func (s *Server) answer(req *Request) (items []Item, scripted bool) {
 	if !ok {
 		return []Item{assistantText(unknownAnswer)}, false
 	}
-	items, err := replay(s, req.Prompt, req.Input, script)
+	items, err := replay(s, req.Prompt, req.Input, req.Tools, script)
 	if err != nil {
 		msg := fmt.Sprintf("request %d, conversation %q: %v", req.Seq, clip(req.Prompt, 60), err)
 		s.fail(msg)

@@ -545,7 +545,8 @@ func (c *controller) chain(u *unit, next string) {
 }
 
 // runChain runs commands joined in one Bash call. Finish is the run's
-// last step: what it printed goes to the human in the last message.
+// last step: what it printed goes to the human in the last message. The
+// commands are in the host's form, so Finish's start is too.
 func (c *controller) runChain(cmds []string) {
 	command := strings.Join(cmds, " && ")
 	if finish := c.skill.Blocks["Finish"]; len(cmds) > 0 && strings.HasPrefix(ByName(cmds[len(cmds)-1]), strings.TrimRight(strings.SplitN(finish.Body, "<", 2)[0], " ")) {
