@@ -90,7 +90,7 @@ func (t *tools) call() {
 
 func (t *tools) Bash(command string) follower.Result {
 	t.call()
-	if t.keep != "" && strings.Contains(command, "sdd-ledger finish ") {
+	if t.keep != "" && strings.Contains(follower.ByName(command), "sdd-ledger finish ") {
 		t.keepWorkspaces()
 	}
 	e := t.a.Exec(command)

@@ -166,7 +166,7 @@ func followerCalls(srv *Server, s *Session, skillDir string) []follower.Call {
 				continue
 			}
 			lastRead = ""
-			out = append(out, follower.Call{Tool: "Bash", Input: bare(cmd, skillDir)})
+			out = append(out, follower.Call{Tool: "Bash", Input: follower.ByName(cmd)})
 		case "spawn_agent":
 			lastRead = ""
 			out = append(out, follower.Call{Tool: "Agent", Input: c.str("message"), Model: srv.Records()[ModelRecord(agentID(c))]})
@@ -178,14 +178,6 @@ func followerCalls(srv *Server, s *Session, skillDir string) []follower.Call {
 	return out
 }
 
-// bare is a command with each command of the skill by its name, not by
-// its path in the skill's bin/ (as host-codex.md has the text write it).
-func bare(cmd, skillDir string) string {
-	for _, name := range ship.Commands {
-		cmd = strings.ReplaceAll(cmd, skillDir+"/bin/"+name, name)
-	}
-	return cmd
-}
 
 // agentID is the id a spawn_agent call answered with.
 func agentID(c fcall) string {
@@ -275,7 +267,7 @@ func sum(xs []int) int {
 func finished(t *testing.T, srv *Server, s *Session, skillDir, keep string) string {
 	t.Helper()
 	for _, c := range callsOf(srv, s.Prompt) {
-		if c.Name == "exec_command" && strings.Contains(bare(c.str("cmd"), skillDir), "sdd-ledger finish ") {
+		if c.Name == "exec_command" && strings.Contains(follower.ByName(c.str("cmd")), "sdd-ledger finish ") {
 			out, code, _, _ := parseExec(c.Output)
 			require.Equal(t, 0, code, "Finish: %s", out)
 			return follower.FinishedLedger(readFile(t, filepath.Join(keep, "greet", "progress.md")), out)
@@ -602,7 +594,7 @@ func withoutImplementers(ledger string) string {
 func lookRow(t *testing.T, srv *Server, s *Session, skillDir string) string {
 	t.Helper()
 	for _, c := range callsOf(srv, s.Prompt) {
-		if c.Name == "exec_command" && strings.HasPrefix(bare(c.str("cmd"), skillDir), "sdd-ledger look ") {
+		if c.Name == "exec_command" && strings.HasPrefix(follower.ByName(c.str("cmd")), "sdd-ledger look ") {
 			out, _, _, _ := parseExec(c.Output)
 			for _, l := range strings.Split(out, "\n") {
 				if n, ok := strings.CutPrefix(l, "next: "); ok {

@@ -4,6 +4,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/sdd-go/sdd-go/internal/dev/host"
 	"github.com/sdd-go/sdd-go/internal/dev/testutil"
 )
 
@@ -12,6 +13,6 @@ import (
 func TestMain(m *testing.M) {
 	code := m.Run()
 	testutil.CleanupBinaries()
-	RemoveInstaller()
+	host.RemoveInstaller()
 	os.Exit(code)
 }

@@ -4,12 +4,14 @@ import (
 	"os"
 	"testing"
 
+	"github.com/sdd-go/sdd-go/internal/dev/host"
 	"github.com/sdd-go/sdd-go/internal/dev/testutil"
 )
 
-// TestMain removes the commands InstallSkill had testutil build, if any.
+// TestMain removes the installer and the commands InstallSkill had built, if any.
 func TestMain(m *testing.M) {
 	code := m.Run()
+	host.RemoveInstaller()
 	testutil.CleanupBinaries()
 	os.Exit(code)
 }
