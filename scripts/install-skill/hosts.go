@@ -1,6 +1,9 @@
 package main
 
 import (
+	"errors"
+	"io/fs"
+	"os"
 	"path/filepath"
 
 	"github.com/sdd-go/sdd-go/internal/dev/ship"
@@ -45,4 +48,38 @@ func defaultDir(host string, env Env) (string, error) {
 		base = filepath.Join(base, "opencode")
 	}
 	return filepath.Join(base, "skills", ship.SkillName), nil
+}
+
+// uninstall removes what the installer put in the host's place (or --dir):
+// every file its manifest lists, unless one was edited since (then nothing
+// is removed, unless --force), the manifest, and the directories left
+// empty. A file it did not write stays, and so does its directory.
+func uninstall(o options, env Env) error {
+	target := o.dir
+	if target == "" {
+		var err error
+		if target, err = defaultDir(o.host, env); err != nil {
+			return err
+		}
+	}
+	manifest := filepath.Join(target, manifestName)
+	if ok, err := exists(manifest); err != nil {
+		return err
+	} else if !ok {
+		logf(env, "nothing to uninstall: %s holds no %s", target, manifestName)
+		return nil
+	}
+	did, err := place(target, map[string]newFile{}, o.force, env)
+	if err != nil {
+		return err
+	}
+	if err := removeFile(manifest, env); err != nil {
+		return err
+	}
+	if err := os.Remove(target); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		logf(env, "removed %d file(s) from %s; it still holds files the installer did not write", did.removed, target)
+		return nil
+	}
+	logf(env, "uninstalled: removed %s (%d file(s))", target, did.removed)
+	return nil
 }

@@ -91,6 +91,8 @@ func TestHostUsageErrors(t *testing.T) {
 		{"--host", ""},
 		{"--host", "codex", "--no-binaries"},
 		{"--host", "opencode", "--replace-scripts", "a"},
+		{"--uninstall", "--bin", "b"},
+		{"--uninstall", "--restore", "a"},
 	} {
 		h := newHarness(t)
 		code, stdout, stderr := h.run(args...)
@@ -99,5 +101,53 @@ func TestHostUsageErrors(t *testing.T) {
 		assert.Contains(t, stderr, "usage: go run ./scripts/install-skill", "%q", args)
 		assertMissing(t, filepath.Join(h.home, ".codex"), "%q: nothing installed", args)
 		assertMissing(t, filepath.Join(h.home, ".config"), "%q: nothing installed", args)
+	}
+}
+
+// TestUninstall: for each host, --uninstall removes what the install put
+// there and the place itself; an edited file stops it (nothing removed)
+// unless --force; a file the installer did not write stays, with its
+// directory; with nothing installed it says so and succeeds.
+func TestUninstall(t *testing.T) {
+	for _, host := range hosts {
+		t.Run(host, func(t *testing.T) {
+			h := newHarness(t)
+			dir, err := defaultDir(host, Env{Getenv: func(k string) string {
+				if k == "HOME" || k == "USERPROFILE" {
+					return h.home
+				}
+				return ""
+			}, GOOS: h.goos})
+			require.NoError(t, err)
+
+			code, _, stderr := h.run("--uninstall", "--host", host)
+			require.Equal(t, 0, code, stderr)
+			assert.Contains(t, stderr, "nothing to uninstall")
+
+			code, _, stderr = h.run("--host", host, "--bin", h.bin)
+			require.Equal(t, 0, code, stderr)
+			require.DirExists(t, dir)
+			code, _, stderr = h.run("--uninstall", "--host", host)
+			require.Equal(t, 0, code, stderr)
+			assert.NoDirExists(t, dir)
+
+			code, _, stderr = h.run("--host", host, "--bin", h.bin)
+			require.Equal(t, 0, code, stderr)
+			before := readTree(t, dir)
+			edited := filepath.Join(dir, "LICENSE")
+			require.NoError(t, os.WriteFile(edited, []byte("mine\n"), 0o644))
+			before["LICENSE"] = "mine\n"
+			code, _, stderr = h.run("--uninstall", "--host", host)
+			assert.Equal(t, 1, code)
+			assert.Contains(t, stderr, "LICENSE (edited)")
+			assert.Equal(t, before, readTree(t, dir), "nothing removed")
+
+			mine := filepath.Join(dir, "notes.txt")
+			require.NoError(t, os.WriteFile(mine, []byte("keep\n"), 0o644))
+			code, _, stderr = h.run("--uninstall", "--host", host, "--force")
+			require.Equal(t, 0, code, stderr)
+			assert.Equal(t, map[string]string{"notes.txt": "keep\n"}, readTree(t, dir))
+			assert.Contains(t, stderr, "files the installer did not write")
+		})
 	}
 }

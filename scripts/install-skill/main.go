@@ -6,6 +6,7 @@
 //
 //	go run ./scripts/install-skill [--dir DIR] [--force] [--no-binaries | --bin DIR]
 //	go run ./scripts/install-skill --host codex|opencode [--dir DIR] [--force] [--bin DIR]
+//	go run ./scripts/install-skill --uninstall [--host HOST] [--dir DIR] [--force]
 //	go run ./scripts/install-skill --replace-scripts DIR [--bin DIR] [--force]
 //	go run ./scripts/install-skill --restore DIR [--force]
 //
@@ -73,6 +74,7 @@ type options struct {
 	dir        string
 	force      bool
 	noBinaries bool
+	uninstall  bool
 	bin        string
 	replace    string
 	restore    string
@@ -85,6 +87,7 @@ func (e usageError) Error() string { return e.msg }
 
 const usageText = `usage: go run ./scripts/install-skill [--dir DIR] [--force] [--no-binaries | --bin DIR]
        go run ./scripts/install-skill --host codex|opencode [--dir DIR] [--force] [--bin DIR]
+       go run ./scripts/install-skill --uninstall [--host HOST] [--dir DIR] [--force]
        go run ./scripts/install-skill --replace-scripts DIR [--bin DIR] [--force]
        go run ./scripts/install-skill --restore DIR [--force]
 
@@ -101,6 +104,7 @@ func newFlagSet(o *options) *flag.FlagSet {
 	fs.SetOutput(io.Discard)
 	fs.StringVar(&o.host, "host", hostClaudeCode, "the `HOST` to install for: claude-code, codex or opencode")
 	fs.StringVar(&o.dir, "dir", "", "install into `DIR` instead of the host's place (~/.claude/skills/sdd-go for claude-code)")
+	fs.BoolVar(&o.uninstall, "uninstall", false, "remove what the installer put in the host's place (or --dir), leaving files it did not write")
 	fs.BoolVar(&o.force, "force", false, "overwrite or delete files the installer did not write, or that were modified since")
 	fs.BoolVar(&o.noBinaries, "no-binaries", false, "install the plugin without bin/ (the skill then uses the commands on PATH)")
 	fs.StringVar(&o.bin, "bin", "", "take the binaries from `DIR` instead of building them (install) or of the plugin's bin/ (--replace-scripts)")
@@ -128,6 +132,8 @@ func parseArgs(args []string) (options, bool, error) {
 		return o, false, usageError{"--replace-scripts and --restore exclude each other"}
 	case swap && (set["dir"] || set["no-binaries"] || set["host"]):
 		return o, false, usageError{"--host, --dir and --no-binaries apply to the install, not to --replace-scripts or --restore"}
+	case set["uninstall"] && (swap || set["bin"] || set["no-binaries"]):
+		return o, false, usageError{"--uninstall goes with --host, --dir and --force only"}
 	case !slices.Contains(hosts, o.host):
 		return o, false, usageError{fmt.Sprintf("--host %q: not one of %s", o.host, strings.Join(hosts, ", "))}
 	case o.host != hostClaudeCode && set["no-binaries"]:
@@ -164,6 +170,8 @@ func Main(args []string, env Env) int {
 		err = replaceScripts(o, env)
 	case o.restore != "":
 		err = restoreScripts(o, env)
+	case o.uninstall:
+		err = uninstall(o, env)
 	default:
 		err = install(o, env)
 	}
