@@ -178,7 +178,6 @@ func followerCalls(srv *Server, s *Session, skillDir string) []follower.Call {
 	return out
 }
 
-
 // agentID is the id a spawn_agent call answered with.
 func agentID(c fcall) string {
 	var out struct {
