@@ -45,6 +45,9 @@ type Tools interface {
 type Result struct {
 	Text    string
 	IsError bool
+	// Next is, for a Read the host stopped short of its limit (OpenCode's
+	// 50 KB), the line the host says the file goes on from; 0 otherwise.
+	Next int
 }
 
 // AgentCall is one Agent tool call.

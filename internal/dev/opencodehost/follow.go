@@ -140,8 +140,17 @@ func (t *tools) Read(path string, offset, limit int) follower.Result {
 	if limit > 0 {
 		in["limit"] = limit
 	}
-	return follower.Result{Text: claudeLayout(t.a.Call("read", in).Text)}
+	out := t.a.Call("read", in).Text
+	r := follower.Result{Text: claudeLayout(out)}
+	if m := readOnRe.FindStringSubmatch(out); m != nil {
+		r.Next, _ = strconv.Atoi(m[1])
+	}
+	return r
 }
+
+// readOnRe is the note of a read that stopped before the file's end, at
+// its line limit or at 50 KB: "(… Use offset=K to continue.)".
+var readOnRe = regexp.MustCompile(`Use offset=(\d+) to continue`)
 
 var (
 	readLineRe = regexp.MustCompile(`^(\d+): (.*)$`)

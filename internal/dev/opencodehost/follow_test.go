@@ -489,3 +489,42 @@ func skillBodyOf(t *testing.T, skillDir string) string {
 	require.True(t, ok, "SKILL.md's front matter does not end")
 	return body
 }
+
+// TestFollowLargePackage: a task whose package is over OpenCode's 50 KB
+// for one read (7500 lines, over 256 KB). Its reviewer and the final
+// reviewer read it in parts of 2000 lines, and where a part stops at 50
+// KB, go on from the offset the read tool names, as the role files say;
+// the reading is complete (the follower checks the bytes against the
+// size the dispatch gives) and no call fails.
+func TestFollowLargePackage(t *testing.T) {
+	t.Parallel()
+	repo := newPlanRepo(t, follower.BigPlanPath, follower.BigPlan)
+	h, _ := newFollowHost(t, repo)
+	sc := follower.BigScenario(7500)
+	s := h.Run("Carry out the plan "+follower.BigPlanPath+" with the "+SkillName+" skill.", Follow(sc))
+	requireDone(t, s)
+	noRefusal(t, s)
+	var parts []string
+	early := 0
+	for _, u := range checkSubagents(t, h, s) {
+		if u.Name != "read" {
+			continue
+		}
+		var in struct {
+			Path   string `json:"filePath"`
+			Offset int    `json:"offset"`
+			Limit  int    `json:"limit"`
+		}
+		require.NoError(t, json.Unmarshal(u.Input, &in))
+		if strings.HasSuffix(in.Path, ".diff") {
+			require.NotZero(t, in.Limit, "a package read whole: %s", in.Path)
+			parts = append(parts, fmt.Sprintf("%d/%d", in.Offset, in.Limit))
+			if (in.Offset-1)%follower.ReadLimit != 0 {
+				early++ // went on from where the tool said the part stopped
+			}
+		}
+	}
+	t.Logf("the packages' reads: %v, %d of them where an earlier part stopped at 50 KB; %d requests, %v", parts, early, len(h.Server.Requests()), s.Elapsed)
+	assert.Greater(t, early, 0, "a part stopped at 50 KB and the reader went on where the tool said")
+	assert.Greater(t, len(parts), 9, "more parts than 2000-line ones alone")
+}
