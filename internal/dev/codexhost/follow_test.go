@@ -26,32 +26,6 @@ import (
 // installed in $CODEX_HOME/skills, the controller and its subagents
 // scripted by the follower, their calls the CLI's own tools (follow.go).
 
-// newRepo makes a git repository under a path with a space and non-ASCII
-// letters, with plan committed at planPath on main and a feature branch
-// checked out, as the run's branch.
-func newRepo(t *testing.T, planPath, plan string) string {
-	t.Helper()
-	root := filepath.Join(testutil.RealTempDir(t), "my repo é", "shop")
-	require.NoError(t, os.MkdirAll(filepath.Dir(filepath.Join(root, planPath)), 0o755))
-	require.NoError(t, os.WriteFile(filepath.Join(root, planPath), []byte(plan), 0o644))
-	for _, args := range [][]string{
-		{"init", "-q", "-b", "main"},
-		{"add", "-A"},
-		{"commit", "-q", "-m", "plan"},
-		{"checkout", "-q", "-b", "feature/run"},
-	} {
-		git(t, root, args...)
-	}
-	return root
-}
-
-func git(t *testing.T, dir string, args ...string) string {
-	t.Helper()
-	r := testutil.RunIn(dir, gitenv.Hermetic(filepath.Join(dir, "..", "git-home")), "git", args...)
-	require.Equal(t, 0, r.Code, "git %v: %s", args, r.Stderr)
-	return strings.TrimSpace(r.Stdout)
-}
-
 func readFile(t *testing.T, p string) string {
 	t.Helper()
 	b, err := os.ReadFile(p)
@@ -278,7 +252,7 @@ func finished(t *testing.T, srv *Server, s *Session, skillDir, keep string) stri
 
 // commits are the branch's commits after main, oldest first.
 func commits(t *testing.T, repo string) []string {
-	return strings.Fields(git(t, repo, "log", "--reverse", "--format=%H", "main..HEAD"))
+	return strings.Fields(testutil.Git(t, repo, "log", "--reverse", "--format=%H", "main..HEAD"))
 }
 
 func implementerIDs(ledger string) []string {
@@ -371,11 +345,11 @@ func skillBytes(t *testing.T, srv *Server, s *Session, skillDir string) (alwaysO
 // than the v6.2.0 text did, and the ledger, the workspace's files and the
 // commits are the walk-through's.
 func TestFollowWalkThrough(t *testing.T) {
-	repo := newRepo(t, follower.WalkPlanPath, follower.WalkPlan)
+	repo := testutil.PlanRepo(t, follower.WalkPlanPath, follower.WalkPlan)
 	h, skillDir := followHost(t, repo)
 	sc := codexScenario(follower.WalkScenario())
 	keep := testutil.RealTempDir(t)
-	mainHead := git(t, repo, "rev-parse", "main")
+	mainHead := testutil.Git(t, repo, "rev-parse", "main")
 	s := h.Run(runPrompt, FollowKeeping(sc, repo, keep))
 	requireDone(t, s)
 	requireClean(t, h)
@@ -463,7 +437,7 @@ func TestFollowWalkThrough(t *testing.T) {
 	c := commits(t, repo)
 	require.Len(t, c, 5)
 	assert.Equal(t, "bye\n", readFile(t, filepath.Join(repo, "bye.txt")))
-	short := func(sha string) string { return git(t, repo, "rev-parse", "--short", sha) }
+	short := func(sha string) string { return testutil.Git(t, repo, "rev-parse", "--short", sha) }
 	ledger := finished(t, h.Server, s, skillDir, keep)
 	ids := implementerIDs(ledger)
 	require.Len(t, ids, 4)
@@ -519,7 +493,7 @@ func TestFollowResume(t *testing.T) {
 	for _, c := range follower.Resumes() {
 		t.Run(c.Name, func(t *testing.T) {
 			t.Parallel()
-			repo := newRepo(t, follower.WalkPlanPath, follower.WalkPlan)
+			repo := testutil.PlanRepo(t, follower.WalkPlanPath, follower.WalkPlan)
 			h, skillDir := followHost(t, repo)
 			sc := codexScenario(c.Scenario())
 			steps, err := follower.NewSteps(skillDir)
@@ -557,8 +531,8 @@ func TestFollowResume(t *testing.T) {
 			if c.Walk {
 				cs := commits(t, repo)
 				require.Len(t, cs, 5)
-				short := func(sha string) string { return git(t, repo, "rev-parse", "--short", sha) }
-				mainHead := git(t, repo, "rev-parse", "main")
+				short := func(sha string) string { return testutil.Git(t, repo, "rev-parse", "--short", sha) }
+				mainHead := testutil.Git(t, repo, "rev-parse", "main")
 				want := follower.WalkLedger(mainHead, cs, short, "", "", "", "")
 				assert.Equal(t, withoutImplementers(want), withoutImplementers(ledger))
 				assert.Equal(t, walkFiles(mainHead, cs, short), dirNames(t, filepath.Join(keep, "greet")))
@@ -611,7 +585,7 @@ func lookRow(t *testing.T, srv *Server, s *Session, skillDir string) string {
 // of another plan (written there by hand, or by another tool); the
 // controller stops and asks, and leaves it as it was.
 func TestFollowForeignLedger(t *testing.T) {
-	repo := newRepo(t, follower.WalkPlanPath, follower.WalkPlan)
+	repo := testutil.PlanRepo(t, follower.WalkPlanPath, follower.WalkPlan)
 	h, skillDir := followHost(t, repo)
 	r := testutil.RunIn(repo, gitenv.Hermetic(h.Home), filepath.Join(skillDir, "bin", "sdd-workspace"), follower.WalkPlanPath)
 	require.Equal(t, 0, r.Code, r.Stderr)
@@ -624,7 +598,7 @@ func TestFollowForeignLedger(t *testing.T) {
 	assert.Contains(t, s.Final, "it is another run's only record")
 	assert.Equal(t, other, readFile(t, filepath.Join(ws, "progress.md")))
 	assert.Equal(t, before, dirNames(t, ws), "the workspace's files")
-	assert.Empty(t, git(t, repo, "log", "--format=%H", "main..HEAD"), "no task started")
+	assert.Empty(t, testutil.Git(t, repo, "log", "--format=%H", "main..HEAD"), "no task started")
 	assert.Equal(t, []string{"Skill", "Read", "Bash", "Say"}, toolNames(followerCalls(h.Server, s, skillDir)))
 
 	// A session's shell finds none of the commands by name: the CLI puts
@@ -643,7 +617,7 @@ func TestFollowForeignLedger(t *testing.T) {
 // one command's output may be (about 10,000 bytes), so each part takes
 // several reads, each from the first line the cap cut off; no read fails.
 func TestFollowLargePackage(t *testing.T) {
-	repo := newRepo(t, follower.BigPlanPath, follower.BigPlan)
+	repo := testutil.PlanRepo(t, follower.BigPlanPath, follower.BigPlan)
 	h, _ := followHost(t, repo)
 	sc := codexScenario(follower.BigScenario(7500))
 	s := h.Run("Carry out the plan "+follower.BigPlanPath+" with the "+ship.SkillName+" skill.", Follow(sc))

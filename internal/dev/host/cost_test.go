@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/sdd-go/sdd-go/internal/dev/follower"
+	"github.com/sdd-go/sdd-go/internal/dev/testutil"
 )
 
 // Token budgets of the skill, as `claude plugin details` estimates them:
@@ -20,7 +21,7 @@ const (
 // TestPluginTokenCost measures the installed plugin's skill with the
 // host's own estimate (the server answers count_tokens with 404).
 func TestPluginTokenCost(t *testing.T) {
-	repo := newRepo(t, follower.WalkPlanPath, follower.WalkPlan)
+	repo := testutil.PlanRepo(t, follower.WalkPlanPath, follower.WalkPlan)
 	h := New(t, repo)
 	d, err := h.PluginCost("sdd-go")
 	require.NoError(t, err)

@@ -17,32 +17,6 @@ import (
 	"github.com/sdd-go/sdd-go/internal/dev/testutil"
 )
 
-// newRepo makes a git repository under a path with a space and non-ASCII
-// letters, with plan committed at planPath on main and a feature branch
-// checked out, as the run's branch.
-func newRepo(t *testing.T, planPath, plan string) string {
-	t.Helper()
-	root := filepath.Join(testutil.RealTempDir(t), "my repo é", "shop")
-	require.NoError(t, os.MkdirAll(filepath.Dir(filepath.Join(root, planPath)), 0o755))
-	require.NoError(t, os.WriteFile(filepath.Join(root, planPath), []byte(plan), 0o644))
-	for _, args := range [][]string{
-		{"init", "-q", "-b", "main"},
-		{"add", "-A"},
-		{"commit", "-q", "-m", "plan"},
-		{"checkout", "-q", "-b", "feature/run"},
-	} {
-		git(t, root, args...)
-	}
-	return root
-}
-
-func git(t *testing.T, dir string, args ...string) string {
-	t.Helper()
-	r := testutil.RunIn(dir, gitenv.Hermetic(filepath.Join(dir, "..", "git-home")), "git", args...)
-	require.Equal(t, 0, r.Code, "git %v: %s", args, r.Stderr)
-	return strings.TrimSpace(r.Stdout)
-}
-
 func readFile(t *testing.T, p string) string {
 	t.Helper()
 	b, err := os.ReadFile(p)
@@ -120,7 +94,7 @@ func finished(t *testing.T, s *Session, keep string) string {
 
 // commits are the branch's commits after main, oldest first.
 func commits(t *testing.T, repo string) []string {
-	return strings.Fields(git(t, repo, "log", "--reverse", "--format=%H", "main..HEAD"))
+	return strings.Fields(testutil.Git(t, repo, "log", "--reverse", "--format=%H", "main..HEAD"))
 }
 
 // TestFollowWalkThrough: the follower carries out skill/example.md's run
@@ -133,12 +107,12 @@ func commits(t *testing.T, repo string) []string {
 // than the v6.2.0 text did, and the ledger, the workspace's files and the
 // commits are the walk-through's.
 func TestFollowWalkThrough(t *testing.T) {
-	repo := newRepo(t, follower.WalkPlanPath, follower.WalkPlan)
+	repo := testutil.PlanRepo(t, follower.WalkPlanPath, follower.WalkPlan)
 	h := New(t, repo)
 	sc := follower.WalkScenario()
 	h.Allow = sc.UserRules()
 	keep := testutil.RealTempDir(t)
-	mainHead := git(t, repo, "rev-parse", "main")
+	mainHead := testutil.Git(t, repo, "rev-parse", "main")
 	s := h.Run(runPrompt, FollowKeeping(sc, repo, keep))
 	requireDone(t, s)
 
@@ -175,7 +149,7 @@ func TestFollowWalkThrough(t *testing.T) {
 	c := commits(t, repo)
 	require.Len(t, c, 5)
 	assert.Equal(t, "bye\n", readFile(t, filepath.Join(repo, "bye.txt")))
-	short := func(sha string) string { return git(t, repo, "rev-parse", "--short", sha) }
+	short := func(sha string) string { return testutil.Git(t, repo, "rev-parse", "--short", sha) }
 	ids := implementerIDs(finished(t, s, keep))
 	require.Len(t, ids, 4)
 	assert.Equal(t, follower.WalkLedger(mainHead, c, short, ids...), finished(t, s, keep))
@@ -225,7 +199,7 @@ func dirNames(t *testing.T, dir string) []string {
 // 256 KB; its reviewer and the final reviewer read it in parts of 2000
 // lines, and no Read comes back refused.
 func TestFollowLargePackage(t *testing.T) {
-	repo := newRepo(t, follower.BigPlanPath, follower.BigPlan)
+	repo := testutil.PlanRepo(t, follower.BigPlanPath, follower.BigPlan)
 	h := New(t, repo)
 	sc := follower.BigScenario(7500)
 	h.Allow = sc.UserRules()
@@ -262,7 +236,7 @@ func TestFollowResume(t *testing.T) {
 	for _, c := range follower.Resumes() {
 		t.Run(c.Name, func(t *testing.T) {
 			t.Parallel()
-			repo := newRepo(t, follower.WalkPlanPath, follower.WalkPlan)
+			repo := testutil.PlanRepo(t, follower.WalkPlanPath, follower.WalkPlan)
 			h := New(t, repo)
 			h.Allow = c.Scenario().UserRules()
 			steps, err := follower.NewSteps(filepath.Join(h.Plugin, "skills", "subagent-driven-development"))
@@ -296,8 +270,8 @@ func TestFollowResume(t *testing.T) {
 			if c.Walk {
 				cs := commits(t, repo)
 				require.Len(t, cs, 5)
-				short := func(sha string) string { return git(t, repo, "rev-parse", "--short", sha) }
-				want := follower.WalkLedger(git(t, repo, "rev-parse", "main"), cs, short, "", "", "", "")
+				short := func(sha string) string { return testutil.Git(t, repo, "rev-parse", "--short", sha) }
+				want := follower.WalkLedger(testutil.Git(t, repo, "rev-parse", "main"), cs, short, "", "", "", "")
 				assert.Equal(t, withoutImplementers(want), withoutImplementers(ledger))
 			}
 			if c.Ends != nil {
@@ -377,7 +351,7 @@ func controllerCalls(s *Session) []follower.Call {
 // of another plan (written there by hand, or by another tool); the
 // controller stops and asks, and leaves it as it was.
 func TestFollowForeignLedger(t *testing.T) {
-	repo := newRepo(t, follower.WalkPlanPath, follower.WalkPlan)
+	repo := testutil.PlanRepo(t, follower.WalkPlanPath, follower.WalkPlan)
 	h := New(t, repo)
 	h.Allow = follower.WalkScenario().UserRules()
 	r := testutil.RunIn(repo, gitenv.Hermetic(h.Home), filepath.Join(h.Plugin, "bin", "sdd-workspace"), follower.WalkPlanPath)
@@ -389,5 +363,5 @@ func TestFollowForeignLedger(t *testing.T) {
 	require.NotNil(t, s.Final)
 	assert.Contains(t, s.Final.Result, "it is another run's only record")
 	assert.Equal(t, other, readFile(t, filepath.Join(ws, "progress.md")))
-	assert.Empty(t, git(t, repo, "log", "--format=%H", "main..HEAD"), "no task started")
+	assert.Empty(t, testutil.Git(t, repo, "log", "--format=%H", "main..HEAD"), "no task started")
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/sdd-go/sdd-go/internal/dev/follower"
+	"github.com/sdd-go/sdd-go/internal/dev/testutil"
 )
 
 // TestTools runs every call a script can make against the real CLI, the
@@ -16,7 +17,7 @@ import (
 // Edit, a foreground Agent and its report, and a finished subagent
 // continued through ToolSearch and SendMessage.
 func TestTools(t *testing.T) {
-	repo := newRepo(t, follower.WalkPlanPath, follower.WalkPlan)
+	repo := testutil.PlanRepo(t, follower.WalkPlanPath, follower.WalkPlan)
 	h := New(t, repo)
 	h.Allow = append(h.Allow, "Write", "Edit")
 	notes := filepath.Join(repo, "notes.txt")

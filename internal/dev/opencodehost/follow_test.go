@@ -29,25 +29,6 @@ import (
 // tests fail on a refusal. They run in parallel with each other, after
 // the suite's other tests: each has its own HOME, model and repository.
 
-// newPlanRepo makes a git repository under a path with a space and an é,
-// as the Claude Code suite's, with plan committed at planPath on main and
-// a feature branch checked out, as the run's branch.
-func newPlanRepo(t *testing.T, planPath, plan string) string {
-	t.Helper()
-	root := filepath.Join(testutil.RealTempDir(t), "my repo é", "shop")
-	require.NoError(t, os.MkdirAll(filepath.Dir(filepath.Join(root, planPath)), 0o755))
-	require.NoError(t, os.WriteFile(filepath.Join(root, planPath), []byte(plan), 0o644))
-	for _, args := range [][]string{
-		{"init", "-q", "-b", "main"},
-		{"add", "-A"},
-		{"commit", "-q", "-m", "plan"},
-		{"checkout", "-q", "-b", "feature/run"},
-	} {
-		git(t, root, args...)
-	}
-	return root
-}
-
 func readFile(t *testing.T, p string) string {
 	t.Helper()
 	b, err := os.ReadFile(p)
@@ -118,12 +99,7 @@ func finished(t *testing.T, s *Session, keep string) string {
 
 // commits are the branch's commits after main, oldest first.
 func commits(t *testing.T, repo string) []string {
-	return strings.Fields(git(t, repo, "log", "--reverse", "--format=%H", "main..HEAD"))
-}
-
-func trimmedGit(t *testing.T, repo string, args ...string) string {
-	t.Helper()
-	return strings.TrimSpace(git(t, repo, args...))
+	return strings.Fields(testutil.Git(t, repo, "log", "--reverse", "--format=%H", "main..HEAD"))
 }
 
 // implementerIDs are the ids of a ledger's implementer= lines, in order.
@@ -217,11 +193,11 @@ func instructionBytes(t *testing.T, h *Host, s *Session) (listing, invoked int) 
 // are the walk-through's.
 func TestFollowWalkThrough(t *testing.T) {
 	t.Parallel()
-	repo := newPlanRepo(t, follower.WalkPlanPath, follower.WalkPlan)
+	repo := testutil.PlanRepo(t, follower.WalkPlanPath, follower.WalkPlan)
 	h, skillDir := newFollowHost(t, repo)
 	sc := follower.WalkScenario()
 	keep := testutil.RealTempDir(t)
-	mainHead := trimmedGit(t, repo, "rev-parse", "main")
+	mainHead := testutil.Git(t, repo, "rev-parse", "main")
 	s := h.Run(runPrompt, FollowKeeping(sc, repo, keep))
 	requireDone(t, s)
 	noRefusal(t, s)
@@ -280,7 +256,7 @@ func TestFollowWalkThrough(t *testing.T) {
 	c := commits(t, repo)
 	require.Len(t, c, 5)
 	assert.Equal(t, "bye\n", readFile(t, filepath.Join(repo, "bye.txt")))
-	short := func(sha string) string { return trimmedGit(t, repo, "rev-parse", "--short", sha) }
+	short := func(sha string) string { return testutil.Git(t, repo, "rev-parse", "--short", sha) }
 	ledger := finished(t, s, keep)
 	ids := implementerIDs(ledger)
 	require.Len(t, ids, 4)
@@ -310,7 +286,7 @@ func TestFollowWalkThrough(t *testing.T) {
 // was.
 func TestFollowForeignLedger(t *testing.T) {
 	t.Parallel()
-	repo := newPlanRepo(t, follower.WalkPlanPath, follower.WalkPlan)
+	repo := testutil.PlanRepo(t, follower.WalkPlanPath, follower.WalkPlan)
 	h, skillDir := newFollowHost(t, repo)
 	r := testutil.RunIn(repo, gitenv.Hermetic(h.Home), filepath.Join(skillDir, "bin", "sdd-workspace"), follower.WalkPlanPath)
 	require.Equal(t, 0, r.Code, r.Stderr)
@@ -324,7 +300,7 @@ func TestFollowForeignLedger(t *testing.T) {
 	assert.Contains(t, s.Final, "it is another run's only record")
 	assert.Equal(t, other, readFile(t, filepath.Join(ws, "progress.md")))
 	assert.Equal(t, before, dirNames(t, ws), "no brief, no package written")
-	assert.Empty(t, git(t, repo, "log", "--format=%H", "main..HEAD"), "no task started")
+	assert.Empty(t, testutil.Git(t, repo, "log", "--format=%H", "main..HEAD"), "no task started")
 }
 
 // resumeStates are the states of follower.Resumes this suite resumes
@@ -349,7 +325,7 @@ func TestFollowResume(t *testing.T) {
 		}
 		t.Run(c.Name, func(t *testing.T) {
 			t.Parallel()
-			repo := newPlanRepo(t, follower.WalkPlanPath, follower.WalkPlan)
+			repo := testutil.PlanRepo(t, follower.WalkPlanPath, follower.WalkPlan)
 			h, skillDir := newFollowHost(t, repo)
 			steps, err := follower.NewSteps(skillDir)
 			require.NoError(t, err)
@@ -388,8 +364,8 @@ func TestFollowResume(t *testing.T) {
 			if c.Walk {
 				cs := commits(t, repo)
 				require.Len(t, cs, 5)
-				short := func(sha string) string { return trimmedGit(t, repo, "rev-parse", "--short", sha) }
-				want := follower.WalkLedger(trimmedGit(t, repo, "rev-parse", "main"), cs, short, "", "", "", "")
+				short := func(sha string) string { return testutil.Git(t, repo, "rev-parse", "--short", sha) }
+				want := follower.WalkLedger(testutil.Git(t, repo, "rev-parse", "main"), cs, short, "", "", "", "")
 				assert.Equal(t, withoutImplementers(want), withoutImplementers(ledger))
 				assert.Len(t, dirNames(t, filepath.Join(keep, "greet")), 19, "the workspace's files: 5 packages and their reviews, 3 briefs and reports, constraints, plan-path, progress")
 				assert.Contains(t, s.Final, "verdict: Final: complete")
@@ -498,7 +474,7 @@ func skillBodyOf(t *testing.T, skillDir string) string {
 // size the dispatch gives) and no call fails.
 func TestFollowLargePackage(t *testing.T) {
 	t.Parallel()
-	repo := newPlanRepo(t, follower.BigPlanPath, follower.BigPlan)
+	repo := testutil.PlanRepo(t, follower.BigPlanPath, follower.BigPlan)
 	h, _ := newFollowHost(t, repo)
 	sc := follower.BigScenario(7500)
 	s := h.Run("Carry out the plan "+follower.BigPlanPath+" with the "+SkillName+" skill.", Follow(sc))

@@ -9,7 +9,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/sdd-go/sdd-go/internal/dev/gitenv"
 	"github.com/sdd-go/sdd-go/internal/dev/testutil"
 )
 
@@ -29,16 +28,9 @@ func newRepo(t *testing.T) string {
 		{"add", "-A"},
 		{"commit", "-q", "-m", "start"},
 	} {
-		git(t, root, args...)
+		testutil.Git(t, root, args...)
 	}
 	return root
-}
-
-func git(t *testing.T, dir string, args ...string) string {
-	t.Helper()
-	r := testutil.RunIn(dir, gitenv.Hermetic(filepath.Join(dir, "..", "git-home")), "git", args...)
-	require.Equal(t, 0, r.Code, "git %v: %s", args, r.Stderr)
-	return r.Stdout
 }
 
 // TestBash: the model runs a command with the bash tool and reads its
@@ -66,7 +58,7 @@ func TestBash(t *testing.T) {
 	require.Len(t, s.Uses, 2)
 	code, ok := s.Uses[0].Exit()
 	assert.True(t, ok && code == 0, "exit status %d, %v", code, ok)
-	assert.Empty(t, git(t, repo, "status", "--porcelain", "--ignored"), "the session left files in the repository")
+	assert.Empty(t, testutil.Git(t, repo, "status", "--porcelain", "--ignored"), "the session left files in the repository")
 
 	var main []Request
 	for _, r := range h.Server.Requests() {

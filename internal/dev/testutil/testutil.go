@@ -373,3 +373,40 @@ func EntriesCmd(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("%s holds %q, want %s%q", args[0], got, map[bool]string{true: "not "}[neg], want)
 	}
 }
+
+// PlanRepo makes the repository the host suites run the skill in: a git
+// repository under a path with a space and an é (".../my repo é/shop"),
+// with plan committed at planPath on main and the run's branch,
+// feature/run, checked out. It returns the repository's path.
+func PlanRepo(t testing.TB, planPath, plan string) string {
+	t.Helper()
+	root := filepath.Join(RealTempDir(t), "my repo é", "shop")
+	for _, err := range []error{
+		os.MkdirAll(filepath.Dir(filepath.Join(root, planPath)), 0o755),
+		os.WriteFile(filepath.Join(root, planPath), []byte(plan), 0o644),
+	} {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, args := range [][]string{
+		{"init", "-q", "-b", "main"},
+		{"add", "-A"},
+		{"commit", "-q", "-m", "plan"},
+		{"checkout", "-q", "-b", "feature/run"},
+	} {
+		Git(t, root, args...)
+	}
+	return root
+}
+
+// Git runs git in dir, hermetic (gitenv, its home beside dir), and returns
+// its output trimmed; a failure fails the test.
+func Git(t testing.TB, dir string, args ...string) string {
+	t.Helper()
+	r := RunIn(dir, gitenv.Hermetic(filepath.Join(dir, "..", "git-home")), "git", args...)
+	if r.Code != 0 {
+		t.Fatalf("git %v: exit %d: %s", args, r.Code, r.Stderr)
+	}
+	return strings.TrimSpace(r.Stdout)
+}
