@@ -2,7 +2,6 @@ package codexhost
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -90,26 +89,13 @@ func (t *tools) call() {
 
 func (t *tools) Bash(command string) follower.Result {
 	t.call()
-	if t.keep != "" && strings.Contains(follower.ByName(command), "sdd-ledger finish ") {
-		t.keepWorkspaces()
+	if t.keep != "" && follower.RunsFinish(command) {
+		if err := follower.KeepWorkspaces(t.repo, t.keep); err != nil {
+			t.a.Failf("%v", err)
+		}
 	}
 	e := t.a.Exec(command)
 	return follower.Result{Text: e.Output, IsError: e.Code != 0}
-}
-
-// keepWorkspaces copies each workspace of the repository into keep, once.
-func (t *tools) keepWorkspaces() {
-	dirs, _ := filepath.Glob(filepath.Join(t.repo, ".superpowers", "sdd", "*", "progress.md"))
-	for _, l := range dirs {
-		ws := filepath.Dir(l)
-		dst := filepath.Join(t.keep, filepath.Base(ws))
-		if _, err := os.Stat(dst); err == nil {
-			continue
-		}
-		if err := os.CopyFS(dst, os.DirFS(ws)); err != nil {
-			t.a.Failf("copying %s before Finish: %v", ws, err)
-		}
-	}
 }
 
 // ReadCommand is the command that reads lines from to to (0: the end) of

@@ -1,6 +1,9 @@
 package follower
 
 import (
+	"fmt"
+	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -91,4 +94,28 @@ func ByName(chain string) string {
 		}
 	}
 	return strings.Join(parts, " && ")
+}
+
+// RunsFinish says whether a command line runs Finish, which deletes the
+// plan's workspace: a host adapter copies the workspaces first
+// (KeepWorkspaces), for the test to read what the run left.
+func RunsFinish(command string) bool {
+	return strings.Contains(ByName(command), "sdd-ledger finish ")
+}
+
+// KeepWorkspaces copies each workspace under repo's .superpowers/sdd into
+// keep, once: a replayed conversation finds the copy made.
+func KeepWorkspaces(repo, keep string) error {
+	dirs, _ := filepath.Glob(filepath.Join(repo, ".superpowers", "sdd", "*", "progress.md"))
+	for _, l := range dirs {
+		ws := filepath.Dir(l)
+		dst := filepath.Join(keep, filepath.Base(ws))
+		if _, err := os.Stat(dst); err == nil {
+			continue
+		}
+		if err := os.CopyFS(dst, os.DirFS(ws)); err != nil {
+			return fmt.Errorf("copying %s before Finish: %w", ws, err)
+		}
+	}
+	return nil
 }

@@ -1,8 +1,6 @@
 package host
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/sdd-go/sdd-go/internal/dev/follower"
@@ -66,25 +64,12 @@ func result(r Result) follower.Result { return follower.Result{Text: r.Text, IsE
 
 func (t *tools) Bash(command string) follower.Result {
 	t.call()
-	if t.keep != "" && strings.Contains(command, "sdd-ledger finish ") {
-		t.keepWorkspaces()
+	if t.keep != "" && follower.RunsFinish(command) {
+		if err := follower.KeepWorkspaces(t.repo, t.keep); err != nil {
+			t.a.Failf("%v", err)
+		}
 	}
 	return result(t.a.Call("Bash", map[string]any{"command": command}))
-}
-
-// keepWorkspaces copies each workspace of the repository into keep, once.
-func (t *tools) keepWorkspaces() {
-	dirs, _ := filepath.Glob(filepath.Join(t.repo, ".superpowers", "sdd", "*", "progress.md"))
-	for _, l := range dirs {
-		ws := filepath.Dir(l)
-		dst := filepath.Join(t.keep, filepath.Base(ws))
-		if _, err := os.Stat(dst); err == nil {
-			continue
-		}
-		if err := os.CopyFS(dst, os.DirFS(ws)); err != nil {
-			t.a.Failf("copying %s before Finish: %v", ws, err)
-		}
-	}
 }
 
 func (t *tools) Read(path string, offset, limit int) follower.Result {

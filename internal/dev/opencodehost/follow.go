@@ -2,8 +2,6 @@ package opencodehost
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -106,25 +104,12 @@ func (t *tools) call() {
 // their verdict and their reason on stderr, which is what the model has.
 func (t *tools) Bash(command string) follower.Result {
 	t.call()
-	if t.keep != "" && strings.Contains(follower.ByName(command), "sdd-ledger finish ") {
-		t.keepWorkspaces()
+	if t.keep != "" && follower.RunsFinish(command) {
+		if err := follower.KeepWorkspaces(t.repo, t.keep); err != nil {
+			t.a.Failf("%v", err)
+		}
 	}
 	return follower.Result{Text: t.a.Bash(command)}
-}
-
-// keepWorkspaces copies each workspace of the repository into keep, once.
-func (t *tools) keepWorkspaces() {
-	dirs, _ := filepath.Glob(filepath.Join(t.repo, ".superpowers", "sdd", "*", "progress.md"))
-	for _, l := range dirs {
-		ws := filepath.Dir(l)
-		dst := filepath.Join(t.keep, filepath.Base(ws))
-		if _, err := os.Stat(dst); err == nil {
-			continue
-		}
-		if err := os.CopyFS(dst, os.DirFS(ws)); err != nil {
-			t.a.Failf("copying %s before Finish: %v", ws, err)
-		}
-	}
 }
 
 // Read reads with the read tool. Its offset and limit are the follower's
