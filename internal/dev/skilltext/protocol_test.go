@@ -91,7 +91,7 @@ var protocolFacts = []protocolFact{
 	{"believe the ledger", "the ledger is believed, not memory", skillMD, "Run it first, again after a compaction or whenever unsure; then, if the plan is not in your context, Read it once"},
 	{"git clean", "`git clean -fdx` deletes the workspace", "skill/rare.md", "`git clean -fdx` deletes it"},
 	{"one implementer", "One implementer at a time", skillMD, "One implementer at a time"},
-	{"every dispatch names its model", "every dispatch names its model", skillMD, "always name the model"},
+	{"every dispatch names its model", "every dispatch names its model", skillMD, "Where your host's file names their models, always name the model"},
 	{"never HEAD~1", "never `HEAD~1`", skillMD, "never `HEAD~1`"},
 	{"never what not to flag", "never tells a reviewer what not to flag", skillMD, "Never tell a reviewer what not to flag"},
 	{"minors never loop", "Minor findings never enter it", skillMD, "Minor findings never enter the fix loop"},
