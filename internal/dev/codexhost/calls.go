@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/sdd-go/sdd-go/internal/dev/scripted"
 )
 
 // Command is the input of an exec_command call.
@@ -73,7 +75,7 @@ func (a *Turns) ExecWith(c Command) Exec {
 	out, code, exited, running := parseExec(r.Text)
 	for !exited {
 		if running == 0 {
-			a.Failf("exec_command %q: an answer with neither an exit code nor a session: %q", clip(c.Cmd, 200), clip(r.Text, 1000))
+			a.Failf("exec_command %q: an answer with neither an exit code nor a session: %q", scripted.Clip(c.Cmd, 200), scripted.Clip(r.Text, 1000))
 		}
 		r = a.Call("write_stdin", map[string]any{"session_id": running, "chars": "", "yield_time_ms": 1000})
 		var more string
@@ -88,7 +90,7 @@ func (a *Turns) ExecWith(c Command) Exec {
 func (a *Turns) Run(cmd string) string {
 	e := a.Exec(cmd)
 	if e.Code != 0 {
-		a.Failf("%q exited with code %d: %s", clip(cmd, 200), e.Code, clip(e.Output, 2000))
+		a.Failf("%q exited with code %d: %s", scripted.Clip(cmd, 200), e.Code, scripted.Clip(e.Output, 2000))
 	}
 	return e.Output
 }
@@ -138,7 +140,7 @@ func (a *Turns) SpawnWith(args SpawnArgs, script Script) Agent {
 		Nickname string `json:"nickname"`
 	}
 	if err := json.Unmarshal([]byte(r.Text), &out); err != nil || out.AgentID == "" {
-		a.Failf("spawn_agent answered %q", clip(r.Text, 500))
+		a.Failf("spawn_agent answered %q", scripted.Clip(r.Text, 500))
 	}
 	return Agent{ID: out.AgentID, Nickname: out.Nickname, Message: message}
 }
@@ -170,14 +172,14 @@ func (a *Turns) Wait(ag Agent) AgentStatus {
 			TimedOut bool                       `json:"timed_out"`
 		}
 		if err := json.Unmarshal([]byte(r.Text), &out); err != nil {
-			a.Failf("wait_agent answered %q", clip(r.Text, 500))
+			a.Failf("wait_agent answered %q", scripted.Clip(r.Text, 500))
 		}
 		raw, ok := out.Status[ag.ID]
 		if !ok {
 			if out.TimedOut {
 				continue
 			}
-			a.Failf("wait_agent answered no status for %s: %q", ag.ID, clip(r.Text, 500))
+			a.Failf("wait_agent answered no status for %s: %q", ag.ID, scripted.Clip(r.Text, 500))
 		}
 		// A final status with a text is an object of one key; one without
 		// is a bare string.

@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/sdd-go/sdd-go/internal/dev/follower"
+	"github.com/sdd-go/sdd-go/internal/dev/scripted"
 )
 
 // This file is the follower (internal/dev/follower) in the Codex CLI: its
@@ -155,7 +156,7 @@ func (t *tools) read(path string, offset, limit int) (string, follower.Result, b
 		}
 		kept, ok := keptLines(e.Output)
 		if !ok || kept == "" {
-			return "", follower.Result{Text: "a line of " + path + " is longer than the output cap:\n" + clip(e.Output, 500), IsError: true}, false
+			return "", follower.Result{Text: "a line of " + path + " is longer than the output cap:\n" + scripted.Clip(e.Output, 500), IsError: true}, false
 		}
 		text.WriteString(kept)
 		from += strings.Count(kept, "\n")
@@ -268,13 +269,13 @@ func (t *tools) Agent(c follower.AgentCall) follower.AgentResult {
 	t.call()
 	script, ok := t.sc.Subagent(c.Prompt)
 	if !ok {
-		t.a.Failf("a dispatch no subagent of the follower answers: %q", clip(c.Prompt, 300))
+		t.a.Failf("a dispatch no subagent of the follower answers: %q", scripted.Clip(c.Prompt, 300))
 	}
 	ag := t.a.SpawnWith(SpawnArgs{Message: c.Prompt, Model: t.spawnModel(c.Model)}, t.subagent(script))
 	t.a.Record(ModelRecord(ag.ID), c.Model)
 	st := t.a.Wait(ag)
 	if st.State != "completed" {
-		t.a.Failf("%s ended %s: %q", c.Description, st.State, clip(st.Message, 300))
+		t.a.Failf("%s ended %s: %q", c.Description, st.State, scripted.Clip(st.Message, 300))
 	}
 	// Its answer taken, the subagent is done with (the next dispatch is a
 	// fresh one): closed, as close_agent's description asks, since an

@@ -18,6 +18,7 @@ import (
 	"github.com/sdd-go/sdd-go/internal/dev/codexcli"
 	"github.com/sdd-go/sdd-go/internal/dev/follower"
 	"github.com/sdd-go/sdd-go/internal/dev/gitenv"
+	"github.com/sdd-go/sdd-go/internal/dev/scripted"
 	"github.com/sdd-go/sdd-go/internal/dev/ship"
 	"github.com/sdd-go/sdd-go/internal/dev/testutil"
 )
@@ -99,12 +100,12 @@ func toolProblems(srv *Server) []string {
 			case "exec_command", "write_stdin":
 				_, code, exited, running := parseExec(c.Output)
 				if exited && code != 0 || !exited && running == 0 {
-					out = append(out, fmt.Sprintf("%s %q: %s", c.Name, clip(c.str("cmd"), 200), clip(c.Output, 500)))
+					out = append(out, fmt.Sprintf("%s %q: %s", c.Name, scripted.Clip(c.str("cmd"), 200), scripted.Clip(c.Output, 500)))
 				}
 			case "spawn_agent", "wait_agent", "close_agent":
 				var v map[string]any
 				if json.Unmarshal([]byte(c.Output), &v) != nil {
-					out = append(out, fmt.Sprintf("%s: %s", c.Name, clip(c.Output, 500)))
+					out = append(out, fmt.Sprintf("%s: %s", c.Name, scripted.Clip(c.Output, 500)))
 				}
 			}
 		}
@@ -289,7 +290,7 @@ func requireClean(t *testing.T, h *Host) {
 	t.Helper()
 	assert.Empty(t, toolProblems(h.Server), "tool results that were errors")
 	for _, r := range h.Server.Unknown() {
-		t.Errorf("request %d of a conversation no script answers: %q", r.Seq, clip(r.Prompt, 200))
+		t.Errorf("request %d of a conversation no script answers: %q", r.Seq, scripted.Clip(r.Prompt, 200))
 	}
 }
 

@@ -9,6 +9,8 @@ import (
 	"reflect"
 	"runtime/debug"
 	"strings"
+
+	"github.com/sdd-go/sdd-go/internal/dev/scripted"
 )
 
 // A Script is a scripted agent: a function that makes its calls one
@@ -133,7 +135,7 @@ func sameTurn(m, it Item) error {
 	if it.Type == "message" {
 		got, want := strings.Join(m.Texts(), ""), strings.Join(it.Texts(), "")
 		if strings.TrimSpace(got) != strings.TrimSpace(want) {
-			return fmt.Errorf("transcript says %q, the script says %q", clip(got, 200), clip(want, 200))
+			return fmt.Errorf("transcript says %q, the script says %q", scripted.Clip(got, 200), scripted.Clip(want, 200))
 		}
 		return nil
 	}
@@ -146,7 +148,7 @@ func sameTurn(m, it Item) error {
 	}
 	if !same {
 		return fmt.Errorf("transcript calls %s %s %s, the script calls %s %s %s",
-			qualified(m), m.CallID, clip(m.Arguments, 200), qualified(it), it.CallID, clip(it.Arguments, 200))
+			qualified(m), m.CallID, scripted.Clip(m.Arguments, 200), qualified(it), it.CallID, scripted.Clip(it.Arguments, 200))
 	}
 	return nil
 }

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/sdd-go/sdd-go/internal/dev/scripted"
 )
 
 // Server is the scripted model: an OpenAI Responses API on 127.0.0.1 that
@@ -19,49 +21,20 @@ type Server struct {
 
 	http *httptest.Server
 
-	mu       sync.Mutex
-	scripts  map[string]Script // by the conversation's prompt
-	requests []*Request
-	failures []string
-	failed   chan struct{} // closed at the first script failure
-	records  map[string]string
+	// Handle, Requests, Failures and Failed come from the book.
+	scripted.Book[Script, Request]
+	recMu   sync.Mutex
+	records map[string]string
 }
 
 // NewServer starts a server on a free loopback port; it stops when the
 // test ends.
 func NewServer(t testing.TB) *Server {
-	s := &Server{scripts: map[string]Script{}, failed: make(chan struct{}), records: map[string]string{}}
+	s := &Server{records: map[string]string{}}
 	s.http = httptest.NewServer(http.HandlerFunc(s.serve))
 	s.URL = s.http.URL
 	t.Cleanup(s.http.Close)
 	return s
-}
-
-// Handle makes script the agent of the conversation whose first prompt
-// is prompt (a session's exec prompt, or a spawn_agent message),
-// replacing any script it had.
-func (s *Server) Handle(prompt string, script Script) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.scripts[prompt] = script
-}
-
-func (s *Server) script(prompt string) (Script, bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	sc, ok := s.scripts[prompt]
-	return sc, ok
-}
-
-// Requests returns a copy of every request so far, in the order they came.
-func (s *Server) Requests() []Request {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	out := make([]Request, len(s.requests))
-	for i, r := range s.requests {
-		out[i] = *r
-	}
-	return out
 }
 
 // Unknown returns the requests of conversations no script handles (the
@@ -76,18 +49,10 @@ func (s *Server) Unknown() []Request {
 	return out
 }
 
-// Failures returns why scripts failed: a script that called Failf, a
-// transcript that no longer matches its script, a panic.
-func (s *Server) Failures() []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]string(nil), s.failures...)
-}
-
 // Records returns a copy of what scripts recorded (Turns.Record).
 func (s *Server) Records() map[string]string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.recMu.Lock()
+	defer s.recMu.Unlock()
 	out := map[string]string{}
 	for k, v := range s.records {
 		out[k] = v
@@ -96,26 +61,13 @@ func (s *Server) Records() map[string]string {
 }
 
 func (s *Server) record(key, value string) {
-	s.mu.Lock()
+	s.recMu.Lock()
 	old, ok := s.records[key]
 	s.records[key] = value
-	s.mu.Unlock()
+	s.recMu.Unlock()
 	if ok && old != value {
-		s.fail(fmt.Sprintf("record %q: %q, then %q in a replay", key, old, value))
+		s.Fail(fmt.Sprintf("record %q: %q, then %q in a replay", key, old, value))
 	}
-}
-
-// Failed is closed at the first script failure, so a session can stop at
-// once instead of running into its timeout.
-func (s *Server) Failed() <-chan struct{} { return s.failed }
-
-func (s *Server) fail(msg string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if len(s.failures) == 0 {
-		close(s.failed)
-	}
-	s.failures = append(s.failures, msg)
 }
 
 const responsesPath = "/v1/responses"
@@ -274,10 +226,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		req.Model, req.Stream, req.Tools, req.Input = decoded.Model, decoded.Stream, decoded.Tools, decoded.Input
 		req.Prompt = promptOf(req.Input)
 	}
-	s.mu.Lock()
-	s.requests = append(s.requests, req)
-	req.Seq = len(s.requests)
-	s.mu.Unlock()
+	req.Seq = s.Record(req)
 
 	// Everything but the responses endpoint is 404 (the models list
 	// included: the CLI then keeps to its built-in catalog).
@@ -289,25 +238,23 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "bad request body: "+decodeErr.Error(), http.StatusBadRequest)
 		return
 	}
-	answer, scripted := s.answer(req)
-	s.mu.Lock()
-	req.Answer, req.Scripted = answer, scripted
-	s.mu.Unlock()
+	answer, played := s.answer(req)
+	s.Locked(func() { req.Answer, req.Scripted = answer, played })
 	write(w, req, answer)
 }
 
 // unknownAnswer is what a conversation without a script gets.
 const unknownAnswer = "OK."
 
-func (s *Server) answer(req *Request) (items []Item, scripted bool) {
-	script, ok := s.script(req.Prompt)
+func (s *Server) answer(req *Request) (items []Item, played bool) {
+	script, ok := s.Script(req.Prompt)
 	if !ok {
 		return []Item{assistantText(unknownAnswer)}, false
 	}
 	items, err := replay(s, req.Prompt, req.Input, req.Tools, script)
 	if err != nil {
-		msg := fmt.Sprintf("request %d, conversation %q: %v", req.Seq, clip(req.Prompt, 60), err)
-		s.fail(msg)
+		msg := fmt.Sprintf("request %d, conversation %q: %v", req.Seq, scripted.Clip(req.Prompt, 60), err)
+		s.Fail(msg)
 		return []Item{assistantText("SCRIPT FAILED: " + msg)}, true
 	}
 	return items, true
@@ -393,12 +340,4 @@ func withStatus(it Item, status string) map[string]any {
 		m["content"] = it.Content // kept when empty
 	}
 	return m
-}
-
-func clip(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n]) + "…"
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/sdd-go/sdd-go/internal/dev/codexcli"
 	"github.com/sdd-go/sdd-go/internal/dev/host"
+	"github.com/sdd-go/sdd-go/internal/dev/scripted"
 	"github.com/sdd-go/sdd-go/internal/dev/testutil"
 )
 
@@ -282,17 +283,17 @@ func (s *Session) Transcript() string {
 	for _, it := range s.Items {
 		switch it.Type {
 		case "agent_message":
-			fmt.Fprintf(&b, "say %q\n", clip(it.Text, 300))
+			fmt.Fprintf(&b, "say %q\n", scripted.Clip(it.Text, 300))
 		case "command_execution":
 			code := "?"
 			if it.ExitCode != nil {
 				code = fmt.Sprint(*it.ExitCode)
 			}
-			fmt.Fprintf(&b, "exec %q\n  -> exit %s %q\n", clip(it.Command, 300), code, clip(it.AggregatedOutput, 400))
+			fmt.Fprintf(&b, "exec %q\n  -> exit %s %q\n", scripted.Clip(it.Command, 300), code, scripted.Clip(it.AggregatedOutput, 400))
 		default:
-			fmt.Fprintf(&b, "%s %s\n", it.Type, clip(string(it.Raw), 400))
+			fmt.Fprintf(&b, "%s %s\n", it.Type, scripted.Clip(string(it.Raw), 400))
 		}
 	}
-	fmt.Fprintf(&b, "stderr: %s\n", clip(s.Stderr, 2000))
+	fmt.Fprintf(&b, "stderr: %s\n", scripted.Clip(s.Stderr, 2000))
 	return b.String()
 }

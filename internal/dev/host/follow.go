@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/sdd-go/sdd-go/internal/dev/follower"
+	"github.com/sdd-go/sdd-go/internal/dev/scripted"
 )
 
 // Follow is the controller of scenario sc as a session's script: the
@@ -111,7 +112,7 @@ func (t *tools) Agent(c follower.AgentCall) follower.AgentResult {
 	t.call()
 	script, ok := t.sc.Subagent(c.Prompt)
 	if !ok {
-		t.a.Failf("a dispatch no subagent of the follower answers: %q", clip(c.Prompt, 300))
+		t.a.Failf("a dispatch no subagent of the follower answers: %q", scripted.Clip(c.Prompt, 300))
 	}
 	run := RunForeground
 	if c.Background {
@@ -129,7 +130,7 @@ func (t *tools) Agent(c follower.AgentCall) follower.AgentResult {
 func (t *tools) wait(ag Agent) string {
 	n := t.a.Wait(ag)
 	if n.Status != "completed" {
-		t.a.Failf("%s ended %s: %q", ag.Description, n.Status, clip(n.Result, 300))
+		t.a.Failf("%s ended %s: %q", ag.Description, n.Status, scripted.Clip(n.Result, 300))
 	}
 	return strings.TrimSpace(n.Result)
 }

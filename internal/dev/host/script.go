@@ -10,6 +10,8 @@ import (
 	"regexp"
 	"runtime/debug"
 	"strings"
+
+	"github.com/sdd-go/sdd-go/internal/dev/scripted"
 )
 
 // A Script is a scripted agent: a function that makes its calls one
@@ -137,7 +139,7 @@ func sameTurn(m Message, b Block) error {
 		}
 		if b.Type == "text" {
 			if strings.TrimSpace(c.Text) != strings.TrimSpace(b.Text) {
-				return fmt.Errorf("transcript says %q, the script says %q", clip(c.Text, 200), clip(b.Text, 200))
+				return fmt.Errorf("transcript says %q, the script says %q", scripted.Clip(c.Text, 200), scripted.Clip(b.Text, 200))
 			}
 			return nil
 		}
@@ -151,7 +153,7 @@ func sameTurn(m Message, b Block) error {
 			same = same && reflect.DeepEqual(got[k], v)
 		}
 		if !same {
-			return fmt.Errorf("transcript calls %s %s %s, the script calls %s %s %s", c.Name, c.ID, clip(string(c.Input), 200), b.Name, b.ID, clip(string(b.Input), 200))
+			return fmt.Errorf("transcript calls %s %s %s, the script calls %s %s %s", c.Name, c.ID, scripted.Clip(string(c.Input), 200), b.Name, b.ID, scripted.Clip(string(b.Input), 200))
 		}
 		return nil
 	}
@@ -172,7 +174,7 @@ func (a *Turns) Call(tool string, input any) Result {
 func (a *Turns) must(tool string, input any) Result {
 	r := a.Call(tool, input)
 	if r.IsError {
-		a.Failf("%s %s: error result: %s", tool, clip(mustJSON(input), 300), clip(r.Text, 2000))
+		a.Failf("%s %s: error result: %s", tool, scripted.Clip(mustJSON(input), 300), scripted.Clip(r.Text, 2000))
 	}
 	return r
 }

@@ -7,8 +7,9 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
+
+	"github.com/sdd-go/sdd-go/internal/dev/scripted"
 )
 
 // Server is the scripted model: an Anthropic Messages API on 127.0.0.1
@@ -19,48 +20,18 @@ type Server struct {
 
 	http *httptest.Server
 
-	mu       sync.Mutex
-	scripts  map[string]Script // by the conversation's prompt
-	requests []*Request
-	failures []string
-	failed   chan struct{} // closed at the first script failure
+	// Handle, Requests, Failures and Failed come from the book.
+	scripted.Book[Script, Request]
 }
 
 // NewServer starts a server on a free loopback port; it stops when the
 // test ends.
 func NewServer(t testing.TB) *Server {
-	s := &Server{scripts: map[string]Script{}, failed: make(chan struct{})}
+	s := &Server{}
 	s.http = httptest.NewServer(http.HandlerFunc(s.serve))
 	s.URL = s.http.URL
 	t.Cleanup(s.http.Close)
 	return s
-}
-
-// Handle makes script the agent of the conversation whose first prompt
-// is prompt (a session's -p prompt, or an Agent call's prompt), replacing
-// any script it had.
-func (s *Server) Handle(prompt string, script Script) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.scripts[prompt] = script
-}
-
-func (s *Server) script(prompt string) (Script, bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	sc, ok := s.scripts[prompt]
-	return sc, ok
-}
-
-// Requests returns a copy of every request so far, in the order they came.
-func (s *Server) Requests() []Request {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	out := make([]Request, len(s.requests))
-	for i, r := range s.requests {
-		out[i] = *r
-	}
-	return out
 }
 
 // Unknown returns the requests of conversations no script handles (the
@@ -73,27 +44,6 @@ func (s *Server) Unknown() []Request {
 		}
 	}
 	return out
-}
-
-// Failures returns why scripts failed: a script that called Failf, a
-// transcript that no longer matches its script, a panic.
-func (s *Server) Failures() []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]string(nil), s.failures...)
-}
-
-// Failed is closed at the first script failure, so a session can stop at
-// once instead of running into its timeout.
-func (s *Server) Failed() <-chan struct{} { return s.failed }
-
-func (s *Server) fail(msg string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if len(s.failures) == 0 {
-		close(s.failed)
-	}
-	s.failures = append(s.failures, msg)
 }
 
 const messagesPath = "/v1/messages"
@@ -261,10 +211,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 			decoded.Model, decoded.Stream, decoded.System, decoded.Tools, decoded.Messages
 		req.Prompt = promptOf(req.Messages)
 	}
-	s.mu.Lock()
-	s.requests = append(s.requests, req)
-	req.Seq = len(s.requests)
-	s.mu.Unlock()
+	req.Seq = s.Record(req)
 
 	// Everything but the messages endpoint is 404, count_tokens included:
 	// `claude plugin details` then falls back to its local estimate.
@@ -276,25 +223,23 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "bad request body: "+decodeErr.Error(), http.StatusBadRequest)
 		return
 	}
-	answer, scripted := s.answer(req)
-	s.mu.Lock()
-	req.Answer, req.Scripted = answer, scripted
-	s.mu.Unlock()
+	answer, played := s.answer(req)
+	s.Locked(func() { req.Answer, req.Scripted = answer, played })
 	write(w, req, answer)
 }
 
 // unknownAnswer is what a conversation without a script gets.
 const unknownAnswer = "OK."
 
-func (s *Server) answer(req *Request) (blocks []Block, scripted bool) {
-	script, ok := s.script(req.Prompt)
+func (s *Server) answer(req *Request) (blocks []Block, played bool) {
+	script, ok := s.Script(req.Prompt)
 	if !ok {
 		return []Block{{Type: "text", Text: unknownAnswer}}, false
 	}
 	blocks, err := replay(s, req.Prompt, req.Messages, script)
 	if err != nil {
-		msg := fmt.Sprintf("request %d, conversation %q: %v", req.Seq, clip(req.Prompt, 60), err)
-		s.fail(msg)
+		msg := fmt.Sprintf("request %d, conversation %q: %v", req.Seq, scripted.Clip(req.Prompt, 60), err)
+		s.Fail(msg)
 		return []Block{{Type: "text", Text: "SCRIPT FAILED: " + msg}}, true
 	}
 	return blocks, true
@@ -351,12 +296,4 @@ func write(w http.ResponseWriter, req *Request, blocks []Block) {
 	if f, ok := w.(http.Flusher); ok {
 		f.Flush()
 	}
-}
-
-func clip(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n]) + "…"
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/sdd-go/sdd-go/internal/dev/claudecode"
 	"github.com/sdd-go/sdd-go/internal/dev/follower"
 	"github.com/sdd-go/sdd-go/internal/dev/plaincmd"
+	"github.com/sdd-go/sdd-go/internal/dev/scripted"
 	"github.com/sdd-go/sdd-go/internal/dev/ship"
 	"github.com/sdd-go/sdd-go/internal/dev/testutil"
 )
@@ -329,13 +330,13 @@ func (h *Host) Run(prompt string, controller Script) *Session {
 		}
 		u, _ := s.Use(r)
 		if h.AllowError == nil || !h.AllowError(u, r) {
-			problems = append(problems, fmt.Sprintf("%s %s came back an error: %s", u.Name, clip(string(u.Input), 300), clip(r.Text, 1000)))
+			problems = append(problems, fmt.Sprintf("%s %s came back an error: %s", u.Name, scripted.Clip(string(u.Input), 300), scripted.Clip(r.Text, 1000)))
 		}
 	}
 	for _, r := range s.Results {
 		if permissionRefusal(r.Text) {
 			u, _ := s.Use(r)
-			problems = append(problems, fmt.Sprintf("%s %s was refused for want of a person's approval: %s", u.Name, clip(string(u.Input), 300), clip(r.Text, 300)))
+			problems = append(problems, fmt.Sprintf("%s %s was refused for want of a person's approval: %s", u.Name, scripted.Clip(string(u.Input), 300), scripted.Clip(r.Text, 300)))
 		}
 	}
 	if h.Plain {
@@ -404,15 +405,15 @@ func (s *Session) Transcript() string {
 		for _, c := range e.Message.Content {
 			switch c.Type {
 			case "text":
-				fmt.Fprintf(&b, "[%s] %s: %q\n", who, e.Type, clip(c.Text, 300))
+				fmt.Fprintf(&b, "[%s] %s: %q\n", who, e.Type, scripted.Clip(c.Text, 300))
 			case "tool_use":
-				fmt.Fprintf(&b, "[%s] %s %s\n", who, c.Name, clip(string(c.Input), 400))
+				fmt.Fprintf(&b, "[%s] %s %s\n", who, c.Name, scripted.Clip(string(c.Input), 400))
 			case "tool_result":
 				mark := "->"
 				if c.IsError {
 					mark = "-> ERROR"
 				}
-				fmt.Fprintf(&b, "[%s]   %s %q\n", who, mark, clip(c.ResultText(), 400))
+				fmt.Fprintf(&b, "[%s]   %s %q\n", who, mark, scripted.Clip(c.ResultText(), 400))
 			}
 		}
 	}
@@ -465,7 +466,7 @@ func (h *Host) checkPlain(uses []ToolUse) []string {
 			rules, who = user, "a subagent's"
 		}
 		if err := plaincmd.Check(u.Command(), rules); err != nil {
-			problems = append(problems, fmt.Sprintf("%s command %q would wait for a person: %v", who, clip(u.Command(), 300), err))
+			problems = append(problems, fmt.Sprintf("%s command %q would wait for a person: %v", who, scripted.Clip(u.Command(), 300), err))
 		}
 	}
 	return problems

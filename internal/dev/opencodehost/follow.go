@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/sdd-go/sdd-go/internal/dev/follower"
+	"github.com/sdd-go/sdd-go/internal/dev/scripted"
 	"github.com/sdd-go/sdd-go/internal/dev/ship"
 )
 
@@ -249,11 +250,11 @@ func (t *tools) Agent(c follower.AgentCall) follower.AgentResult {
 	t.call()
 	script, ok := t.sc.Subagent(c.Prompt)
 	if !ok {
-		t.a.Failf("a dispatch no subagent of the follower answers: %q", clip(c.Prompt, 300))
+		t.a.Failf("a dispatch no subagent of the follower answers: %q", scripted.Clip(c.Prompt, 300))
 	}
 	tk := t.a.Task(Dispatch{Description: c.Description, Prompt: c.Prompt, SubagentType: SubagentType}, t.subagent(script))
 	if tk.State != "completed" {
-		t.a.Failf("%s ended %q: %q", c.Description, tk.State, clip(tk.Result.Text, 300))
+		t.a.Failf("%s ended %q: %q", c.Description, tk.State, scripted.Clip(tk.Result.Text, 300))
 	}
 	return follower.AgentResult{ID: tk.ID, Reply: strings.TrimSpace(tk.Report)}
 }

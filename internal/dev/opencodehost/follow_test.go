@@ -17,6 +17,7 @@ import (
 
 	"github.com/sdd-go/sdd-go/internal/dev/follower"
 	"github.com/sdd-go/sdd-go/internal/dev/gitenv"
+	"github.com/sdd-go/sdd-go/internal/dev/scripted"
 	"github.com/sdd-go/sdd-go/internal/dev/testutil"
 )
 
@@ -137,7 +138,7 @@ func checkSubagents(t *testing.T, h *Host, s *Session) []ToolUse {
 	for _, id := range ids {
 		assert.NotEmpty(t, uses[id], "subagent %s made no call", id)
 		for _, u := range uses[id] {
-			assert.Equal(t, "completed", u.Status, "subagent %s: %s %s: %s", id, u.Name, clip(string(u.Input), 300), u.Error)
+			assert.Equal(t, "completed", u.Status, "subagent %s: %s %s: %s", id, u.Name, scripted.Clip(string(u.Input), 300), u.Error)
 			all = append(all, u)
 		}
 	}

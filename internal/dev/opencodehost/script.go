@@ -10,6 +10,8 @@ import (
 	"regexp"
 	"runtime/debug"
 	"strings"
+
+	"github.com/sdd-go/sdd-go/internal/dev/scripted"
 )
 
 // A Script is a scripted agent: a function that makes its calls one
@@ -127,15 +129,15 @@ func (a *Turns) turn(t Turn) Result {
 func sameTurn(m Message, t Turn) error {
 	if t.Call == nil {
 		if len(m.ToolCalls) > 0 {
-			return fmt.Errorf("transcript has a %s call, the script says %q", m.ToolCalls[0].Function.Name, clip(t.Text, 200))
+			return fmt.Errorf("transcript has a %s call, the script says %q", m.ToolCalls[0].Function.Name, scripted.Clip(t.Text, 200))
 		}
 		if strings.TrimSpace(string(m.Content)) != strings.TrimSpace(t.Text) {
-			return fmt.Errorf("transcript says %q, the script says %q", clip(string(m.Content), 200), clip(t.Text, 200))
+			return fmt.Errorf("transcript says %q, the script says %q", scripted.Clip(string(m.Content), 200), scripted.Clip(t.Text, 200))
 		}
 		return nil
 	}
 	if len(m.ToolCalls) != 1 {
-		return fmt.Errorf("transcript has %d calls and the text %q, the script calls %s", len(m.ToolCalls), clip(string(m.Content), 200), t)
+		return fmt.Errorf("transcript has %d calls and the text %q, the script calls %s", len(m.ToolCalls), scripted.Clip(string(m.Content), 200), t)
 	}
 	c := m.ToolCalls[0]
 	// The host may fill in defaults: every field the script gave must be
@@ -148,7 +150,7 @@ func sameTurn(m Message, t Turn) error {
 		same = same && reflect.DeepEqual(got[k], v)
 	}
 	if !same {
-		return fmt.Errorf("transcript calls %s %s %s, the script calls %s", c.Function.Name, c.ID, clip(c.Function.Arguments, 200), t)
+		return fmt.Errorf("transcript calls %s %s %s, the script calls %s", c.Function.Name, c.ID, scripted.Clip(c.Function.Arguments, 200), t)
 	}
 	return nil
 }

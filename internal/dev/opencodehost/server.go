@@ -7,9 +7,10 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/sdd-go/sdd-go/internal/dev/scripted"
 )
 
 // Server is the scripted model: an OpenAI Chat Completions API on
@@ -20,48 +21,18 @@ type Server struct {
 
 	http *httptest.Server
 
-	mu       sync.Mutex
-	scripts  map[string]Script // by the conversation's prompt
-	requests []*Request
-	failures []string
-	failed   chan struct{} // closed at the first script failure
+	// Handle, Requests, Failures and Failed come from the book.
+	scripted.Book[Script, Request]
 }
 
 // NewServer starts a server on a free loopback port; it stops when the
 // test ends.
 func NewServer(t testing.TB) *Server {
-	s := &Server{scripts: map[string]Script{}, failed: make(chan struct{})}
+	s := &Server{}
 	s.http = httptest.NewServer(http.HandlerFunc(s.serve))
 	s.URL = s.http.URL
 	t.Cleanup(s.http.Close)
 	return s
-}
-
-// Handle makes script the agent of the conversation whose first user
-// message is prompt (the text opencode sends for a session's message, see
-// RunMessage, or a task call's prompt), replacing any script it had.
-func (s *Server) Handle(prompt string, script Script) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.scripts[prompt] = script
-}
-
-func (s *Server) script(prompt string) (Script, bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	sc, ok := s.scripts[prompt]
-	return sc, ok
-}
-
-// Requests returns a copy of every request so far, in the order they came.
-func (s *Server) Requests() []Request {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	out := make([]Request, len(s.requests))
-	for i, r := range s.requests {
-		out[i] = *r
-	}
-	return out
 }
 
 // Unknown returns the requests of conversations no script handles (the
@@ -74,27 +45,6 @@ func (s *Server) Unknown() []Request {
 		}
 	}
 	return out
-}
-
-// Failures returns why scripts failed: a script that called Failf, a
-// transcript that no longer matches its script, a panic.
-func (s *Server) Failures() []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]string(nil), s.failures...)
-}
-
-// Failed is closed at the first script failure, so a session can stop at
-// once instead of running into its timeout.
-func (s *Server) Failed() <-chan struct{} { return s.failed }
-
-func (s *Server) fail(msg string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if len(s.failures) == 0 {
-		close(s.failed)
-	}
-	s.failures = append(s.failures, msg)
 }
 
 // completionsPath is the one endpoint: @ai-sdk/openai-compatible posts
@@ -191,9 +141,9 @@ type Turn struct {
 
 func (t Turn) String() string {
 	if t.Call == nil {
-		return fmt.Sprintf("text %q", clip(t.Text, 200))
+		return fmt.Sprintf("text %q", scripted.Clip(t.Text, 200))
 	}
-	return fmt.Sprintf("%s %s %s", t.Call.Function.Name, t.Call.ID, clip(t.Call.Function.Arguments, 200))
+	return fmt.Sprintf("%s %s %s", t.Call.Function.Name, t.Call.ID, scripted.Clip(t.Call.Function.Arguments, 200))
 }
 
 // HasText reports whether any system or user message of the request
@@ -235,10 +185,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		req.Model, req.Stream, req.Tools, req.Messages = decoded.Model, decoded.Stream, decoded.Tools, decoded.Messages
 		req.Prompt = promptOf(req.Messages)
 	}
-	s.mu.Lock()
-	s.requests = append(s.requests, req)
-	req.Seq = len(s.requests)
-	s.mu.Unlock()
+	req.Seq = s.Record(req)
 
 	if r.Method != http.MethodPost || r.URL.Path != completionsPath {
 		http.NotFound(w, r)
@@ -248,25 +195,23 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "bad request body: "+decodeErr.Error(), http.StatusBadRequest)
 		return
 	}
-	answer, scripted := s.answer(req)
-	s.mu.Lock()
-	req.Answer, req.Scripted = &answer, scripted
-	s.mu.Unlock()
+	answer, played := s.answer(req)
+	s.Locked(func() { req.Answer, req.Scripted = &answer, played })
 	write(w, req, answer)
 }
 
 // unknownAnswer is what a conversation without a script gets.
 const unknownAnswer = "OK."
 
-func (s *Server) answer(req *Request) (turn Turn, scripted bool) {
-	script, ok := s.script(req.Prompt)
+func (s *Server) answer(req *Request) (turn Turn, played bool) {
+	script, ok := s.Script(req.Prompt)
 	if !ok {
 		return Turn{Text: unknownAnswer}, false
 	}
 	turn, err := replay(s, req.Prompt, req.Messages, script)
 	if err != nil {
-		msg := fmt.Sprintf("request %d, conversation %q: %v", req.Seq, clip(req.Prompt, 60), err)
-		s.fail(msg)
+		msg := fmt.Sprintf("request %d, conversation %q: %v", req.Seq, scripted.Clip(req.Prompt, 60), err)
+		s.Fail(msg)
 		return Turn{Text: "SCRIPT FAILED: " + msg}, true
 	}
 	return turn, true
@@ -323,12 +268,4 @@ func write(w http.ResponseWriter, req *Request, t Turn) {
 	if f, ok := w.(http.Flusher); ok {
 		f.Flush()
 	}
-}
-
-func clip(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n]) + "…"
 }

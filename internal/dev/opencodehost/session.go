@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/sdd-go/sdd-go/internal/dev/opencodecli"
+	"github.com/sdd-go/sdd-go/internal/dev/scripted"
 	"github.com/sdd-go/sdd-go/internal/dev/testutil"
 )
 
@@ -250,7 +251,7 @@ func (h *Host) Run(prompt string, controller Script) *Session {
 			accepted = true
 			continue
 		}
-		problems = append(problems, fmt.Sprintf("%s %s came back %s: %s", u.Name, clip(string(u.Input), 300), u.Status, clip(u.Error, 1000)))
+		problems = append(problems, fmt.Sprintf("%s %s came back %s: %s", u.Name, scripted.Clip(string(u.Input), 300), u.Status, scripted.Clip(u.Error, 1000)))
 	}
 	// A failed call a test expects may be a refusal, which ends the run.
 	if s.Reason != "stop" && s.Err == nil && !accepted {
@@ -398,7 +399,7 @@ func (h *Host) Export(id string) *Export {
 	}
 	var x Export
 	if err := json.Unmarshal(out, &x); err != nil {
-		h.t.Fatalf("opencode export %s: %v\n%s", id, err, clip(string(out), 2000))
+		h.t.Fatalf("opencode export %s: %v\n%s", id, err, scripted.Clip(string(out), 2000))
 	}
 	return &x
 }
@@ -410,13 +411,13 @@ func (s *Session) Transcript() string {
 	for _, e := range s.Events {
 		switch {
 		case e.Type == "error":
-			fmt.Fprintf(&b, "ERROR %s\n", clip(string(e.Error), 400))
+			fmt.Fprintf(&b, "ERROR %s\n", scripted.Clip(string(e.Error), 400))
 		case e.Part == nil:
 		case e.Part.Type == "text":
-			fmt.Fprintf(&b, "text: %q\n", clip(e.Part.Text, 300))
+			fmt.Fprintf(&b, "text: %q\n", scripted.Clip(e.Part.Text, 300))
 		case e.Part.Type == "tool" && e.Part.State != nil:
 			st := e.Part.State
-			fmt.Fprintf(&b, "%s %s\n  -> %s %q\n", e.Part.Tool, clip(string(st.Input), 400), st.Status, clip(st.Output+st.Error, 400))
+			fmt.Fprintf(&b, "%s %s\n  -> %s %q\n", e.Part.Tool, scripted.Clip(string(st.Input), 400), st.Status, scripted.Clip(st.Output+st.Error, 400))
 		}
 	}
 	return b.String()
@@ -476,7 +477,7 @@ func (h *Host) ToolUses(ids []string) map[string][]ToolUse {
 		Error     *string `json:"error"`
 	}
 	if err := json.Unmarshal(b, &rows); err != nil {
-		h.t.Fatalf("opencode db %q: %v\n%s", query, err, clip(string(b), 2000))
+		h.t.Fatalf("opencode db %q: %v\n%s", query, err, scripted.Clip(string(b), 2000))
 	}
 	for _, r := range rows {
 		u := ToolUse{ID: r.Call, Name: r.Tool, Input: json.RawMessage(r.Input), Status: r.Status}
