@@ -162,42 +162,17 @@ func (h *Host) Run(prompt string, script Script) *Session {
 	failuresBefore := len(h.Server.Failures())
 	requestsBefore := len(h.Server.Requests())
 
-	ctx, cancel := context.WithTimeout(context.Background(), h.Timeout)
-	defer cancel()
-	go func() {
-		select {
-		case <-h.Server.Failed():
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
-	// The prompt is an argument and stdin is /dev/null: exec reads stdin
-	// when it is not a terminal, and would append it to the prompt.
-	args := []string{"exec", "--skip-git-repo-check", "--json", "--color", "never", prompt}
-	cmd := exec.CommandContext(ctx, h.Codex, args...)
-	cmd.Dir = h.Repo
-	cmd.Env = h.Env()
-	cmd.WaitDelay = 5 * time.Second
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	stdout, err := cmd.StdoutPipe()
+	s := &Session{Prompt: prompt}
+	run, err := scripted.RunCLI(func(ctx context.Context) *exec.Cmd {
+		// The prompt is an argument and stdin is /dev/null: exec reads
+		// stdin when it is not a terminal, and would append it to the
+		// prompt.
+		return exec.CommandContext(ctx, h.Codex, "exec", "--skip-git-repo-check", "--json", "--color", "never", prompt)
+	}, h.Repo, h.Env(), h.Timeout, h.Server.Failed(), func(r io.Reader) { readStream(r, s) })
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &Session{Prompt: prompt}
-	start := time.Now()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	readStream(stdout, s)
-	if err := cmd.Wait(); err != nil {
-		s.Err = err
-	}
-	s.Elapsed = time.Since(start)
-	s.Stderr = stderr.String()
-	if ctx.Err() == context.DeadlineExceeded {
-		s.Err = fmt.Errorf("no end after %v: %w", h.Timeout, s.Err)
-	}
+	s.Err, s.Elapsed, s.Stderr = run.Err, run.Elapsed, run.Stderr
 
 	t.Logf("codex exec: %v, %d model requests", s.Elapsed.Round(time.Millisecond), len(h.Server.Requests())-requestsBefore)
 	var problems []string

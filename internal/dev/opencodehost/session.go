@@ -200,37 +200,14 @@ func (h *Host) Run(prompt string, controller Script) *Session {
 	h.Server.Handle(RunMessage(prompt), controller)
 	failuresBefore := len(h.Server.Failures())
 
-	ctx, cancel := context.WithTimeout(context.Background(), h.Timeout)
-	defer cancel()
-	go func() {
-		select {
-		case <-h.Server.Failed():
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
-	cmd := exec.CommandContext(ctx, h.OpenCode, "run", "--print-logs", "--format", "json", "--", prompt)
-	cmd.Dir = h.Repo
-	cmd.Env = h.Env()
-	cmd.WaitDelay = 5 * time.Second
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	stdout, err := cmd.StdoutPipe()
+	s := &Session{Prompt: prompt}
+	run, err := scripted.RunCLI(func(ctx context.Context) *exec.Cmd {
+		return exec.CommandContext(ctx, h.OpenCode, "run", "--print-logs", "--format", "json", "--", prompt)
+	}, h.Repo, h.Env(), h.Timeout, h.Server.Failed(), func(r io.Reader) { readStream(r, s) })
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &Session{Prompt: prompt}
-	start := time.Now()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	readStream(stdout, s)
-	s.Err = cmd.Wait()
-	s.Elapsed = time.Since(start)
-	s.Stderr = stderr.String()
-	if ctx.Err() == context.DeadlineExceeded {
-		s.Err = fmt.Errorf("no end after %v: %w", h.Timeout, s.Err)
-	}
+	s.Err, s.Elapsed, s.Stderr = run.Err, run.Elapsed, run.Stderr
 
 	var problems []string
 	if s.Err != nil {
