@@ -251,33 +251,6 @@ func finished(t *testing.T, srv *Server, s *Session, skillDir, keep string) stri
 	return ""
 }
 
-// commits are the branch's commits after main, oldest first.
-func commits(t *testing.T, repo string) []string {
-	return strings.Fields(testutil.Git(t, repo, "log", "--reverse", "--format=%H", "main..HEAD"))
-}
-
-func implementerIDs(ledger string) []string {
-	var out []string
-	for _, l := range strings.Split(ledger, "\n") {
-		if i := strings.Index(l, ": implementer="); i > 0 {
-			out = append(out, l[i+len(": implementer="):])
-		}
-	}
-	return out
-}
-
-func dirNames(t *testing.T, dir string) []string {
-	t.Helper()
-	ents, err := os.ReadDir(dir)
-	require.NoError(t, err)
-	var out []string
-	for _, e := range ents {
-		out = append(out, e.Name())
-	}
-	sort.Strings(out)
-	return out
-}
-
 // requireDone fails unless the follower's last words end a run.
 func requireDone(t *testing.T, s *Session) {
 	t.Helper()
@@ -435,15 +408,15 @@ func TestFollowWalkThrough(t *testing.T) {
 	// What the run left: five commits (the fix among them), the ledger
 	// and the files of the workspace as they were before Finish, the
 	// workspace deleted.
-	c := commits(t, repo)
+	c := testutil.BranchCommits(t, repo)
 	require.Len(t, c, 5)
 	assert.Equal(t, "bye\n", readFile(t, filepath.Join(repo, "bye.txt")))
 	short := func(sha string) string { return testutil.Git(t, repo, "rev-parse", "--short", sha) }
 	ledger := finished(t, h.Server, s, skillDir, keep)
-	ids := implementerIDs(ledger)
+	ids := follower.ImplementerIDs(ledger)
 	require.Len(t, ids, 4)
 	assert.Equal(t, follower.WalkLedger(mainHead, c, short, ids...), ledger)
-	assert.Equal(t, walkFiles(mainHead, c, short), dirNames(t, filepath.Join(keep, "greet")))
+	assert.Equal(t, walkFiles(mainHead, c, short), testutil.DirNames(t, filepath.Join(keep, "greet")))
 	assert.NoDirExists(t, filepath.Join(repo, ".superpowers", "sdd", "greet"))
 	assert.DirExists(t, filepath.Join(repo, ".superpowers", "sdd"))
 	// What the human must still decide is in the last message.
@@ -530,16 +503,16 @@ func TestFollowResume(t *testing.T) {
 			assert.NoDirExists(t, ws)
 			ledger := finished(t, h.Server, s, skillDir, keep)
 			if c.Walk {
-				cs := commits(t, repo)
+				cs := testutil.BranchCommits(t, repo)
 				require.Len(t, cs, 5)
 				short := func(sha string) string { return testutil.Git(t, repo, "rev-parse", "--short", sha) }
 				mainHead := testutil.Git(t, repo, "rev-parse", "main")
 				want := follower.WalkLedger(mainHead, cs, short, "", "", "", "")
-				assert.Equal(t, withoutImplementers(want), withoutImplementers(ledger))
-				assert.Equal(t, walkFiles(mainHead, cs, short), dirNames(t, filepath.Join(keep, "greet")))
+				assert.Equal(t, follower.WithoutImplementers(want), follower.WithoutImplementers(ledger))
+				assert.Equal(t, walkFiles(mainHead, cs, short), testutil.DirNames(t, filepath.Join(keep, "greet")))
 			}
 			if c.Ends != nil {
-				assert.NoError(t, c.Ends(ledger, commits(t, repo)))
+				assert.NoError(t, c.Ends(ledger, testutil.BranchCommits(t, repo)))
 			}
 		})
 	}
@@ -551,18 +524,6 @@ var stepModelRe = regexp.MustCompile(`\((?:haiku|sonnet|opus)\)$`)
 // names each dispatch's model as in Claude Code, and host-codex.md gives
 // the tiers no model, so a dispatch here names none ("()").
 func modelless(step string) string { return stepModelRe.ReplaceAllString(step, "()") }
-
-// withoutImplementers is a ledger without its implementer= lines, which a
-// resumed run may not know.
-func withoutImplementers(ledger string) string {
-	var out []string
-	for _, l := range strings.SplitAfter(ledger, "\n") {
-		if !strings.Contains(l, ": implementer=") {
-			out = append(out, l)
-		}
-	}
-	return strings.Join(out, "")
-}
 
 // lookRow is the row the session's first Look names on its next: line.
 func lookRow(t *testing.T, srv *Server, s *Session, skillDir string) string {
@@ -593,12 +554,12 @@ func TestFollowForeignLedger(t *testing.T) {
 	ws := strings.TrimSpace(r.Stdout)
 	const other = "# SDD ledger — plan: docs/plans/other.md\n"
 	require.NoError(t, os.WriteFile(filepath.Join(ws, "progress.md"), []byte(other), 0o644))
-	before := dirNames(t, ws)
+	before := testutil.DirNames(t, ws)
 	s := h.Run(runPrompt, Follow(codexScenario(follower.WalkScenario())))
 	requireClean(t, h)
 	assert.Contains(t, s.Final, "it is another run's only record")
 	assert.Equal(t, other, readFile(t, filepath.Join(ws, "progress.md")))
-	assert.Equal(t, before, dirNames(t, ws), "the workspace's files")
+	assert.Equal(t, before, testutil.DirNames(t, ws), "the workspace's files")
 	assert.Empty(t, testutil.Git(t, repo, "log", "--format=%H", "main..HEAD"), "no task started")
 	assert.Equal(t, []string{"Skill", "Read", "Bash", "Say"}, toolNames(followerCalls(h.Server, s, skillDir)))
 

@@ -125,3 +125,26 @@ func FinishedLedger(kept, finishOutput string) string {
 	}
 	return kept
 }
+
+// ImplementerIDs are the ids of a ledger's implementer= lines, in order.
+func ImplementerIDs(ledger string) []string {
+	var out []string
+	for _, l := range strings.Split(ledger, "\n") {
+		if i := strings.Index(l, ": implementer="); i > 0 {
+			out = append(out, l[i+len(": implementer="):])
+		}
+	}
+	return out
+}
+
+// WithoutImplementers is a ledger without its implementer= lines, which a
+// resumed run may not know.
+func WithoutImplementers(ledger string) string {
+	var out []string
+	for _, l := range strings.SplitAfter(ledger, "\n") {
+		if !strings.Contains(l, ": implementer=") {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "")
+}

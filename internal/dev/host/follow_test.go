@@ -92,11 +92,6 @@ func finished(t *testing.T, s *Session, keep string) string {
 	return ""
 }
 
-// commits are the branch's commits after main, oldest first.
-func commits(t *testing.T, repo string) []string {
-	return strings.Fields(testutil.Git(t, repo, "log", "--reverse", "--format=%H", "main..HEAD"))
-}
-
 // TestFollowWalkThrough: the follower carries out skill/example.md's run
 // in the real CLI, from the installed plugin, with only the permissions a
 // user gives (the skill's allowed-tools for its commands; the plan's git
@@ -146,11 +141,11 @@ func TestFollowWalkThrough(t *testing.T) {
 	// and the files of the workspace as they were before Finish, the
 	// workspace deleted, the commands found in the plugin's bin/ (the
 	// sessions' PATH holds no other copy).
-	c := commits(t, repo)
+	c := testutil.BranchCommits(t, repo)
 	require.Len(t, c, 5)
 	assert.Equal(t, "bye\n", readFile(t, filepath.Join(repo, "bye.txt")))
 	short := func(sha string) string { return testutil.Git(t, repo, "rev-parse", "--short", sha) }
-	ids := implementerIDs(finished(t, s, keep))
+	ids := follower.ImplementerIDs(finished(t, s, keep))
 	require.Len(t, ids, 4)
 	assert.Equal(t, follower.WalkLedger(mainHead, c, short, ids...), finished(t, s, keep))
 	pkg := func(a, b string) string { return "review-" + short(a) + ".." + short(b) }
@@ -163,36 +158,13 @@ func TestFollowWalkThrough(t *testing.T) {
 	}
 	files = append(files, "constraints.md", "plan-path", "progress.md")
 	sort.Strings(files)
-	assert.Equal(t, files, dirNames(t, filepath.Join(keep, "greet")))
+	assert.Equal(t, files, testutil.DirNames(t, filepath.Join(keep, "greet")))
 	assert.NoDirExists(t, filepath.Join(repo, ".superpowers", "sdd", "greet"))
 	assert.DirExists(t, filepath.Join(repo, ".superpowers", "sdd"))
 	assert.FileExists(t, filepath.Join(h.Plugin, "bin", "sdd-ledger"))
 	// What the human must still decide is in the last message.
 	assert.Contains(t, s.Final.Result, "Task 1: minor (deferred): check1.sh repeats the file name")
 	assert.Contains(t, s.Final.Result, "verdict: Final: complete")
-}
-
-// implementerIDs are the ids of a ledger's implementer= lines, in order.
-func implementerIDs(ledger string) []string {
-	var out []string
-	for _, l := range strings.Split(ledger, "\n") {
-		if i := strings.Index(l, ": implementer="); i > 0 {
-			out = append(out, l[i+len(": implementer="):])
-		}
-	}
-	return out
-}
-
-func dirNames(t *testing.T, dir string) []string {
-	t.Helper()
-	ents, err := os.ReadDir(dir)
-	require.NoError(t, err)
-	var out []string
-	for _, e := range ents {
-		out = append(out, e.Name())
-	}
-	sort.Strings(out)
-	return out
 }
 
 // TestFollowLargePackage: a task whose package is over the Read tool's
@@ -268,32 +240,20 @@ func TestFollowResume(t *testing.T) {
 			assert.NoDirExists(t, ws)
 			ledger := finished(t, s, keep)
 			if c.Walk {
-				cs := commits(t, repo)
+				cs := testutil.BranchCommits(t, repo)
 				require.Len(t, cs, 5)
 				short := func(sha string) string { return testutil.Git(t, repo, "rev-parse", "--short", sha) }
 				want := follower.WalkLedger(testutil.Git(t, repo, "rev-parse", "main"), cs, short, "", "", "", "")
-				assert.Equal(t, withoutImplementers(want), withoutImplementers(ledger))
+				assert.Equal(t, follower.WithoutImplementers(want), follower.WithoutImplementers(ledger))
 			}
 			if c.Ends != nil {
-				assert.NoError(t, c.Ends(ledger, commits(t, repo)))
+				assert.NoError(t, c.Ends(ledger, testutil.BranchCommits(t, repo)))
 			}
 			// These tests' names make TMPDIR long: the CLI's sockets go to
 			// the test's short XDG_RUNTIME_DIR, not to /tmp/cc-socks-<uid>.
 			assert.DirExists(t, filepath.Join(h.Runtime, "cc-socks"))
 		})
 	}
-}
-
-// withoutImplementers is a ledger without its implementer= lines, which a
-// resumed run may not know.
-func withoutImplementers(ledger string) string {
-	var out []string
-	for _, l := range strings.SplitAfter(ledger, "\n") {
-		if !strings.Contains(l, ": implementer=") {
-			out = append(out, l)
-		}
-	}
-	return strings.Join(out, "")
 }
 
 // lookRow is the row the session's first Look names on its next: line.

@@ -98,34 +98,6 @@ func finished(t *testing.T, s *Session, keep string) string {
 	return ""
 }
 
-// commits are the branch's commits after main, oldest first.
-func commits(t *testing.T, repo string) []string {
-	return strings.Fields(testutil.Git(t, repo, "log", "--reverse", "--format=%H", "main..HEAD"))
-}
-
-// implementerIDs are the ids of a ledger's implementer= lines, in order.
-func implementerIDs(ledger string) []string {
-	var out []string
-	for _, l := range strings.Split(ledger, "\n") {
-		if i := strings.Index(l, ": implementer="); i > 0 {
-			out = append(out, l[i+len(": implementer="):])
-		}
-	}
-	return out
-}
-
-func dirNames(t *testing.T, dir string) []string {
-	t.Helper()
-	ents, err := os.ReadDir(dir)
-	require.NoError(t, err)
-	var out []string
-	for _, e := range ents {
-		out = append(out, e.Name())
-	}
-	sort.Strings(out)
-	return out
-}
-
 // checkSubagents reads the calls of every subagent of the session from
 // opencode's database and fails the test on a call of theirs that failed:
 // the run's events have only the main session's calls. It returns the
@@ -254,12 +226,12 @@ func TestFollowWalkThrough(t *testing.T) {
 	// and the files of the workspace as they were before Finish, the
 	// workspace deleted; the commands came from the skill's bin/ (the
 	// session's PATH holds no other copy: InstallSkill checks).
-	c := commits(t, repo)
+	c := testutil.BranchCommits(t, repo)
 	require.Len(t, c, 5)
 	assert.Equal(t, "bye\n", readFile(t, filepath.Join(repo, "bye.txt")))
 	short := func(sha string) string { return testutil.Git(t, repo, "rev-parse", "--short", sha) }
 	ledger := finished(t, s, keep)
-	ids := implementerIDs(ledger)
+	ids := follower.ImplementerIDs(ledger)
 	require.Len(t, ids, 4)
 	assert.Equal(t, s.Tasks()[0], ids[0], "Task 1's implementer is the first task's session")
 	assert.Equal(t, follower.WalkLedger(mainHead, c, short, ids...), ledger)
@@ -273,7 +245,7 @@ func TestFollowWalkThrough(t *testing.T) {
 	}
 	files = append(files, "constraints.md", "plan-path", "progress.md")
 	sort.Strings(files)
-	assert.Equal(t, files, dirNames(t, filepath.Join(keep, "greet")))
+	assert.Equal(t, files, testutil.DirNames(t, filepath.Join(keep, "greet")))
 	assert.NoDirExists(t, filepath.Join(repo, ".superpowers", "sdd", "greet"))
 	assert.DirExists(t, filepath.Join(repo, ".superpowers", "sdd"))
 	assert.FileExists(t, filepath.Join(skillDir, "bin", "sdd-ledger"))
@@ -294,13 +266,13 @@ func TestFollowForeignLedger(t *testing.T) {
 	ws := strings.TrimSpace(r.Stdout)
 	const other = "# SDD ledger — plan: docs/plans/other.md\n"
 	require.NoError(t, os.WriteFile(filepath.Join(ws, "progress.md"), []byte(other), 0o644))
-	before := dirNames(t, ws)
+	before := testutil.DirNames(t, ws)
 	s := h.Run(runPrompt, Follow(follower.WalkScenario()))
 	noRefusal(t, s)
 	assert.Equal(t, []string{"skill", "read", "bash"}, names(s.Uses))
 	assert.Contains(t, s.Final, "it is another run's only record")
 	assert.Equal(t, other, readFile(t, filepath.Join(ws, "progress.md")))
-	assert.Equal(t, before, dirNames(t, ws), "no brief, no package written")
+	assert.Equal(t, before, testutil.DirNames(t, ws), "no brief, no package written")
 	assert.Empty(t, testutil.Git(t, repo, "log", "--format=%H", "main..HEAD"), "no task started")
 }
 
@@ -363,31 +335,19 @@ func TestFollowResume(t *testing.T) {
 			assert.NoDirExists(t, ws)
 			ledger := finished(t, s, keep)
 			if c.Walk {
-				cs := commits(t, repo)
+				cs := testutil.BranchCommits(t, repo)
 				require.Len(t, cs, 5)
 				short := func(sha string) string { return testutil.Git(t, repo, "rev-parse", "--short", sha) }
 				want := follower.WalkLedger(testutil.Git(t, repo, "rev-parse", "main"), cs, short, "", "", "", "")
-				assert.Equal(t, withoutImplementers(want), withoutImplementers(ledger))
-				assert.Len(t, dirNames(t, filepath.Join(keep, "greet")), 19, "the workspace's files: 5 packages and their reviews, 3 briefs and reports, constraints, plan-path, progress")
+				assert.Equal(t, follower.WithoutImplementers(want), follower.WithoutImplementers(ledger))
+				assert.Len(t, testutil.DirNames(t, filepath.Join(keep, "greet")), 19, "the workspace's files: 5 packages and their reviews, 3 briefs and reports, constraints, plan-path, progress")
 				assert.Contains(t, s.Final, "verdict: Final: complete")
 			}
 			if c.Ends != nil {
-				assert.NoError(t, c.Ends(ledger, commits(t, repo)))
+				assert.NoError(t, c.Ends(ledger, testutil.BranchCommits(t, repo)))
 			}
 		})
 	}
-}
-
-// withoutImplementers is a ledger without its implementer= lines, which a
-// resumed run may not know.
-func withoutImplementers(ledger string) string {
-	var out []string
-	for _, l := range strings.SplitAfter(ledger, "\n") {
-		if !strings.Contains(l, ": implementer=") {
-			out = append(out, l)
-		}
-	}
-	return strings.Join(out, "")
 }
 
 var stepModelRe = regexp.MustCompile(` \([a-z0-9-]*\)$`)

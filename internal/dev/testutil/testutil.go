@@ -410,3 +410,24 @@ func Git(t testing.TB, dir string, args ...string) string {
 	}
 	return strings.TrimSpace(r.Stdout)
 }
+
+// BranchCommits are the commits of the branch checked out in repo after
+// main, oldest first.
+func BranchCommits(t testing.TB, repo string) []string {
+	t.Helper()
+	return strings.Fields(Git(t, repo, "log", "--reverse", "--format=%H", "main..HEAD"))
+}
+
+// DirNames are the names in dir, sorted; a failure fails the test.
+func DirNames(t testing.TB, dir string) []string {
+	t.Helper()
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range ents {
+		out = append(out, e.Name())
+	}
+	return out
+}
