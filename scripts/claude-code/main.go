@@ -11,41 +11,8 @@
 package main
 
 import (
-	"context"
-	"fmt"
-	"os"
-	"os/exec"
-
 	"github.com/sdd-go/sdd-go/internal/dev/claudecode"
+	"github.com/sdd-go/sdd-go/internal/dev/npmcli"
 )
 
-func main() {
-	if err := run(); err != nil {
-		fmt.Fprintf(os.Stderr, "claude-code: %v\n", err)
-		os.Exit(1)
-	}
-}
-
-func run() error {
-	if len(os.Args) > 1 {
-		return fmt.Errorf("takes no arguments (it installs Claude Code %s)", claudecode.Version)
-	}
-	platform, err := claudecode.HostPlatform()
-	if err != nil {
-		return err
-	}
-	dir, err := claudecode.CacheDir()
-	if err != nil {
-		return err
-	}
-	npm, err := exec.LookPath("npm")
-	if err != nil {
-		return fmt.Errorf("npm is needed to install Claude Code %s: %v", claudecode.Version, err)
-	}
-	bin, err := claudecode.Install(context.Background(), npm, dir, platform, os.Stderr)
-	if err != nil {
-		return err
-	}
-	fmt.Println(bin)
-	return nil
-}
+func main() { npmcli.Main("claude-code", claudecode.CLI) }

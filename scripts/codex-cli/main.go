@@ -12,41 +12,8 @@
 package main
 
 import (
-	"context"
-	"fmt"
-	"os"
-	"os/exec"
-
 	"github.com/sdd-go/sdd-go/internal/dev/codexcli"
+	"github.com/sdd-go/sdd-go/internal/dev/npmcli"
 )
 
-func main() {
-	if err := run(); err != nil {
-		fmt.Fprintf(os.Stderr, "codex-cli: %v\n", err)
-		os.Exit(1)
-	}
-}
-
-func run() error {
-	if len(os.Args) > 1 {
-		return fmt.Errorf("takes no arguments (it installs Codex %s)", codexcli.Version)
-	}
-	platform, err := codexcli.HostPlatform()
-	if err != nil {
-		return err
-	}
-	dir, err := codexcli.CacheDir()
-	if err != nil {
-		return err
-	}
-	npm, err := exec.LookPath("npm")
-	if err != nil {
-		return fmt.Errorf("npm is needed to install Codex %s: %v", codexcli.Version, err)
-	}
-	bin, err := codexcli.Install(context.Background(), npm, dir, platform, os.Stderr)
-	if err != nil {
-		return err
-	}
-	fmt.Println(bin)
-	return nil
-}
+func main() { npmcli.Main("codex-cli", codexcli.CLI) }

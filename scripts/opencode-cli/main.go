@@ -13,41 +13,8 @@
 package main
 
 import (
-	"context"
-	"fmt"
-	"os"
-	"os/exec"
-
+	"github.com/sdd-go/sdd-go/internal/dev/npmcli"
 	"github.com/sdd-go/sdd-go/internal/dev/opencodecli"
 )
 
-func main() {
-	if err := run(); err != nil {
-		fmt.Fprintf(os.Stderr, "opencode-cli: %v\n", err)
-		os.Exit(1)
-	}
-}
-
-func run() error {
-	if len(os.Args) > 1 {
-		return fmt.Errorf("takes no arguments (it installs OpenCode %s)", opencodecli.Version)
-	}
-	platform, err := opencodecli.HostPlatform()
-	if err != nil {
-		return err
-	}
-	dir, err := opencodecli.CacheDir()
-	if err != nil {
-		return err
-	}
-	npm, err := exec.LookPath("npm")
-	if err != nil {
-		return fmt.Errorf("npm is needed to install OpenCode %s: %v", opencodecli.Version, err)
-	}
-	bin, err := opencodecli.Install(context.Background(), npm, dir, platform, os.Stderr)
-	if err != nil {
-		return err
-	}
-	fmt.Println(bin)
-	return nil
-}
+func main() { npmcli.Main("opencode-cli", opencodecli.CLI) }

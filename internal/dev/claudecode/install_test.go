@@ -3,12 +3,10 @@ package claudecode
 import (
 	"context"
 	"io"
-	"os"
 	"path/filepath"
-	"runtime"
-	"strings"
 	"testing"
 
+	"github.com/sdd-go/sdd-go/internal/dev/npmcli"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -19,94 +17,32 @@ func TestPlatform(t *testing.T) {
 		musl         bool
 		want         string
 	}{
-		{"linux", "amd64", false, "linux-x64"},
-		{"linux", "arm64", false, "linux-arm64"},
 		{"linux", "amd64", true, "linux-x64-musl"},
 		{"linux", "arm64", true, "linux-arm64-musl"},
-		{"darwin", "amd64", false, "darwin-x64"},
-		{"darwin", "arm64", false, "darwin-arm64"},
 		{"windows", "amd64", false, "win32-x64"},
 		{"windows", "arm64", false, "win32-arm64"},
 	} {
-		got, err := Platform(c.goos, c.goarch, c.musl)
+		got, err := CLI.Platform(c.goos, c.goarch, c.musl)
 		require.NoError(t, err)
 		assert.Equal(t, c.want, got, "%s/%s musl=%v", c.goos, c.goarch, c.musl)
 	}
-	for _, c := range [][2]string{{"linux", "386"}, {"freebsd", "amd64"}} {
-		_, err := Platform(c[0], c[1], false)
-		assert.Error(t, err, "%s/%s", c[0], c[1])
+}
+
+// Install takes the platform package alone, and its claude must print
+// "<Version> (Claude Code)".
+func TestInstall(t *testing.T) {
+	for _, version := range []string{Version, "0.0.1"} {
+		npm, calls := npmcli.FakeNPM(t, map[string]map[string]string{"@anthropic-ai/claude-code-linux-x64@" + Version: {
+			"node_modules/@anthropic-ai/claude-code-linux-x64/claude": "#!/bin/sh\necho '" + version + " (Claude Code)'\n",
+		}})
+		dir := filepath.Join(t.TempDir(), Version)
+		bin, err := CLI.Install(context.Background(), npm, dir, "linux-x64", io.Discard)
+		assert.Regexp(t, `^install .* @anthropic-ai/claude-code-linux-x64@`+Version+`$`, calls()[0])
+		if version != Version {
+			require.ErrorContains(t, err, "want "+Version+" (Claude Code)")
+			continue
+		}
+		require.NoError(t, err)
+		assert.Equal(t, filepath.Join(dir, "node_modules/@anthropic-ai/claude-code-linux-x64/claude"), bin)
 	}
-}
-
-// fakeNPM writes an npm stand-in that installs a claude printing version
-// and counts its calls in a file beside it.
-func fakeNPM(t *testing.T, version string) (npm, calls string) {
-	t.Helper()
-	if runtime.GOOS == "windows" {
-		t.Skip("the npm stand-in is a shell script")
-	}
-	dir := t.TempDir()
-	npm, calls = filepath.Join(dir, "npm"), filepath.Join(dir, "calls")
-	script := `#!/bin/sh
-echo "$*" >> '` + calls + `'
-while [ $# -gt 0 ]; do case $1 in --prefix) shift; prefix=$1 ;; esac; shift; done
-d=$prefix/node_modules/@anthropic-ai/claude-code-linux-x64
-mkdir -p "$d" && printf '#!/bin/sh\necho "%s (Claude Code)"\n' '` + version + `' > "$d/claude" && chmod 755 "$d/claude"
-`
-	require.NoError(t, os.WriteFile(npm, []byte(script), 0o755))
-	return npm, calls
-}
-
-func callCount(t *testing.T, calls string) int {
-	b, err := os.ReadFile(calls)
-	if os.IsNotExist(err) {
-		return 0
-	}
-	require.NoError(t, err)
-	return strings.Count(string(b), "\n")
-}
-
-func TestInstallReusesACompleteInstall(t *testing.T) {
-	npm, calls := fakeNPM(t, Version)
-	dir := filepath.Join(t.TempDir(), "cache", Version)
-	ctx := context.Background()
-
-	bin, err := Install(ctx, npm, dir, "linux-x64", io.Discard)
-	require.NoError(t, err)
-	assert.Equal(t, filepath.Join(dir, "node_modules/@anthropic-ai/claude-code-linux-x64/claude"), bin)
-	assert.FileExists(t, bin)
-	assert.Equal(t, 1, callCount(t, calls))
-	b, err := os.ReadFile(calls)
-	require.NoError(t, err)
-	assert.Contains(t, string(b), "install --ignore-scripts --no-audit --no-fund --prefix ")
-	assert.Contains(t, string(b), " @anthropic-ai/claude-code-linux-x64@"+Version+"\n")
-
-	again, err := Install(ctx, npm, dir, "linux-x64", io.Discard)
-	require.NoError(t, err)
-	assert.Equal(t, bin, again)
-	assert.Equal(t, 1, callCount(t, calls), "a complete install is reused, npm not run")
-
-	siblings, err := os.ReadDir(filepath.Dir(dir))
-	require.NoError(t, err)
-	assert.Len(t, siblings, 1, "no installing directory left beside the cache")
-}
-
-func TestInstallRedoesAnIncompleteInstall(t *testing.T) {
-	npm, calls := fakeNPM(t, Version)
-	dir := filepath.Join(t.TempDir(), Version)
-	// What an interrupted npm leaves: a directory, no marker.
-	require.NoError(t, os.MkdirAll(filepath.Join(dir, "node_modules"), 0o755))
-	bin, err := Install(context.Background(), npm, dir, "linux-x64", io.Discard)
-	require.NoError(t, err)
-	assert.Equal(t, 1, callCount(t, calls))
-	assert.FileExists(t, bin)
-	assert.FileExists(t, filepath.Join(dir, completeMarker))
-}
-
-func TestInstallRefusesAnotherVersion(t *testing.T) {
-	npm, _ := fakeNPM(t, "0.0.1")
-	dir := filepath.Join(t.TempDir(), Version)
-	_, err := Install(context.Background(), npm, dir, "linux-x64", io.Discard)
-	require.ErrorContains(t, err, "want "+Version)
-	assert.NoDirExists(t, dir)
 }

@@ -143,7 +143,7 @@ func WriteConfig(home, baseURL, bin string) error {
 // every dependency of its package.json and @opencode-ai/plugin, it
 // installs them from the npm registry in the background (offline: a
 // failed fetch; online: a download the tests must not make). The install
-// of bin (Install) holds that package installed once; dir gets copies of
+// of bin (CLI.Install) holds that package installed once; dir gets copies of
 // its package.json and package-lock.json and a symbolic link to its
 // node_modules (64 MB, not copied for every session).
 func PreinstallPlugin(dir, bin string) error {
@@ -166,13 +166,13 @@ func PreinstallPlugin(dir, bin string) error {
 	return os.Symlink(filepath.Join(deps, "node_modules"), filepath.Join(dir, "node_modules"))
 }
 
-// pluginDeps is the directory where Install put @opencode-ai/plugin for
+// pluginDeps is the directory where CLI.Install put @opencode-ai/plugin for
 // bin: config/ beside the node_modules holding bin.
 func pluginDeps(bin string) (string, error) {
 	// bin is <install>/node_modules/opencode-<platform>/bin/opencode.
 	install := filepath.Dir(filepath.Dir(filepath.Dir(filepath.Dir(bin))))
 	deps := filepath.Join(install, configDeps)
-	if _, err := os.Stat(filepath.Join(deps, "node_modules", "@opencode-ai", "plugin", "package.json")); err != nil {
+	if _, err := os.Stat(filepath.Join(deps, filepath.FromSlash(pluginManifest))); err != nil {
 		return "", fmt.Errorf("%s was not installed by go run ./scripts/opencode-cli (no @opencode-ai/plugin beside it): %v", bin, err)
 	}
 	return deps, nil

@@ -1,0 +1,151 @@
+package npmcli
+
+import (
+	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// fake is a CLI of two packages: its platform build, and a plugin
+// installed in config/ beside it that must leave a package.json.
+var fake = CLI{
+	Name: "Fake", Cache: "fake", Version: "1.0.0",
+	Windows: "win32", Musl: true,
+	Packages: func(platform string) []Package {
+		return []Package{
+			{Spec: "fake-" + platform + "@1.0.0"},
+			{Spec: "fake-plugin@1.0.0", Dir: "config", Files: []string{"node_modules/fake-plugin/package.json"}},
+		}
+	},
+	Binary: func(platform string) string { return "node_modules/fake-" + platform + "/bin/fake" },
+	VersionEnv: func(home, tmp string) []string {
+		return []string{"HOME=" + home, "TMPDIR=" + tmp, "PATH=" + os.Getenv("PATH")}
+	},
+	VersionOutput: "fake 1.0.0",
+}
+
+// fakeNPM installs a fake printing version and, unless noPlugin, the
+// plugin's package.json.
+func fakeNPM(t *testing.T, version string, noPlugin bool) (npm string, calls func() []string) {
+	plugin := map[string]string{"node_modules/fake-plugin/package.json": `{"name":"fake-plugin"}`}
+	if noPlugin {
+		plugin = nil
+	}
+	return FakeNPM(t, map[string]map[string]string{
+		"fake-linux-x64@1.0.0": {
+			// The version check runs in a HOME of its own.
+			"node_modules/fake-linux-x64/bin/fake": "#!/bin/sh\ncase $HOME in \"$TMPDIR\"|'" + os.Getenv("HOME") + "') exit 2 ;; esac\necho 'fake " + version + "'\n",
+		},
+		"fake-plugin@1.0.0": plugin,
+	})
+}
+
+func TestPlatform(t *testing.T) {
+	opencode := fake
+	opencode.Windows = "windows"
+	codex := fake
+	codex.Musl = false
+	for _, c := range []struct {
+		cli          CLI
+		goos, goarch string
+		musl         bool
+		want         string
+	}{
+		{fake, "linux", "amd64", false, "linux-x64"},
+		{fake, "linux", "arm64", false, "linux-arm64"},
+		{fake, "linux", "amd64", true, "linux-x64-musl"},
+		{fake, "linux", "arm64", true, "linux-arm64-musl"},
+		{fake, "darwin", "amd64", false, "darwin-x64"},
+		{fake, "darwin", "arm64", true, "darwin-arm64"},
+		{fake, "windows", "amd64", false, "win32-x64"},
+		{fake, "windows", "arm64", false, "win32-arm64"},
+		{opencode, "windows", "arm64", false, "windows-arm64"},
+		{codex, "linux", "amd64", true, "linux-x64"},
+	} {
+		got, err := c.cli.Platform(c.goos, c.goarch, c.musl)
+		require.NoError(t, err)
+		assert.Equal(t, c.want, got, "%s/%s musl=%v", c.goos, c.goarch, c.musl)
+	}
+	for _, c := range [][2]string{{"linux", "386"}, {"freebsd", "amd64"}} {
+		_, err := fake.Platform(c[0], c[1], false)
+		assert.EqualError(t, err, "no Fake build for "+c[0]+"/"+c[1])
+	}
+}
+
+func TestCacheDir(t *testing.T) {
+	cache, err := os.UserCacheDir()
+	require.NoError(t, err)
+	dir, err := fake.CacheDir()
+	require.NoError(t, err)
+	assert.Equal(t, filepath.Join(cache, "sdd-go", "fake", "1.0.0"), dir)
+}
+
+func TestInstallReusesACompleteInstall(t *testing.T) {
+	npm, calls := fakeNPM(t, "1.0.0", false)
+	dir := filepath.Join(t.TempDir(), "cache", "1.0.0")
+	ctx := context.Background()
+
+	bin, err := fake.Install(ctx, npm, dir, "linux-x64", io.Discard)
+	require.NoError(t, err)
+	assert.Equal(t, filepath.Join(dir, "node_modules/fake-linux-x64/bin/fake"), bin)
+	assert.FileExists(t, bin)
+	lines := calls()
+	require.Len(t, lines, 2)
+	assert.Regexp(t, `^install --ignore-scripts --no-audit --no-fund --save-exact --prefix \S+ fake-linux-x64@1\.0\.0$`, lines[0])
+	assert.Regexp(t, `^install --ignore-scripts --no-audit --no-fund --save-exact --prefix \S+/config fake-plugin@1\.0\.0$`, lines[1])
+	assert.FileExists(t, filepath.Join(dir, "config/node_modules/fake-plugin/package.json"))
+	marker, err := os.ReadFile(filepath.Join(dir, completeMarker))
+	require.NoError(t, err)
+	assert.Equal(t, "fake-linux-x64@1.0.0\nfake-plugin@1.0.0\n", string(marker))
+
+	again, err := fake.Install(ctx, npm, dir, "linux-x64", io.Discard)
+	require.NoError(t, err)
+	assert.Equal(t, bin, again)
+	assert.Len(t, calls(), 2, "a complete install is reused, npm not run")
+
+	siblings, err := os.ReadDir(filepath.Dir(dir))
+	require.NoError(t, err)
+	assert.Len(t, siblings, 1, "no installing directory left beside the cache")
+}
+
+func TestInstallRedoesAnIncompleteInstall(t *testing.T) {
+	npm, calls := fakeNPM(t, "1.0.0", false)
+	dir := filepath.Join(t.TempDir(), "1.0.0")
+	// What an interrupted npm leaves: a directory, no marker.
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "node_modules"), 0o755))
+	bin, err := fake.Install(context.Background(), npm, dir, "linux-x64", io.Discard)
+	require.NoError(t, err)
+	assert.Len(t, calls(), 2)
+	assert.FileExists(t, bin)
+	assert.FileExists(t, filepath.Join(dir, completeMarker))
+}
+
+func TestInstallRefusesAnotherVersion(t *testing.T) {
+	npm, _ := fakeNPM(t, "0.0.1", false)
+	dir := filepath.Join(t.TempDir(), "1.0.0")
+	_, err := fake.Install(context.Background(), npm, dir, "linux-x64", io.Discard)
+	require.ErrorContains(t, err, `--version printed "fake 0.0.1", want fake 1.0.0`)
+	assert.NoDirExists(t, dir)
+}
+
+func TestInstallNeedsEveryPackagesFiles(t *testing.T) {
+	npm, _ := fakeNPM(t, "1.0.0", true)
+	dir := filepath.Join(t.TempDir(), "1.0.0")
+	_, err := fake.Install(context.Background(), npm, dir, "linux-x64", io.Discard)
+	require.ErrorContains(t, err, "npm install fake-plugin@1.0.0 left no node_modules/fake-plugin/package.json")
+	assert.NoDirExists(t, dir)
+}
+
+func TestInstallRefusesAnotherPlatform(t *testing.T) {
+	npm, calls := fakeNPM(t, "1.0.0", false)
+	dir := filepath.Join(t.TempDir(), "1.0.0")
+	_, err := fake.Install(context.Background(), npm, dir, "linux-386", io.Discard)
+	require.EqualError(t, err, "no Fake build for platform linux-386")
+	assert.Empty(t, calls())
+	assert.NoDirExists(t, dir)
+}
