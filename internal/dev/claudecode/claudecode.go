@@ -19,23 +19,12 @@ const Version = "2.1.328"
 // binary; make test-host sets it after installing Version.
 const BinaryEnv = "SDD_CLAUDE_CODE"
 
-// RequiredEnv, set to 1, turns a missing binary from a skip into a
-// failure, so make test-host cannot pass by skipping.
-const RequiredEnv = "SDD_HOST_REQUIRED"
-
 // Binary returns the claude binary named by $SDD_CLAUDE_CODE. Without it
 // the test is skipped (plain go test ./... needs only Go and git), or fails
 // when $SDD_HOST_REQUIRED=1.
 func Binary(t testing.TB) string {
 	t.Helper()
-	p := os.Getenv(BinaryEnv)
-	if p == "" {
-		if os.Getenv(RequiredEnv) == "1" {
-			t.Fatalf("$%s is not set: run make test-host", BinaryEnv)
-		}
-		t.Skipf("no Claude Code CLI ($%s unset): make test-host installs and runs it", BinaryEnv)
-	}
-	return p
+	return CLI.Installed(t, BinaryEnv)
 }
 
 // Env is the whole environment of a claude process: nothing of the

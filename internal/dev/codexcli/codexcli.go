@@ -23,11 +23,6 @@ const Version = "0.171.0"
 // binary; make test-host sets it after installing Version.
 const BinaryEnv = "SDD_CODEX_CLI"
 
-// RequiredEnv, set to 1, turns a missing binary from a skip into a
-// failure, so make test-host cannot pass by skipping. It is the Claude
-// Code suite's variable: one switch for the whole host suite.
-const RequiredEnv = "SDD_HOST_REQUIRED"
-
 // Model is the model name a session asks for. It is no name of Codex's
 // model catalog on purpose: for a catalog name the CLI changes the shape
 // of its tools (measured with 0.171.0), and the scripted model speaks the
@@ -44,14 +39,7 @@ const KeyEnv = "SDD_CODEX_MODEL_KEY"
 // when $SDD_HOST_REQUIRED=1.
 func Binary(t testing.TB) string {
 	t.Helper()
-	p := os.Getenv(BinaryEnv)
-	if p == "" {
-		if os.Getenv(RequiredEnv) == "1" {
-			t.Fatalf("$%s is not set: run make test-host", BinaryEnv)
-		}
-		t.Skipf("no Codex CLI ($%s unset): make test-host installs and runs it", BinaryEnv)
-	}
-	return p
+	return CLI.Installed(t, BinaryEnv)
 }
 
 // Config is the config.toml of a session's CODEX_HOME: the scripted model

@@ -25,11 +25,6 @@ const Version = "1.18.33"
 // binary; make test-host sets it after installing Version.
 const BinaryEnv = "SDD_OPENCODE_CLI"
 
-// RequiredEnv, set to 1, turns a missing binary from a skip into a
-// failure, so make test-host cannot pass by skipping. It is the Claude
-// Code suite's variable: one switch for the whole host suite.
-const RequiredEnv = "SDD_HOST_REQUIRED"
-
 // Provider and Model name the scripted model in the configuration: a
 // session's model is Provider/Model.
 const (
@@ -42,14 +37,7 @@ const (
 // fails when $SDD_HOST_REQUIRED=1.
 func Binary(t testing.TB) string {
 	t.Helper()
-	p := os.Getenv(BinaryEnv)
-	if p == "" {
-		if os.Getenv(RequiredEnv) == "1" {
-			t.Fatalf("$%s is not set: run make test-host", BinaryEnv)
-		}
-		t.Skipf("no OpenCode CLI ($%s unset): make test-host installs and runs it", BinaryEnv)
-	}
-	return p
+	return CLI.Installed(t, BinaryEnv)
 }
 
 // Env is the whole environment of an opencode process: nothing of the
