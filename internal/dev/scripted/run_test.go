@@ -32,7 +32,7 @@ func TestRunCLI(t *testing.T) {
 	assert.Less(t, run.Elapsed, 10*time.Second)
 
 	failed := make(chan struct{})
-	close(failed)
+	time.AfterFunc(200*time.Millisecond, func() { close(failed) })
 	run, err = RunCLI(sh(`exec sleep 30`), dir, nil, time.Minute, failed, read)
 	require.NoError(t, err)
 	assert.Error(t, run.Err, "ended at the first failure")
