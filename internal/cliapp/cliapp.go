@@ -69,6 +69,19 @@ type Env struct {
 	Stdout io.Writer // the one line the command prints on success
 	Stderr io.Writer // everything else
 	Git    *git.Runner
+
+	catch func() // arms the signal handler (Main); nil under Run
+}
+
+// CatchSignals catches the stop signals from now on, for a step that a
+// signal must not cut short (a ledger's append: a signal the kernel acts
+// on at once would end the process in the middle of its write, leaving a
+// cut line). A caught signal cancels the command's context instead, and
+// the command dies of it once it has unwound.
+func (e *Env) CatchSignals() {
+	if e.catch != nil {
+		e.catch()
+	}
 }
 
 // Command is one positional-only tool, or one verb of a tool of verbs.
@@ -111,7 +124,7 @@ func Main(cmd Command) int {
 	} else {
 		h.arm()
 	}
-	env, err := run(ctx, cmd, os.Args, os.Stdout, os.Stderr)
+	env, err := run(ctx, cmd, os.Args, os.Stdout, os.Stderr, h.arm)
 	// A signal that came while the command was ending anyway (sent to the
 	// process group, it also killed git: 128+N, or "file too large" for
 	// SIGXFSZ) ends it silently, before any failure is printed.
@@ -222,16 +235,16 @@ func (h *handler) next(timeout <-chan time.Time) os.Signal {
 // Run runs cmd with args (args[0] being the program name) and returns the
 // exit status, having printed what there is to print.
 func Run(ctx context.Context, cmd Command, args []string, stdout, stderr io.Writer) int {
-	env, err := run(ctx, cmd, args, stdout, stderr)
+	env, err := run(ctx, cmd, args, stdout, stderr, nil)
 	env.Report(err)
 	return exit.Status(err)
 }
 
 // run is Run without printing the failure: it returns it, and the Env
 // whose Report prints it.
-func run(ctx context.Context, cmd Command, args []string, stdout, stderr io.Writer) (*Env, error) {
+func run(ctx context.Context, cmd Command, args []string, stdout, stderr io.Writer, catch func()) (*Env, error) {
 	stdout = stdoutWriter{stdout}
-	env := &Env{Prog: cmd.Name, Stdout: stdout, Stderr: stderr, Git: git.New(stderr)}
+	env := &Env{Prog: cmd.Name, Stdout: stdout, Stderr: stderr, Git: git.New(stderr), catch: catch}
 	app := &cli.App{
 		Name:      cmd.Name,
 		Usage:     cmd.Description,

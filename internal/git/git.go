@@ -204,6 +204,12 @@ func nonExecutable(dirs, name string) string {
 // (see exit.Signaled), so it can tidy up as it would have under the shell,
 // and killed if it is still there killDelay later.
 func (r *Runner) run(ctx context.Context, stdout, stderr io.Writer, args []string) (int64, error) {
+	return r.runWith(ctx, nil, stdout, stderr, args)
+}
+
+// runWith is run with git's standard input read from stdin (nil: the one
+// git inherits, as from a shell).
+func (r *Runner) runWith(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer, args []string) (int64, error) {
 	path, lerr := r.lookup()
 	if lerr != nil {
 		return 0, &Error{Args: args, Status: lerr.Status, Err: lerr.Err, Unstarted: lerr.Unstarted}
@@ -212,6 +218,9 @@ func (r *Runner) run(ctx context.Context, stdout, stderr io.Writer, args []strin
 	cmd.Args[0] = "git" // as the shell passes it
 	if r.stdin != nil {
 		cmd.Stdin = r.stdin
+	}
+	if stdin != nil {
+		cmd.Stdin = stdin
 	}
 	out := &recordingWriter{w: stdout}
 	if _, ok := stdout.(*os.File); ok {
@@ -323,6 +332,15 @@ func (r *Runner) Output(ctx context.Context, args ...string) ([]byte, error) {
 	var out bytes.Buffer
 	_, err := r.run(ctx, &out, nil, args)
 	return out.Bytes(), err
+}
+
+// Filter runs git with args, its standard input read from stdin and its
+// stdout copied into w through a pipe (w sees the output as it comes, so
+// a long one is never held in memory). Git's stderr goes to the runner's
+// Stderr.
+func (r *Runner) Filter(ctx context.Context, stdin io.Reader, w io.Writer, args ...string) error {
+	_, err := r.runWith(ctx, stdin, struct{ io.Writer }{w}, nil, args)
+	return err
 }
 
 // ToFile runs git with args, git writing its stdout straight into f (no

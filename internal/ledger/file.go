@@ -2,12 +2,15 @@ package ledger
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"strings"
+
+	"github.com/sdd-go/sdd-go/internal/workspace"
 )
 
 // MaxSize bounds how much of a ledger is read: a ledger is a few lines a
@@ -23,9 +26,11 @@ type File struct {
 }
 
 // Open opens the ledger at path for reading and appending, and waits for
-// its lock. A missing ledger is fs.ErrNotExist.
+// its lock. A missing ledger is fs.ErrNotExist; a ledger that is not a
+// regular file (a symbolic link, never followed; a FIFO, never waited on)
+// is a *workspace.NotRegularError.
 func Open(path string) (*File, error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND, 0)
+	f, err := workspace.OpenRegular(path, true)
 	if err != nil {
 		return nil, err
 	}
@@ -36,12 +41,24 @@ func Open(path string) (*File, error) {
 	return &File{f: f, path: path}, nil
 }
 
+// Read returns the text of the ledger at path without its lock, for a
+// reader that writes nothing (Look): errors as Open's.
+func Read(path string) (string, error) {
+	f, err := workspace.OpenRegular(path, false)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	return (&File{f: f, path: path}).Text()
+}
+
 // Create makes a new ledger at path holding lines, refusing to touch one
-// that exists (fs.ErrExist), and returns it open and locked. Another
-// process may open the new file and take its lock between its creation
-// and this one's lock (a Create that lost the race, then Open): the lines
-// are written only to a ledger still empty under the lock, never twice.
-func Create(path string, lines ...string) (*File, error) {
+// that exists (fs.ErrExist; an exclusive create follows no symbolic
+// link), and returns it open and locked. Another process may open the new
+// file and take its lock between its creation and this one's lock (a
+// Create that lost the race, then Open): the lines are written only to a
+// ledger still empty under the lock, never twice.
+func Create(ctx context.Context, path string, lines ...string) (*File, error) {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE|os.O_EXCL, 0o666)
 	if err != nil {
 		return nil, err
@@ -57,7 +74,7 @@ func Create(path string, lines ...string) (*File, error) {
 		return nil, &fs.PathError{Op: "stat", Path: path, Err: err}
 	}
 	if fi.Size() == 0 {
-		if err := l.Append(lines...); err != nil {
+		if err := l.Append(ctx, lines...); err != nil {
 			l.Close()
 			return nil, err
 		}
@@ -86,14 +103,26 @@ func (l *File) Text() (string, error) {
 // Append writes lines at the end of the ledger in one write, each with
 // its newline (and a newline first when the ledger's last line lacks
 // one, so that no line is glued to another).
-func (l *File) Append(lines ...string) error {
+//
+// A failed append leaves the ledger byte for byte as it was: a write cut
+// short (a full disk, a quota, a file size limit) is taken back, so no cut
+// line is ever left to read back as a different, whole one. So is a whole
+// write when ctx ended meanwhile (the command caught a signal and is
+// stopping): the step did not happen. The caller holds the lock, so no
+// other writer's lines come after the ones taken back.
+func (l *File) Append(ctx context.Context, lines ...string) error {
 	if len(lines) == 0 {
 		return nil
 	}
+	fi, err := l.f.Stat()
+	if err != nil {
+		return &fs.PathError{Op: "stat", Path: l.path, Err: err}
+	}
+	size := fi.Size()
 	var b bytes.Buffer
-	if fi, err := l.f.Stat(); err == nil && fi.Size() > 0 {
+	if size > 0 {
 		last := make([]byte, 1)
-		if _, err := l.f.ReadAt(last, fi.Size()-1); err == nil && last[0] != '\n' {
+		if _, err := l.f.ReadAt(last, size-1); err == nil && last[0] != '\n' {
 			b.WriteByte('\n')
 		}
 	}
@@ -104,10 +133,32 @@ func (l *File) Append(lines ...string) error {
 		b.WriteString(s)
 		b.WriteByte('\n')
 	}
-	if _, err := l.f.Write(b.Bytes()); err != nil {
-		return &fs.PathError{Op: "write", Path: l.path, Err: err}
+	if err := ctx.Err(); err != nil {
+		return context.Cause(ctx)
+	}
+	_, werr := l.f.Write(b.Bytes())
+	if werr == nil && ctx.Err() != nil {
+		werr = context.Cause(ctx)
+	}
+	if werr != nil {
+		if terr := l.f.Truncate(size); terr != nil {
+			return &fs.PathError{Op: "write", Path: l.path, Err: fmt.Errorf("%v, and taking the cut write back failed: %v: the ledger's last line is cut", unwrapPath(werr), terr)}
+		}
+		var pe *fs.PathError
+		if errors.As(werr, &pe) {
+			return &fs.PathError{Op: "write", Path: l.path, Err: pe.Err}
+		}
+		return werr
 	}
 	return nil
+}
+
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }
 
 // Split is a ledger's text as its first line and the rest, each without

@@ -1,6 +1,7 @@
 package ledger
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -109,8 +110,9 @@ func TestReviews(t *testing.T) {
 // source is a workspace and a git for the facts: the commits after each
 // sha, and the files by name.
 type source struct {
-	after map[string]int
-	files map[string]string
+	after     map[string]int
+	files     map[string]string
+	gone, off map[string]bool
 }
 
 func (s source) Files() []string {
@@ -121,6 +123,17 @@ func (s source) Files() []string {
 	return out
 }
 func (s source) Read(name string) (string, error) { return s.files[name], nil }
+func (s source) Commits(shas []string) (gone, off map[string]bool, err error) {
+	gone, off = map[string]bool{}, map[string]bool{}
+	for _, sha := range shas {
+		if s.gone[sha] {
+			gone[sha] = true
+		} else if s.off[sha] {
+			off[sha] = true
+		}
+	}
+	return gone, off, nil
+}
 func (s source) After(sha string) (int, error) {
 	n, ok := s.after[sha]
 	if !ok {
@@ -159,24 +172,24 @@ func TestFacts(t *testing.T) {
 		files map[string]string // more files
 		want  string            // the facts as Look prints them
 	}{
-		{"none", nil, nil, "last=none after=- review=- pass=- spec=- open=0 round=0 row=start"},
-		{"base, commits after", []string{base}, nil, "last=base after=2 review=- pass=- spec=- open=0 round=0 row=package"},
-		{"review out", []string{base, head1}, map[string]string{review: ""}, "last=reviewed_head after=1 review=out pass=first spec=- open=- round=0 row=review"},
-		{"review in, findings", []string{base, head1}, nil, "last=reviewed_head after=1 review=in pass=first spec=❌ open=2 round=0 row=refix"},
-		{"re-review out", []string{base, head1, head2}, nil, "last=reviewed_head after=0 review=out pass=re spec=- open=- round=0 row=re-review"},
+		{"none", nil, nil, "last=none after=- review=- pass=- spec=- open=0 round=0 shas=ok row=start"},
+		{"base, commits after", []string{base}, nil, "last=base after=2 review=- pass=- spec=- open=0 round=0 shas=ok row=package"},
+		{"review out", []string{base, head1}, map[string]string{review: ""}, "last=reviewed_head after=1 review=out pass=first spec=- open=- round=0 shas=ok row=review"},
+		{"review in, findings", []string{base, head1}, nil, "last=reviewed_head after=1 review=in pass=first spec=❌ open=2 round=0 shas=ok row=refix"},
+		{"re-review out", []string{base, head1, head2}, nil, "last=reviewed_head after=0 review=out pass=re spec=- open=- round=0 shas=ok row=re-review"},
 		{"re-review in, one left", []string{base, head1, head2}, map[string]string{rereview: "F1: ADDRESSED\nF2: NOT ADDRESSED\nNew: none\nOut of scope: none\n"},
-			"last=reviewed_head after=0 review=in pass=re spec=- open=1 round=0 row=record"},
+			"last=reviewed_head after=0 review=in pass=re spec=- open=1 round=0 shas=ok row=record"},
 		{"round recorded", []string{base, head1, head2, FormatRound("Task 1", 1, 1, []Finding{{ID: "F2", Text: "y missing"}}, "bbbbbbb", "ccccccc")}, nil,
-			"last=fix after=0 review=out pass=re spec=- open=1 round=1 row=fix"},
+			"last=fix after=0 review=out pass=re spec=- open=1 round=1 shas=ok row=fix"},
 		{"round 5", []string{base, head1, head2, FormatRound("Task 1", 5, 0, []Finding{{ID: "F2", Text: "y missing"}}, "bbbbbbb", "ccccccc")}, nil,
-			"last=fix after=0 review=out pass=re spec=- open=1 round=5 row=breaker"},
+			"last=fix after=0 review=out pass=re spec=- open=1 round=5 shas=ok row=breaker"},
 		{"parked", []string{base, head1, head2, FormatRound("Task 1", 5, 0, []Finding{{ID: "F2", Text: "y missing"}}, "bbbbbbb", "ccccccc"),
 			FormatParked("Task 1", Finding{ID: "F2", Text: "y missing"}, "no")}, nil,
-			"last=parked after=0 review=out pass=re spec=- open=0 round=5 row=ruled"},
+			"last=parked after=0 review=out pass=re spec=- open=0 round=5 shas=ok row=ruled"},
 		{"a failed check", []string{base, head1, FormatFinding("Task 1", Finding{ID: "F3", Text: "check fails"})}, map[string]string{review: "Spec: ⚠️\nOpen: none\nMinor: none\n"},
-			"last=finding after=1 review=in pass=first spec=- open=1 round=0 row=refix"},
+			"last=finding after=1 review=in pass=first spec=- open=1 round=0 shas=ok row=refix"},
 		{"complete", []string{base, head1, FormatComplete("Task 1", "aaaaaaa", "bbbbbbb", "review clean")}, nil,
-			"last=complete after=- review=in pass=first spec=- open=0 round=0 row=done"},
+			"last=complete after=- review=in pass=first spec=- open=0 round=0 shas=ok row=done"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			s := source{after: src.after, files: map[string]string{}}
@@ -219,8 +232,9 @@ func TestRowsAreReachable(t *testing.T) {
 		"unit": {"task", "final"}, "last": {"none", "base", "reviewed_head", "finding", "fix", "parked", "blocked", "complete"},
 		"after": {"-", "0", "1"}, "review": {"-", "in", "out"}, "pass": {"-", "first", "re"},
 		"spec": {"-", "✅", "⚠️", "❌", "n/a"}, "open": {"-", "0", "1"}, "round": {"0", "1", "3", "5"},
+		"shas": {"ok", "rewritten", "gone", "missing"},
 	}
-	names := []string{"unit", "last", "after", "review", "pass", "spec", "open", "round"}
+	names := []string{"unit", "last", "after", "review", "pass", "spec", "open", "round", "shas"}
 	hit := map[string]bool{}
 	var walk func(i int, f map[string]string)
 	walk = func(i int, f map[string]string) {
@@ -248,15 +262,15 @@ func TestAppend(t *testing.T) {
 	require.NoError(t, os.WriteFile(p, []byte(Identity("p.md")+"\nTask 1: base="+shaA), 0o644))
 	f, err := Open(p)
 	require.NoError(t, err)
-	require.NoError(t, f.Append(FormatReviewedHead("Task 1", shaB), FormatMinor("Task 1", "x")))
+	require.NoError(t, f.Append(context.Background(), FormatReviewedHead("Task 1", shaB), FormatMinor("Task 1", "x")))
 	require.NoError(t, f.Close())
 	b, err := os.ReadFile(p)
 	require.NoError(t, err)
 	assert.Equal(t, Identity("p.md")+"\nTask 1: base="+shaA+"\nTask 1: reviewed_head="+shaB+"\nTask 1: minor (deferred): x\n", string(b))
-	_, err = Create(p, Identity("p.md"))
+	_, err = Create(context.Background(), p, Identity("p.md"))
 	assert.ErrorIs(t, err, os.ErrExist, "a ledger is never created over another")
 	f, err = Open(p)
 	require.NoError(t, err)
-	assert.Error(t, f.Append("two\nlines"))
+	assert.Error(t, f.Append(context.Background(), "two\nlines"))
 	f.Close()
 }

@@ -13,11 +13,15 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/sdd-go/sdd-go/internal/workspace"
 )
 
 // IdentityPrefix opens a ledger's first line; the plan's path follows. The
 // dash is an em dash (U+2014).
-const IdentityPrefix = "# SDD ledger — plan: "
+const IdentityPrefix = workspace.LedgerIdentity
 
 // FileName is the ledger's name inside a workspace.
 const FileName = "progress.md"
@@ -27,15 +31,11 @@ const FileName = "progress.md"
 func Identity(plan string) string { return IdentityPrefix + plan }
 
 // IdentityPlan returns the plan path a first line names; ok is false when
-// the line is not an identity line. Trailing blanks and a CR are ignored.
-func IdentityPlan(line string) (plan string, ok bool) {
-	rest, found := strings.CutPrefix(line, IdentityPrefix)
-	rest = strings.TrimRight(rest, " \t\r")
-	if !found || rest == "" {
-		return "", false
-	}
-	return rest, true
-}
+// the line is not an identity line. Invisible bytes before it (a BOM, as
+// PowerShell 5 and Notepad write one) and trailing blanks and a CR are
+// ignored: they never make another plan's first line read as none
+// (workspace.IdentityPlan, which adoption reads too).
+func IdentityPlan(line string) (plan string, ok bool) { return workspace.IdentityPlan(line) }
 
 // Kind is what a ledger line records.
 type Kind string
@@ -52,7 +52,9 @@ const (
 	Round        Kind = "fix"
 	Parked       Kind = "parked"
 	Blocked      Kind = "blocked"
+	Unblocked    Kind = "unblocked" // the human's decision to go on after a BLOCKED
 	Complete     Kind = "complete"
+	Restarted    Kind = "restarted" // the human's decision to begin the record again (RunUnit)
 )
 
 // MaxRounds is a task's fix loop's hard cap (rounds are written R/5);
@@ -72,6 +74,9 @@ func Cap(unit string) int {
 
 // FinalUnit names the final review's lines ("Final: …").
 const FinalUnit = "Final"
+
+// RunUnit names the lines about the whole run ("Run: restarted — …").
+const RunUnit = "Run"
 
 // UnitName is the prefix of a task's lines: "Task 3".
 func UnitName(task string) string { return "Task " + task }
@@ -93,7 +98,7 @@ type Line struct {
 }
 
 var (
-	unitRe     = lazyRegexp(`^(Task \d+|Final): (.*)$`)
+	unitRe     = lazyRegexp(`^(Task \d+|Final|Run): (.*)$`)
 	roundRe    = lazyRegexp(`^fix round (\d+)/(\d+) \((\d+) addressed, (\d+) open — (.*); commits ([0-9a-f]+)\.\.([0-9a-f]+)\)$`)
 	completeRe = lazyRegexp(`^complete \(commits ([0-9a-f]+)\.\.([0-9a-f]+), (.+)\)$`)
 	parkedRe   = lazyRegexp(`^parked — (.+) — ruling: (.+)$`)
@@ -109,13 +114,21 @@ func Parse(text string) (Line, bool) {
 	}
 	l := Line{Text: text, Unit: m[1]}
 	rest := m[2]
+	if l.Unit == RunUnit {
+		v, ok := strings.CutPrefix(rest, "restarted — ")
+		if !ok || v == "" {
+			return Line{}, false
+		}
+		l.Kind, l.Value = Restarted, v
+		return l, true
+	}
 	for _, k := range []struct {
 		prefix string
 		kind   Kind
 	}{
 		{"base=", Base}, {"implementer=", Implementer}, {"reviewed_head=", ReviewedHead},
 		{"minor (deferred): ", Minor}, {"settled — ", Settled}, {"finding — ", Added},
-		{"BLOCKED — ", Blocked},
+		{"BLOCKED — ", Blocked}, {"unblocked — ", Unblocked},
 	} {
 		if v, ok := strings.CutPrefix(rest, k.prefix); ok && v != "" {
 			l.Kind, l.Value = k.kind, v
@@ -225,24 +238,31 @@ func JoinFindings(fs []Finding) string {
 
 // CheckText says why s cannot be a one-liner of a ledger line (a finding,
 // a ruling, a reason, a decision), or nil: it must be one non-empty line
-// of printable text, and hold no separator a reader would split at.
+// of printable text that reads back exactly as given, and hold no
+// separator a reader would split at. A line break is also what editors
+// and terminals take for one: CR, NEL (U+0085), U+2028, U+2029.
 func CheckText(what, s string) error {
 	switch {
 	case strings.TrimSpace(s) == "":
 		return fmt.Errorf("%s is empty", what)
-	case strings.ContainsAny(s, "\n\r"):
+	case !utf8.ValidString(s):
+		return fmt.Errorf("%s is not valid UTF-8", what)
+	case strings.ContainsAny(s, "\n\r\u0085\u2028\u2029"):
 		return fmt.Errorf("%s holds a line break: a ledger line is one line", what)
-	case strings.Contains(s, " — ruling: "):
-		return fmt.Errorf("%s holds \" — ruling: \", which separates a parked finding from its ruling", what)
-	case strings.IndexFunc(s, func(r rune) bool { return r < 0x20 && r != '\t' || r == 0x7f }) >= 0:
+	case strings.IndexFunc(s, func(r rune) bool { return unicode.IsControl(r) && r != '\t' }) >= 0:
 		return fmt.Errorf("%s holds a control character", what)
+	case strings.TrimSpace(s) != s:
+		return fmt.Errorf("%s begins or ends with a blank, which the ledger would not read back", what)
+	case strings.Contains(s, " — ruling: ") || strings.HasPrefix(s, "— ruling: ") || strings.HasSuffix(s, " — ruling:"):
+		return fmt.Errorf("%s holds \" — ruling: \", which separates a parked finding from its ruling", what)
 	}
 	return nil
 }
 
-// CheckFinding is CheckText for a finding's text, which fix round lines
-// carry in a list split before "; F<k> ": a text holding that separator
-// would read back as two findings.
+// CheckFinding is CheckText for a finding's text, which reads back from
+// its own line and from a fix round's list, split before "; F<k> ": a text
+// holding that separator would read back as two findings, and one that
+// begins with a grade ("[Critical] x") as another text.
 func CheckFinding(what, s string) error {
 	if err := CheckText(what, s); err != nil {
 		return err
@@ -250,7 +270,57 @@ func CheckFinding(what, s string) error {
 	if m := nextFindingRe().FindString(s); m != "" {
 		return fmt.Errorf("%s holds %q, which separates the findings of a fix round's list", what, m)
 	}
+	f := Finding{ID: "F1", Text: s}
+	if g, ok := parseFinding(f.String()); !ok || g != f {
+		return fmt.Errorf("%s begins with %q, which the ledger reads as the finding's grade", what, s[:strings.Index(s, "]")+1])
+	}
 	return nil
+}
+
+// CheckParked says why the line parking f with the ruling why would not
+// read back as f and why, or nil.
+func CheckParked(f Finding, why string) error {
+	if err := CheckText("the ruling", why); err != nil {
+		return err
+	}
+	l, ok := Parse(FormatParked("Task 1", f, why))
+	if !ok || l.Value != f.String() || l.Ruling != why {
+		return fmt.Errorf("the ruling %q would not read back from the parked line", why)
+	}
+	return nil
+}
+
+// CheckAgentID says why id cannot be an implementer's agent id, or nil: one
+// word of printable characters, no blank of any kind.
+func CheckAgentID(id string) error {
+	if err := CheckText("AGENT_ID", id); err != nil {
+		return err
+	}
+	if strings.IndexFunc(id, func(r rune) bool { return unicode.IsSpace(r) || !unicode.IsPrint(r) }) >= 0 {
+		return fmt.Errorf("AGENT_ID %q holds a blank: an agent id is one word (none when unknown)", id)
+	}
+	return nil
+}
+
+// Clean makes a text a subagent wrote (a review's answer) one line of
+// printable text, so that whatever bytes it holds it is recorded and read
+// back as it is read now: invalid UTF-8 becomes U+FFFD, a control
+// character or a line or paragraph separator a space, and the ends are
+// trimmed.
+func Clean(s string) string {
+	if utf8.ValidString(s) && strings.IndexFunc(s, func(r rune) bool {
+		return unicode.IsControl(r) || r == '\u2028' || r == '\u2029'
+	}) < 0 {
+		return strings.TrimSpace(s)
+	}
+	var b strings.Builder
+	for _, r := range strings.ToValidUTF8(s, "\uFFFD") {
+		if unicode.IsControl(r) || r == '\u2028' || r == '\u2029' {
+			r = ' '
+		}
+		b.WriteRune(r)
+	}
+	return strings.TrimSpace(b.String())
 }
 
 // The formats, one function per kind of line. Each returns the line
@@ -268,6 +338,10 @@ func FormatParked(unit string, f Finding, why string) string {
 	return unit + ": parked — " + f.String() + " — ruling: " + why
 }
 func FormatBlocked(unit, reason string) string { return unit + ": BLOCKED — " + reason }
+func FormatUnblocked(unit, decision string) string {
+	return unit + ": unblocked — " + decision
+}
+func FormatRestarted(reason string) string { return RunUnit + ": restarted — " + reason }
 
 // FormatRound is a fix round's line: open are the findings still open
 // after it, and a7..b7 the round's commits (short; the same twice for a

@@ -40,7 +40,9 @@ func answerLines(text string) map[string]string {
 			break
 		}
 		if _, dup := out[label]; !dup {
-			out[label] = strings.TrimSpace(value)
+			// Whatever bytes the reviewer wrote, what is read is what the
+			// ledger records and reads back: one line of printable text.
+			out[label] = Clean(value)
 		}
 	}
 	return out
@@ -78,6 +80,9 @@ func ParseReview(text string) (Review, error) {
 	}
 	if r.Open, err = ParseFindings(open); err != nil {
 		return r, fmt.Errorf("Open: %v", err)
+	}
+	if id := repeatedID(r.Open, nil); id != "" {
+		return r, fmt.Errorf("Open: two findings are %s (each finding has an id of its own)", id)
 	}
 	minor, err := need(lines, "Minor")
 	if err != nil {
@@ -118,6 +123,9 @@ func ParseReReview(text string, ids []string) (ReReview, error) {
 	if r.New, err = ParseFindings(n); err != nil {
 		return r, fmt.Errorf("New: %v", err)
 	}
+	if id := repeatedID(r.New, ids); id != "" {
+		return r, fmt.Errorf("New: %s is already a finding's id (a new finding takes an id no finding had)", id)
+	}
 	out, err := need(lines, "Out of scope")
 	if err != nil {
 		return r, err
@@ -139,4 +147,20 @@ func oneLiners(s string) []string {
 		}
 	}
 	return out
+}
+
+// repeatedID is an id that two of fs, or one of fs and taken, share; "" if
+// none: findings are ruled on, parked and recorded by id.
+func repeatedID(fs []Finding, taken []string) string {
+	seen := map[string]bool{}
+	for _, id := range taken {
+		seen[id] = true
+	}
+	for _, f := range fs {
+		if seen[f.ID] {
+			return f.ID
+		}
+		seen[f.ID] = true
+	}
+	return ""
 }

@@ -15,7 +15,21 @@ type Source interface {
 	Read(name string) (string, error)
 	// After counts the commits in sha..HEAD.
 	After(sha string) (int, error)
+	// Commits says, of shas, which are not commits of the repository
+	// (gone) and which are commits that HEAD does not contain (off the
+	// branch: a rebase, a reset, an amend): in a number of git calls
+	// that does not grow with the ledger.
+	Commits(shas []string) (gone, off map[string]bool, err error)
 }
+
+// The values of the shas fact: whether the commits a unit's lines record
+// are still the branch's history.
+const (
+	ShasOK        = "ok"        // every recorded sha is a commit HEAD contains
+	ShasRewritten = "rewritten" // a recorded sha is a commit HEAD does not contain
+	ShasGone      = "gone"      // a recorded sha is not a commit of the repository
+	ShasMissing   = "missing"   // a line that needs a recorded sha before it has none
+)
 
 // Facts are what a unit's lines say, in the words of the skill's state
 // table: the row that fits is chosen from these alone.
@@ -28,16 +42,19 @@ type Facts struct {
 	Pass   string // first or re: the last reviewed_head is the unit's first or a later one; - without one
 	Spec   string // the first review's Spec while it is the last (pass=first, review in); else -
 	Open   int    // open findings not ruled on; -1 while the last review is out
-	Round  int    // the last recorded fix round; 0 without one
+	Round  int    // the last recorded fix round (since the last unblocked line); 0 without one
+	Shas   string // ShasOK, ShasRewritten, ShasGone, ShasMissing
 
 	Implementer   string    // the last implementer= id; "" without one
 	ReviewFile    string    // the newest review file that is in
 	OpenFindings  []Finding // the open findings, when Open > 0
 	NotVerifiable string    // what the first review could not verify, while it is the last
 	Notes         []string  // why a review that exists is not in, and the like
+	History       []string  // what makes Shas other than ok, one line each
 	Row           string    // the row of the state table that fits (Pick)
 
 	lines   []Line
+	files   *fileIndex
 	heads   []string // reviewed_head shas since the last base
 	base    string
 	before  []Finding // open going into the last review
@@ -46,48 +63,132 @@ type Facts struct {
 	applied bool
 }
 
+// Epoch is the part of a ledger's lines the facts are read from: the
+// lines after its last "Run: restarted" line (the human began the record
+// again, the branch's history having changed under it), or all of them.
+// The lines before stay in the ledger: what they deferred and parked is
+// still printed at the finish.
+func Epoch(lines []Line) []Line {
+	for i := len(lines) - 1; i >= 0; i-- {
+		if lines[i].Kind == Restarted {
+			return lines[i+1:]
+		}
+	}
+	return lines
+}
+
 // Units groups a ledger's lines (after the identity line) by unit and
 // returns the facts of each task of the plan, in plan order, then the
-// final review's. Lines of a unit the plan does not have are left out.
+// final review's. Lines of a unit the plan does not have are left out
+// (Strays names them). Its cost grows with the lines and the workspace's
+// files, never with their product: the files are indexed once, each
+// review is read once, and git is asked about every recorded sha at once.
 func Units(lines []Line, tasks []string, src Source) ([]*Facts, error) {
+	lines = Epoch(lines)
 	by := map[string][]Line{}
 	for _, l := range lines {
 		by[l.Unit] = append(by[l.Unit], l)
 	}
-	var out []*Facts
+	names := make([]string, 0, len(tasks)+1)
 	for _, t := range tasks {
-		f, err := unitFacts(UnitName(t), t, by[UnitName(t)], src)
+		names = append(names, UnitName(t))
+	}
+	names = append(names, FinalUnit)
+	var shas []string
+	seen := map[string]bool{}
+	for _, n := range names {
+		for _, l := range by[n] {
+			if (l.Kind == Base || l.Kind == ReviewedHead) && !seen[l.Value] {
+				seen[l.Value] = true
+				shas = append(shas, l.Value)
+			}
+		}
+	}
+	var gone, off map[string]bool
+	if len(shas) > 0 {
+		var err error
+		if gone, off, err = src.Commits(shas); err != nil {
+			return nil, err
+		}
+	}
+	idx := indexFiles(src.Files())
+	out := make([]*Facts, 0, len(names))
+	for i, n := range names {
+		task := ""
+		if i < len(tasks) {
+			task = tasks[i]
+		}
+		f, err := unitFacts(n, task, by[n], idx, src, gone, off)
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, f)
 	}
-	f, err := unitFacts(FinalUnit, "", by[FinalUnit], src)
-	if err != nil {
-		return nil, err
-	}
-	return append(out, f), nil
+	return out, nil
 }
 
-func unitFacts(unit, task string, lines []Line, src Source) (*Facts, error) {
-	f := &Facts{Unit: unit, Task: task, Last: None, After: -1, Review: "-", Pass: "-", Spec: "-", lines: lines}
+// Strays are the units of lines (their epoch) that are neither a task of
+// tasks nor the final review, with how many lines each has, in the order
+// they first appear: a plan that lost or renumbered tasks.
+func Strays(lines []Line, tasks []string) []string {
+	known := map[string]bool{FinalUnit: true, RunUnit: true}
+	for _, t := range tasks {
+		known[UnitName(t)] = true
+	}
+	count := map[string]int{}
+	var order []string
+	for _, l := range Epoch(lines) {
+		if known[l.Unit] {
+			continue
+		}
+		if count[l.Unit] == 0 {
+			order = append(order, l.Unit)
+		}
+		count[l.Unit]++
+	}
+	out := make([]string, len(order))
+	for i, u := range order {
+		out[i] = fmt.Sprintf("%s (%d lines)", u, count[u])
+	}
+	return out
+}
+
+func unitFacts(unit, task string, lines []Line, idx *fileIndex, src Source, gone, off map[string]bool) (*Facts, error) {
+	f := &Facts{Unit: unit, Task: task, Last: None, After: -1, Review: "-", Pass: "-", Spec: "-", Shas: ShasOK,
+		lines: lines, files: idx}
 	lastSha := ""
 	var open []Finding
+	// What a BLOCKED line interrupted, for the unblocked line that goes on.
+	var blockedLast Kind
+	var blockedOpen []Finding
 	for _, l := range lines {
 		switch l.Kind {
 		case Implementer:
 			f.Implementer = l.Value
 			continue
-		case Minor, Settled:
+		case Minor, Settled, Restarted:
+			continue
+		case Unblocked:
+			// The human's decision to go on: the unit is where the block
+			// found it (or where commits came with no round left to
+			// review them), with a fresh budget of fix rounds.
+			if f.Last == Blocked {
+				f.Last, open = blockedLast, blockedOpen
+			}
+			f.Round = 0
 			continue
 		}
+		f.checkNeeds(l)
 		if l.Kind != ReviewedHead {
 			open = f.apply(open, src)
+		}
+		if l.Kind == Blocked && f.Last != Blocked {
+			blockedLast, blockedOpen = f.Last, open
 		}
 		f.Last = l.Kind
 		switch l.Kind {
 		case Base:
-			f.base, lastSha, f.heads, open, f.first = l.Value, l.Value, nil, nil, nil
+			f.base, lastSha, f.heads, open, f.first, f.last, f.applied = l.Value, l.Value, nil, nil, nil, nil, false
 			f.Round = 0
 		case ReviewedHead:
 			open = f.apply(open, src)
@@ -105,9 +206,11 @@ func unitFacts(unit, task string, lines []Line, src Source) (*Facts, error) {
 			open = nil
 		}
 	}
+	f.checkShas(lines, gone, off)
 	// A unit that is over (complete, blocked) needs no count: no row
 	// reads it there, and a long run's Look would ask git once a task.
-	if lastSha != "" && f.Last != Complete && f.Last != Blocked {
+	// Nor does one whose shas are not the branch's: its row stops.
+	if lastSha != "" && f.Last != Complete && f.Last != Blocked && f.Shas == ShasOK {
 		n, err := src.After(lastSha)
 		if err != nil {
 			return nil, err
@@ -144,11 +247,61 @@ func unitFacts(unit, task string, lines []Line, src Source) (*Facts, error) {
 		if i == len(f.heads)-1 && f.Review != "in" {
 			break // a last review that is not an answer is no review to read
 		}
-		if name := f.reviewName(src, i); name != "" && has(src.Files(), name) {
+		if name := f.reviewName(i); name != "" && idx.has(name) {
 			f.ReviewFile = name
 		}
 	}
 	return f, nil
+}
+
+// checkNeeds notes a line that a step can only have written after another
+// the unit lacks: a reviewed_head= with no base= before it, a fix round, a
+// parked finding or a controller's finding with no reviewed_head= since
+// the base. Such a ledger was edited by hand or cut; no step can go on
+// from it without computing over shas it does not have.
+func (f *Facts) checkNeeds(l Line) {
+	switch {
+	case l.Kind == ReviewedHead && f.base == "":
+		f.damaged("%q has no base= line before it", l.Text)
+	case (l.Kind == Round || l.Kind == Parked || l.Kind == Added) && len(f.heads) == 0:
+		f.damaged("%q has no reviewed_head= line since the unit's base=", l.Text)
+	}
+}
+
+func (f *Facts) damaged(format string, args ...any) {
+	if f.Shas == ShasOK {
+		f.Shas = ShasMissing
+	}
+	f.History = append(f.History, fmt.Sprintf(format, args...))
+}
+
+// checkShas sets Shas from what git says of the unit's recorded shas: a
+// sha that is gone outranks one off the branch, which outranks lines
+// missing (their notes stay).
+func (f *Facts) checkShas(lines []Line, gone, off map[string]bool) {
+	seen := map[string]bool{}
+	var bad []string
+	state := ""
+	for _, l := range lines {
+		if l.Kind != Base && l.Kind != ReviewedHead || seen[l.Value] {
+			continue
+		}
+		seen[l.Value] = true
+		switch {
+		case gone[l.Value]:
+			bad = append(bad, fmt.Sprintf("%s (%s=) is not a commit of this repository", l.Value, l.Kind))
+			state = ShasGone
+		case off[l.Value]:
+			bad = append(bad, fmt.Sprintf("%s (%s=) is a commit the branch does not contain", l.Value, l.Kind))
+			if state == "" {
+				state = ShasRewritten
+			}
+		}
+	}
+	if state != "" {
+		f.Shas = state
+		f.History = append(bad, f.History...)
+	}
 }
 
 // apply takes the last review into open, once, when it is in: a first
@@ -181,8 +334,8 @@ func (f *Facts) apply(open []Finding, src Source) []Finding {
 // (missing, or not an answer the run can act on: a note says why).
 func (f *Facts) readLast(src Source) bool {
 	i := len(f.heads) - 1
-	name := f.reviewName(src, i)
-	if name == "" || !has(src.Files(), name) {
+	name := f.reviewName(i)
+	if name == "" || !f.files.has(name) {
 		return false
 	}
 	text, err := src.Read(name)
@@ -225,37 +378,21 @@ func (f *Facts) note(format string, args ...any) {
 // PackageName finds the package of the unit's i-th review among the
 // workspace's files: review-<a>..<b>.diff, a and b being git's short
 // forms of the range's ends (any length git may have used, 4 or more).
-func (f *Facts) PackageName(src Source, i int) string {
+func (f *Facts) PackageName(i int) string {
+	if i < 0 || i >= len(f.heads) {
+		return ""
+	}
 	from := f.base
 	if i > 0 {
 		from = f.heads[i-1]
 	}
-	to := f.heads[i]
-	for _, name := range src.Files() {
-		m := packageRe().FindStringSubmatch(name)
-		if m != nil && strings.HasPrefix(from, m[1]) && strings.HasPrefix(to, m[2]) {
-			return name
-		}
-	}
-	return ""
-}
-
-var (
-	packageRe = lazyRegexp(`^review-([0-9a-f]{4,40})\.\.([0-9a-f]{4,40})\.diff$`)
-	reviewRe  = lazyRegexp(`^review-([0-9a-f]{4,40})\.\.([0-9a-f]{4,40})\.md$`)
-)
-
-// IsReviewOf says whether name is a review file of the range from..to
-// (review-<a>..<b>.md, <a> and <b> any short forms of its ends).
-func IsReviewOf(name, from, to string) bool {
-	m := reviewRe().FindStringSubmatch(name)
-	return m != nil && strings.HasPrefix(from, m[1]) && strings.HasPrefix(to, m[2])
+	return f.files.find(from, f.heads[i], ".diff")
 }
 
 // reviewName is the review file of the unit's i-th package ("" when the
 // package is not in the workspace).
-func (f *Facts) reviewName(src Source, i int) string {
-	p := f.PackageName(src, i)
+func (f *Facts) reviewName(i int) string {
+	p := f.PackageName(i)
 	if p == "" {
 		return ""
 	}
@@ -281,7 +418,7 @@ func (f *Facts) LastReReview() *ReReview {
 	return r
 }
 
-// Lines are the unit's ledger lines.
+// Lines are the unit's ledger lines (of the ledger's epoch).
 func (f *Facts) Lines() []Line { return f.lines }
 
 // Count is how many lines of kind the unit has.
@@ -306,15 +443,6 @@ func without(fs []Finding, parked string) []Finding {
 	return out
 }
 
-func has(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
 // Map is the facts by name, as the state table's conditions read them;
 // a fact without a value is "-".
 func (f *Facts) Map() map[string]string {
@@ -330,12 +458,12 @@ func (f *Facts) Map() map[string]string {
 	}
 	return map[string]string{
 		"unit": unit, "last": string(f.Last), "after": num(f.After), "review": f.Review,
-		"pass": f.Pass, "spec": f.Spec, "open": num(f.Open), "round": strconv.Itoa(f.Round),
+		"pass": f.Pass, "spec": f.Spec, "open": num(f.Open), "round": strconv.Itoa(f.Round), "shas": f.Shas,
 	}
 }
 
 // FactOrder is the order Look prints the facts in.
-var FactOrder = []string{"last", "after", "review", "pass", "spec", "open", "round"}
+var FactOrder = []string{"last", "after", "review", "pass", "spec", "open", "round", "shas"}
 
 // StateLine is the unit's line as Look prints it: "Task 2: last=fix
 // after=0 … row=fix".

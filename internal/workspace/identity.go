@@ -170,22 +170,12 @@ func (p *planFile) gone(text string) string {
 	return ""
 }
 
-// ledgerIdentity opens the first line of a ledger: it names the plan the
-// ledger belongs to. The dash is an em dash (U+2014).
-const ledgerIdentity = "# SDD ledger — plan: "
-
-// LedgerName is the progress ledger's file name inside a workspace.
-const LedgerName = "progress.md"
-
-// maxIdentityLine bounds how much of a ledger is read to find its first
-// line; no path is longer.
-const maxIdentityLine = 64 << 10
-
 // ledgerPlan returns the plan path named by the identity line of dir's
-// ledger; ok is false when there is no ledger or it has no identity line.
+// ledger; ok is false when there is no ledger, it is not a regular file
+// (never followed, never waited on), or it has no identity line.
 func ledgerPlan(dir string) (plan string, ok bool, err error) {
-	f, err := os.Open(dir + string(filepath.Separator) + LedgerName)
-	if errors.Is(err, fs.ErrNotExist) {
+	f, err := OpenRegular(dir+string(filepath.Separator)+LedgerName, false)
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, ErrNotRegular) {
 		return "", false, nil
 	}
 	if err != nil {
@@ -198,12 +188,8 @@ func ledgerPlan(dir string) (plan string, ok bool, err error) {
 		return "", false, err
 	}
 	line, _, _ := strings.Cut(string(buf[:n]), "\n")
-	rest, found := strings.CutPrefix(line, ledgerIdentity)
-	rest = strings.TrimRight(rest, " \t\r")
-	if !found || rest == "" {
-		return "", false, nil
-	}
-	return rest, true, nil
+	plan, ok = IdentityPlan(line)
+	return plan, ok, nil
 }
 
 // within reports path relative to root when path is inside root.

@@ -20,6 +20,7 @@ package workspace
 import (
 	"context"
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -259,7 +260,7 @@ func readMarker(dir string) (string, error) {
 	path := dir + string(filepath.Separator) + MarkerName
 	deadline := time.Now().Add(markerWait)
 	for {
-		b, err := os.ReadFile(path)
+		b, err := readNoWait(path)
 		if err != nil {
 			return "", err
 		}
@@ -268,6 +269,25 @@ func readMarker(dir string) (string, error) {
 		}
 		time.Sleep(2 * time.Millisecond)
 	}
+}
+
+// readNoWait reads the regular file at path (following a symbolic link,
+// as a read of a marker always has), refusing, without waiting, one that
+// is not regular: a FIFO would block the read for ever.
+func readNoWait(path string) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|openNoWait, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, &NotRegularError{Path: path, What: describe(fi.Mode())}
+	}
+	return io.ReadAll(f)
 }
 
 // writeMarker creates dir's marker naming id, failing with fs.ErrExist if

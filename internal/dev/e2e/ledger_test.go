@@ -230,7 +230,7 @@ func TestLedgerConcurrentFindings(t *testing.T) {
 	for i, res := range results {
 		assert.Contains(t, added, strings.TrimPrefix(strings.SplitN(res.Stdout, "\n", 2)[0], "recorded "), "finding %d", i)
 	}
-	assert.Contains(t, l.run("look", "plan.md", "main"), fmt.Sprintf(" open=%d round=0 row=fix\n", n))
+	assert.Contains(t, l.run("look", "plan.md", "main"), fmt.Sprintf(" open=%d round=0 shas=ok row=fix\n", n))
 }
 
 // Rule ld3: many processes at once, each blocking another task: every line
@@ -241,7 +241,7 @@ func TestLedgerConcurrentFindings(t *testing.T) {
 // ledger each time, for the processes to overlap.
 func TestLedgerConcurrentBlocks(t *testing.T) {
 	const n, rounds = 16, 4
-	long := strings.Repeat("and the plan does not say which ", 256)
+	long := strings.TrimSpace(strings.Repeat("and the plan does not say which ", 256))
 	l := newLedgerRun(t, n)
 	l.run("start", "plan.md")
 	before := l.ledger()
@@ -315,11 +315,17 @@ func TestLedgerRefusesTextsThatMakeNoLine(t *testing.T) {
 	l.run("task", "plan.md", "1")
 	l.r.Commit("task 1", "f1.txt", "one\n")
 	l.review(l.run("package", "plan.md", "1", "a1"), oneOpen)
-	for _, bad := range []string{"two\nlines", "a\rb", "trailing\n", "bell\a", "nul\x01", "del\x7f", "esc\x1b[31m"} {
+	// Line breaks of every kind a reader takes for one (LF, CR, NEL, LS,
+	// PS), control characters C0 and C1 (CSI), bytes that are no UTF-8,
+	// and blanks at an end, which the ledger would not read back.
+	for _, bad := range []string{"two\nlines", "a\rb", "trailing\n", "bell\a", "nul\x01", "del\x7f", "esc\x1b[31m",
+		"nel\u0085x", "csi\u009b31m", "ls\u2028x", "ps\u2029x", "bad\xffutf8", "  a  ", "a ", "\ta"} {
 		for _, args := range [][]string{
 			{"finding", "plan.md", "1", bad},
 			{"park", "plan.md", "1", "F1", bad},
 			{"block", "plan.md", "1", bad},
+			{"unblock", "plan.md", "1", bad},
+			{"restart", "plan.md", bad},
 			{"close", "plan.md", "1", bad},
 			{"package", "plan.md", "1", bad},
 		} {
@@ -327,8 +333,39 @@ func TestLedgerRefusesTextsThatMakeNoLine(t *testing.T) {
 			res := l.r.Run("", "sdd-ledger", args...)
 			assert.Equal(t, 6, res.Code, "%q: %s", args, res.Stderr)
 			assert.Empty(t, res.Stdout)
-			assert.Regexp(t, `^sdd-ledger: .* (holds|is) .*: nothing was written\n$`, res.Stderr)
+			assert.Regexp(t, `^sdd-ledger: .* (holds|is|begins) .*: nothing was written\n$`, res.Stderr)
 			assert.Equal(t, before, l.ledger(), "%q", args)
 		}
 	}
+	// Texts that would read back as another: a finding that begins with
+	// a grade, rulings that move " — ruling: " (the finding would read
+	// back longer), an agent id with a blank that is not a space.
+	for _, args := range [][]string{
+		{"finding", "plan.md", "1", "[Critical] x"},
+		{"block", "plan.md", "1", "— ruling: x"},
+		{"block", "plan.md", "1", "x — ruling:"},
+		{"package", "plan.md", "1", "agent\u00a0one"},
+		{"package", "plan.md", "1", "agent\u3000one"},
+	} {
+		before := l.ledger()
+		res := l.r.Run("", "sdd-ledger", args...)
+		assert.Equal(t, 6, res.Code, "%q: %s", args, res.Stderr)
+		assert.Equal(t, before, l.ledger(), "%q", args)
+	}
+}
+
+// Review item 14, ld7: close takes any number of decisions, each its own
+// settled line.
+func TestLedgerCloseTakesManyDecisions(t *testing.T) {
+	l := newLedgerRun(t, 2)
+	l.run("start", "plan.md")
+	l.run("task", "plan.md", "1")
+	l.r.Commit("task 1", "f1.txt", "one\n")
+	l.review(l.run("package", "plan.md", "1", "a1"), cleanReview)
+	args := []string{"close", "plan.md", "1"}
+	for i := 1; i <= 100; i++ {
+		args = append(args, fmt.Sprintf("decision %d", i))
+	}
+	l.run(args...)
+	assert.Equal(t, 100, strings.Count(l.ledger(), "Task 1: settled — decision "))
 }

@@ -25,7 +25,7 @@ var formatSamples = strings.NewReplacer(
 	"<plan file path>", "docs/plans/greet.md", "<N>", "2", "<sha>", strings.Repeat("ab", 20),
 	"<id>", "agent-1", "<one-liner>", "x — y", "F<k>", "F3", "<R>", "2", "<X>", "1", "<Y>", "1",
 	"<finding one-liners>", "F2 off by one", "<a7>", "abcd123", "<b7>", "abcd124", "<finding>", "F2 off by one",
-	"<why>", "wrong", "<reason>", "F2: Task 3 needs it", "<base7>", "abcd120", "<head7>", "abcd124", "<K>", "2")
+	"<why>", "wrong", "<reason>", "F2: Task 3 needs it", "<decision>", "the plan now says bye", "<base7>", "abcd120", "<head7>", "abcd124", "<K>", "2")
 
 // checkProtocolFormats: the formats block of docs/protocol.md is what the
 // ledger writes: every line parses, as its kind, and no kind is missing.
@@ -49,14 +49,21 @@ func checkProtocolFormats(x skillText) []string {
 			p = append(p, fmt.Sprintf("docs/protocol.md: %q is no line sdd-ledger reads (filled in: %q)", l, filled))
 			continue
 		}
-		kinds[pl.Unit[:4]+" "+string(pl.Kind)] = true
+		unit := pl.Unit
+		if len(unit) > 4 {
+			unit = unit[:4] // "Task", "Fina"
+		}
+		kinds[unit+" "+string(pl.Kind)] = true
 	}
 	for _, unit := range []string{"Task", "Fina"} {
-		for _, k := range []ledger.Kind{ledger.Base, ledger.ReviewedHead, ledger.Minor, ledger.Added, ledger.Round, ledger.Parked, ledger.Blocked, ledger.Complete} {
+		for _, k := range []ledger.Kind{ledger.Base, ledger.ReviewedHead, ledger.Minor, ledger.Added, ledger.Round, ledger.Parked, ledger.Blocked, ledger.Unblocked, ledger.Complete} {
 			if !kinds[unit+" "+string(k)] {
 				p = append(p, fmt.Sprintf("docs/protocol.md: the formats block has no %s line of %s", k, unit))
 			}
 		}
+	}
+	if !kinds[ledger.RunUnit+" "+string(ledger.Restarted)] {
+		p = append(p, "docs/protocol.md: the formats block has no Run: restarted line")
 	}
 	if _, ok := ledger.IdentityPlan(formatSamples.Replace(lines[0])); !ok {
 		p = append(p, "docs/protocol.md: the formats block's first line is no identity line")

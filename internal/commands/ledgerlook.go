@@ -1,0 +1,197 @@
+package commands
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"strings"
+
+	"github.com/sdd-go/sdd-go/internal/cliapp"
+	"github.com/sdd-go/sdd-go/internal/exit"
+	"github.com/sdd-go/sdd-go/internal/ledger"
+	"github.com/sdd-go/sdd-go/internal/plantask"
+	"github.com/sdd-go/sdd-go/internal/workspace"
+)
+
+// look: where the run stands. Look always answers on this plan's ledger
+// (exit 0): a sha the branch no longer holds, lines a step needs that are
+// missing, a ledger that is not a regular file, are facts it prints, never
+// failures, since the text's remedy for a failure is to run Look.
+
+func runLook(ctx context.Context, env *cliapp.Env, args []string) error {
+	r, err := openRun(ctx, env, args[0])
+	if err != nil {
+		return err
+	}
+	start := args[1]
+	if isOption(start) {
+		return badRevision("START_BRANCH", start)
+	}
+	w := env.Stdout
+	branch, err := r.git("branch", "--show-current")
+	if err != nil {
+		return err
+	}
+	if branch == "" {
+		branch = "(detached HEAD)"
+	}
+	fmt.Fprintf(w, "workspace: %s\nbranch: %s\n", r.dir, branch)
+	text, err := ledger.Read(r.path)
+	var notRegular *workspace.NotRegularError
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		text, err = "", nil
+	case errors.As(err, &notRegular):
+		fmt.Fprintf(w, "ledger: %s is %s, not a regular file: not followed, not read\n", r.path, notRegular.What)
+		fmt.Fprintf(w, "Ledger: ledger=%s row=%s\nnext: Ledger row=%s\n", ledgerOther, ledgerRow(ledgerOther), ledgerRow(ledgerOther))
+		return nil
+	case err != nil:
+		return exit.FileOf(exit.IO, err)
+	}
+	state, lines, bad := r.ledgerState(text)
+	if text == "" {
+		fmt.Fprintln(w, "ledger: none")
+	} else {
+		first, rest := ledger.Split(text)
+		fmt.Fprintf(w, "ledger: %s (%d lines)\n", r.path, 1+len(rest))
+		if state == ledgerOther {
+			fmt.Fprintf(w, "  first line: %s\n", first)
+		}
+		if ep := ledger.Epoch(lines); len(ep) < len(lines) {
+			fmt.Fprintf(w, "  restarted: %s; the %d lines before it are kept, the facts are read after it\n", lines[len(lines)-len(ep)-1].Text, len(lines)-len(ep)-1)
+		}
+	}
+	for _, s := range bad {
+		fmt.Fprintf(w, "  note: a line in no format of the ledger, passed over: %s\n", s)
+	}
+	for _, s := range ledger.Strays(lines, r.taskNumbers()) {
+		fmt.Fprintf(w, "  note: lines of %s, which the plan has no heading for, passed over: was a task removed or the plan renumbered?\n", s)
+	}
+	for _, o := range r.orphans {
+		fmt.Fprintf(w, "moved?: %s belongs to %s, which no longer exists\n", o.Dir, o.Plan)
+	}
+	if flat, b, err := r.flatLedger(); err == nil {
+		fmt.Fprintf(w, "old flat ledger: %s\n", flat)
+		for _, l := range strings.Split(strings.TrimRight(b, "\n"), "\n") {
+			fmt.Fprintf(w, "  | %s\n", l)
+		}
+	}
+	var us []*ledger.Facts
+	if state != ledgerOther {
+		if us, err = r.units(lines); err != nil {
+			return err
+		}
+	}
+	if state == ledgerNone || rewritten(us) {
+		// The numbers the human's answers name commits by: before the
+		// run, and when the record must begin again.
+		commits, err := r.since(start)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "commits since %s, oldest first: %d\n", start, len(commits))
+		for i, c := range commits {
+			fmt.Fprintf(w, "  %d %s\n", i+1, c.line)
+		}
+	}
+	if state == ledgerThis {
+		fmt.Fprintf(w, "Ledger: ledger=%s\n", state)
+	} else {
+		fmt.Fprintf(w, "Ledger: ledger=%s row=%s\n", state, ledgerRow(state))
+	}
+	if state == ledgerOther {
+		fmt.Fprintf(w, "next: Ledger row=%s\n", ledgerRow(state))
+		return nil
+	}
+	if state == ledgerThis {
+		// A ledger adopted from the reference's workspace was never
+		// started here: every dispatch names the constraints file.
+		if err := r.ensureConstraints(); err != nil {
+			return err
+		}
+	}
+	next := ""
+	for _, u := range us {
+		r.printUnit(u)
+		if n := r.renamed(u); n != "" {
+			fmt.Fprintf(w, "  note: %s\n", n)
+		}
+		if next == "" && u.Row != "done" {
+			next = u.Unit + " row=" + u.Row
+		}
+	}
+	if state == ledgerNone {
+		next = "Ledger row=" + ledgerRow(state)
+	}
+	fmt.Fprintf(w, "next: %s\n", next)
+	return nil
+}
+
+// rewritten reports a unit at row rewritten.
+func rewritten(us []*ledger.Facts) bool {
+	for _, u := range us {
+		if u.Row == "rewritten" {
+			return true
+		}
+	}
+	return false
+}
+
+func ledgerRow(state string) string {
+	return ledger.Pick(ledger.LedgerRows, map[string]string{"ledger": state})
+}
+
+func (r *run) taskNumbers() []string {
+	var ns []string
+	for _, t := range r.tasks {
+		ns = append(ns, t.Number)
+	}
+	return ns
+}
+
+// renamed notes a started task whose brief was written from a heading
+// other than the one its number has in the plan now: the plan was
+// renumbered, and the unit's lines may be another task's.
+func (r *run) renamed(u *ledger.Facts) string {
+	if u.Task == "" || u.Base() == "" {
+		return ""
+	}
+	f, err := workspace.OpenRegular(inWorkspace(r.dir, "task-"+u.Task+"-brief.md"), false)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	line, _ := bufio.NewReaderSize(f, 4096).ReadString('\n')
+	was, ok := plantask.HeadingOf(strings.TrimSuffix(line, "\n"))
+	if !ok {
+		return ""
+	}
+	for _, t := range r.tasks {
+		if t.Number == u.Task && t.Title != was.Title {
+			return fmt.Sprintf("its brief was written from the heading %q, and the plan's Task %s is %q now: was the plan renumbered?", was.Title, u.Task, t.Title)
+		}
+	}
+	return ""
+}
+
+// sinceCommit is one commit since the start branch.
+type sinceCommit struct{ sha, line string }
+
+// since lists the commits in START_BRANCH..HEAD, oldest first.
+func (r *run) since(start string) ([]sinceCommit, error) {
+	out, err := r.git("log", "--reverse", "--format=%H %h %s", "--end-of-options", start+"..HEAD", "--")
+	if err != nil {
+		return nil, err
+	}
+	var cs []sinceCommit
+	for _, l := range strings.Split(out, "\n") {
+		if l == "" {
+			continue
+		}
+		sha, rest, _ := strings.Cut(l, " ")
+		cs = append(cs, sinceCommit{sha: sha, line: rest})
+	}
+	return cs, nil
+}

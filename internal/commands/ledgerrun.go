@@ -1,0 +1,336 @@
+package commands
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"strings"
+
+	"github.com/sdd-go/sdd-go/internal/cliapp"
+	"github.com/sdd-go/sdd-go/internal/exit"
+	"github.com/sdd-go/sdd-go/internal/git"
+	"github.com/sdd-go/sdd-go/internal/ledger"
+	"github.com/sdd-go/sdd-go/internal/plantask"
+	"github.com/sdd-go/sdd-go/internal/workspace"
+)
+
+// run is one verb's view of the plan, its workspace and its ledger.
+type run struct {
+	ctx     context.Context
+	env     *cliapp.Env
+	plan    string // as given
+	tasks   []plantask.Heading
+	root    string
+	dir     string // the workspace
+	orphans []workspace.Orphan
+	id      workspace.Plan
+	path    string // the ledger
+	files   []string
+}
+
+func openRun(ctx context.Context, env *cliapp.Env, plan string) (*run, error) {
+	if err := checkPlan(plan); err != nil {
+		return nil, err
+	}
+	f, err := os.Open(plan)
+	if err != nil {
+		return nil, exit.File(exit.Usage, plan, err)
+	}
+	tasks, err := plantask.Tasks(f)
+	f.Close()
+	if err != nil {
+		return nil, exit.File(exit.Usage, plan, err)
+	}
+	slug, ok := workspace.Slug(plan)
+	if !ok {
+		return nil, exit.Errorf(exit.Usage, "cannot derive a workspace name from: %s", plan)
+	}
+	root, err := workspace.Root(ctx, env.Git)
+	if err != nil {
+		return nil, err
+	}
+	dir, orphans, err := workspace.Ensure(root, plan, slug)
+	if err != nil {
+		return nil, err
+	}
+	id, err := workspace.IdentifyPlan(root, plan)
+	if err != nil {
+		return nil, exit.File(exit.Usage, plan, err)
+	}
+	return &run{ctx: ctx, env: env, plan: plan, tasks: tasks, root: root, dir: dir, orphans: orphans, id: id,
+		path: inWorkspace(dir, ledger.FileName)}, nil
+}
+
+// unit reads a unit argument: a task number of the plan, or final.
+func (r *run) unit(arg string) (string, error) {
+	if strings.EqualFold(arg, "final") {
+		return ledger.FinalUnit, nil
+	}
+	for _, t := range r.tasks {
+		if t.Number == arg {
+			return ledger.UnitName(arg), nil
+		}
+	}
+	return "", exit.Ownf(exit.Usage, "%s has no Task %s (its tasks: %s); the final review is \"final\"", r.plan, arg, r.taskList())
+}
+
+func (r *run) taskList() string {
+	var ns []string
+	for _, t := range r.tasks {
+		ns = append(ns, t.Number)
+	}
+	if len(ns) == 0 {
+		return "none"
+	}
+	return strings.Join(ns, ", ")
+}
+
+// The states of a ledger as a whole, as Look prints them (ledger=…).
+const (
+	ledgerNone  = "none"  // no ledger, an empty one, only its first line, or nothing since a restart
+	ledgerThis  = "this"  // this plan's, with lines
+	ledgerOther = "other" // not this plan's
+)
+
+// ledgerState is what the ledger's first line makes of it: "none" (no
+// ledger, an empty one, or only its first line naming this plan, or no
+// line since its last restart), "this", or "other" (its first line names
+// another plan, or is no line a ledger of ours or the reference's begins
+// with). lines are all its lines in a format of the protocol (every
+// epoch); bad the others.
+func (r *run) ledgerState(text string) (state string, lines []ledger.Line, bad []string) {
+	first, rest := ledger.Split(text)
+	for first == "" && len(rest) > 0 && strings.TrimSpace(rest[0]) == "" {
+		rest = rest[1:]
+	}
+	if first == "" && len(rest) > 0 {
+		first, rest = rest[0], rest[1:]
+	}
+	if strings.TrimSpace(first) == "" && len(rest) == 0 {
+		return ledgerNone, nil, nil
+	}
+	if p, ok := ledger.IdentityPlan(first); ok {
+		if !r.id.NamedBy(p) {
+			return ledgerOther, nil, nil
+		}
+	} else if _, ok := ledger.Parse(first); ok {
+		// No first line naming a plan, but a line of the protocol (a
+		// ledger of the reference's workspace, adopted): every line is
+		// the run's.
+		rest = append([]string{first}, rest...)
+	} else {
+		// A first line that names no plan and is no ledger line (another
+		// encoding, a heading typed by hand): whose it is cannot be told,
+		// so it is not taken for this plan's.
+		return ledgerOther, nil, nil
+	}
+	for _, s := range rest {
+		if strings.TrimSpace(s) == "" {
+			continue
+		}
+		l, ok := ledger.Parse(s)
+		if !ok {
+			bad = append(bad, s)
+			continue
+		}
+		lines = append(lines, l)
+	}
+	if len(ledger.Epoch(lines)) == 0 && len(bad) == 0 {
+		return ledgerNone, lines, nil
+	}
+	return ledgerThis, lines, bad
+}
+
+func (r *run) foreign(text string) error {
+	first, _ := ledger.Split(text)
+	if _, ok := ledger.IdentityPlan(first); !ok {
+		return exit.Ownf(Foreign, "%s: its first line %q names no plan and is no ledger line: whose record it is cannot be told; nothing was written", r.path, first)
+	}
+	return exit.Ownf(Foreign, "%s: its first line %q names another plan than %s: it is another run's record; nothing was written", r.path, first, r.plan)
+}
+
+// notRegular is the refusal of a ledger that is not a regular file.
+func (r *run) notRegular(err error) error {
+	var nr *workspace.NotRegularError
+	if !errors.As(err, &nr) {
+		return nil
+	}
+	return exit.Ownf(Foreign, "%s is %s, not a regular file: a ledger is never followed or waited on; nothing was written (if you did not put it there, remove it and run look)", r.path, nr.What)
+}
+
+// open opens the ledger under its lock for a verb that writes to a
+// started ledger of this plan.
+func (r *run) open() (*ledger.File, []ledger.Line, error) {
+	lf, err := ledger.Open(r.path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, exit.Ownf(OutOfStep, "%s: no ledger yet: start the run first (sdd-ledger start)", r.path)
+	}
+	if nr := r.notRegular(err); nr != nil {
+		return nil, nil, nr
+	}
+	if err != nil {
+		return nil, nil, exit.File(exit.IO, r.path, err)
+	}
+	text, err := lf.Text()
+	if err != nil {
+		lf.Close()
+		return nil, nil, exit.FileOf(exit.IO, err)
+	}
+	state, lines, _ := r.ledgerState(text)
+	if state == ledgerOther {
+		lf.Close()
+		return nil, nil, r.foreign(text)
+	}
+	first, _ := ledger.Split(text)
+	if _, ok := ledger.IdentityPlan(first); !ok && state == ledgerNone {
+		lf.Close()
+		return nil, nil, exit.Ownf(OutOfStep, "%s: no ledger yet: start the run first (sdd-ledger start)", r.path)
+	}
+	return lf, lines, nil
+}
+
+// git runs git and returns its output without the final newline.
+func (r *run) git(args ...string) (string, error) {
+	out, err := r.env.Git.Output(r.ctx, args...)
+	if err != nil {
+		return "", err
+	}
+	return git.TrimCommandSubstitution(out), nil
+}
+
+func (r *run) head() (string, error) { return r.git("rev-parse", "--verify", "HEAD^{commit}") }
+
+func (r *run) short(sha string) (string, error) { return r.git("rev-parse", "--short", sha) }
+
+// units computes every unit's facts and row from lines.
+func (r *run) units(lines []ledger.Line) ([]*ledger.Facts, error) {
+	var nums []string
+	for _, t := range r.tasks {
+		nums = append(nums, t.Number)
+	}
+	r.files = nil
+	us, err := ledger.Units(lines, nums, r)
+	if err != nil {
+		return nil, err
+	}
+	for _, u := range us {
+		u.Row = ledger.Pick(ledger.UnitRows, u.Map())
+	}
+	return us, nil
+}
+
+func find(us []*ledger.Facts, unit string) *ledger.Facts {
+	for _, u := range us {
+		if u.Unit == unit {
+			return u
+		}
+	}
+	return nil
+}
+
+// printUnit prints a unit's state line and, unless it is done, what a
+// step needs of it.
+func (r *run) printUnit(u *ledger.Facts) {
+	w := r.env.Stdout
+	fmt.Fprintln(w, u.StateLine())
+	for _, h := range u.History {
+		fmt.Fprintf(w, "  shas: %s\n", h)
+	}
+	if u.Row == "done" || u.Row == "finished" || u.Row == "rewritten" {
+		return
+	}
+	if u.Implementer != "" {
+		fmt.Fprintf(w, "  implementer: %s\n", u.Implementer)
+	}
+	if u.ReviewFile != "" {
+		fmt.Fprintf(w, "  review: %s\n", inWorkspace(r.dir, u.ReviewFile))
+	}
+	if h := u.Heads(); len(h) > 0 && u.Review == "out" {
+		// The package the review to dispatch reads.
+		if name := u.PackageName(len(h) - 1); name != "" {
+			if fi, err := os.Stat(inWorkspace(r.dir, name)); err == nil {
+				fmt.Fprintf(w, "  package: %s (%d bytes)\n", inWorkspace(r.dir, name), fi.Size())
+			}
+		}
+	}
+	if u.Task != "" && len(u.Heads()) > 0 {
+		if _, err := os.Stat(inWorkspace(r.dir, "task-"+u.Task+"-report.md")); errors.Is(err, fs.ErrNotExist) {
+			fmt.Fprintln(w, "  report: none")
+		}
+	}
+	open := u.OpenFindings
+	if u.Review == "out" && u.Pass == "re" {
+		open = u.Before() // what the re-review is to rule on
+	}
+	for _, f := range open {
+		fmt.Fprintf(w, "  open: %s\n", f)
+	}
+	if u.NotVerifiable != "" {
+		fmt.Fprintf(w, "  not verifiable: %s\n", u.NotVerifiable)
+	}
+	for _, n := range u.Notes {
+		fmt.Fprintf(w, "  note: %s\n", n)
+	}
+}
+
+// after prints the unit's state once lf holds the verb's lines.
+func (r *run) after(lf *ledger.File, unit string) error {
+	text, err := lf.Text()
+	if err != nil {
+		return exit.FileOf(exit.IO, err)
+	}
+	_, lines, _ := r.ledgerState(text)
+	us, err := r.units(lines)
+	if err != nil {
+		return err
+	}
+	if u := find(us, unit); u != nil {
+		r.printUnit(u)
+	}
+	return nil
+}
+
+// append writes lines to the ledger and says so, line by line: what a
+// step recorded is in its output, the ledger being the one record. From
+// here on a signal is caught, so that it cannot cut the write: the lines
+// are written whole, or taken back (ledger.File.Append).
+func (r *run) append(lf *ledger.File, lines ...string) error {
+	r.env.CatchSignals()
+	if err := lf.Append(r.ctx, lines...); err != nil {
+		if r.ctx.Err() != nil {
+			return context.Cause(r.ctx)
+		}
+		return exit.FileOf(exit.IO, err)
+	}
+	for _, l := range lines {
+		fmt.Fprintf(r.env.Stdout, "recorded %s\n", l)
+	}
+	return nil
+}
+
+func outOfStep(u *ledger.Facts, want string) error {
+	return exit.Ownf(OutOfStep, "%s is at row %s (%s), not %s: run look and take the row's step", u.Unit, u.Row, strings.TrimPrefix(u.StateLine(), u.Unit+": "), want)
+}
+
+func needRow(u *ledger.Facts, want string, rows ...string) error {
+	for _, row := range rows {
+		if u.Row == row {
+			return nil
+		}
+	}
+	return outOfStep(u, want)
+}
+
+func badText(what, s string) error {
+	return refuseText(ledger.CheckText(what, s))
+}
+
+// refuseText is exit 6 for a text a check refused.
+func refuseText(err error) error {
+	if err != nil {
+		return exit.Ownf(BadText, "%v: nothing was written", err)
+	}
+	return nil
+}

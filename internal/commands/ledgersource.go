@@ -1,0 +1,125 @@
+package commands
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/sdd-go/sdd-go/internal/ledger"
+	"github.com/sdd-go/sdd-go/internal/workspace"
+)
+
+// Files, Read, After and Commits make a run the ledger's Source.
+
+func (r *run) Files() []string {
+	if r.files == nil {
+		entries, _ := os.ReadDir(r.dir)
+		r.files = make([]string, 0, len(entries))
+		for _, e := range entries {
+			r.files = append(r.files, e.Name())
+		}
+	}
+	return r.files
+}
+
+// Read reads the start of a workspace file, a review: a review that is
+// not a regular file (a FIFO) is refused, never waited on.
+func (r *run) Read(name string) (string, error) {
+	f, err := workspace.OpenRegular(inWorkspace(r.dir, name), false)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, ledger.ReviewMax))
+	return string(b), err
+}
+
+func (r *run) After(sha string) (int, error) {
+	out, err := r.git("rev-list", "--count", sha+"..HEAD", "--")
+	if err != nil {
+		return 0, err
+	}
+	return strconv.Atoi(out)
+}
+
+// Commits asks git about every recorded sha in two calls: which are
+// objects of the repository that are commits (cat-file), and which of
+// those HEAD does not contain (rev-list lists every commit they reach and
+// HEAD does not, so each such sha is among what it prints).
+func (r *run) Commits(shas []string) (gone, off map[string]bool, err error) {
+	gone, off = map[string]bool{}, map[string]bool{}
+	var in bytes.Buffer
+	for _, s := range shas {
+		in.WriteString(s + "\n")
+	}
+	var out bytes.Buffer
+	if err := r.env.Git.Filter(r.ctx, &in, &out, "cat-file", "--batch-check=%(objectname) %(objecttype)"); err != nil {
+		return nil, nil, err
+	}
+	var commits []string
+	for _, l := range strings.Split(strings.TrimRight(out.String(), "\n"), "\n") {
+		sha, kind, _ := strings.Cut(l, " ")
+		if kind == "commit" {
+			commits = append(commits, sha)
+		} else if sha != "" {
+			gone[sha] = true
+		}
+	}
+	if len(commits) == 0 {
+		return gone, off, nil
+	}
+	want := make(map[string]bool, len(commits))
+	in.Reset()
+	for _, s := range commits {
+		want[s] = true
+		in.WriteString(s + "\n")
+	}
+	if _, err := r.env.Git.Output(r.ctx, "rev-parse", "--verify", "--quiet", "HEAD^{commit}"); err != nil {
+		// No commit on the branch at all (an orphan checkout): it contains
+		// none of them.
+		for _, s := range commits {
+			off[s] = true
+		}
+		return gone, off, nil
+	}
+	in.WriteString("^HEAD\n")
+	w := &lineWriter{line: func(s string) {
+		if want[s] {
+			off[s] = true
+		}
+	}}
+	if err := r.env.Git.Filter(r.ctx, &in, w, "rev-list", "--stdin"); err != nil {
+		return nil, nil, err
+	}
+	w.flush()
+	return gone, off, nil
+}
+
+// lineWriter calls line for each line written to it, so that an output of
+// any length is read without being held.
+type lineWriter struct {
+	part []byte
+	line func(string)
+}
+
+func (w *lineWriter) Write(p []byte) (int, error) {
+	n := len(p)
+	for {
+		i := bytes.IndexByte(p, '\n')
+		if i < 0 {
+			w.part = append(w.part, p...)
+			return n, nil
+		}
+		w.line(string(append(w.part, p[:i]...)))
+		w.part, p = w.part[:0], p[i+1:]
+	}
+}
+
+func (w *lineWriter) flush() {
+	if len(w.part) > 0 {
+		w.line(string(w.part))
+		w.part = w.part[:0]
+	}
+}
