@@ -4,13 +4,17 @@
 # Codex CLI (pinned in internal/dev/codexcli; internal/dev/codexhost, a
 # scripted Responses API model) and of OpenCode (pinned in
 # internal/dev/opencodecli; internal/dev/opencodehost, a scripted Chat
-# Completions model). Needs npm to install the CLIs (into the user's
-# cache, once per version), and ripgrep (rg) for OpenCode.
+# Completions model), and of GitHub Copilot CLI (pinned in
+# internal/dev/copilotcli; internal/dev/copilothost, the same Chat
+# Completions model through its BYOK provider). Needs npm to install the
+# CLIs (into the user's cache, once per version), and ripgrep (rg) for
+# OpenCode.
 #
 #   make test-host                         # every suite
 #   make test-host-claude HOST_FLAGS='-test.run TestSmoke'
 #   make test-host-codex HOST_FLAGS='-test.run TestSubagent'
 #   make test-host-opencode HOST_FLAGS='-test.run TestTask'
+#   make test-host-copilot HOST_FLAGS='-test.run TestFollowWalkThrough'
 #
 # HOST_FLAGS go to the test binary of whichever suites run. Each test
 # binary is built first, with the module cache filled, so that it can run
@@ -36,10 +40,10 @@ define host_run
 	cd $(2) && $(3) SDD_HOST_REQUIRED=1 GOFLAGS=-mod=mod GOPROXY=off "$$@"
 endef
 
-.PHONY: test-host test-host-claude test-host-codex test-host-opencode
+.PHONY: test-host test-host-claude test-host-codex test-host-opencode test-host-copilot
 
-## test-host: every host suite: test-host-claude, test-host-codex, test-host-opencode (needs npm).
-test-host: test-host-claude test-host-codex test-host-opencode
+## test-host: every host suite: test-host-claude, test-host-codex, test-host-opencode, test-host-copilot (needs npm).
+test-host: test-host-claude test-host-codex test-host-opencode test-host-copilot
 
 ## test-host-claude: run the skill in the pinned Claude Code CLI against a scripted model on loopback (needs npm).
 test-host-claude:
@@ -64,3 +68,11 @@ test-host-opencode:
 	$(GO) mod download; \
 	$(GO) test -c -o $(abspath $(BIN))/opencodehost.test ./internal/dev/opencodehost/; \
 	$(call host_run,opencodehost.test,internal/dev/opencodehost,SDD_OPENCODE_CLI="$$opencode")
+
+## test-host-copilot: run the skill in the pinned GitHub Copilot CLI against a scripted Chat Completions model on loopback, with a user's --allow-tool rules (needs npm).
+test-host-copilot:
+	@set -e; mkdir -p $(BIN); \
+	copilot=$$($(GO) run ./scripts/copilot-cli); \
+	$(GO) mod download; \
+	$(GO) test -c -o $(abspath $(BIN))/copilothost.test ./internal/dev/copilothost/; \
+	$(call host_run,copilothost.test,internal/dev/copilothost,SDD_COPILOT_CLI="$$copilot")

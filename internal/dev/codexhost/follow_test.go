@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -18,6 +17,7 @@ import (
 	"github.com/sdd-go/sdd-go/internal/dev/codexcli"
 	"github.com/sdd-go/sdd-go/internal/dev/follower"
 	"github.com/sdd-go/sdd-go/internal/dev/gitenv"
+	"github.com/sdd-go/sdd-go/internal/dev/harness"
 	"github.com/sdd-go/sdd-go/internal/dev/scripted"
 	"github.com/sdd-go/sdd-go/internal/dev/ship"
 	"github.com/sdd-go/sdd-go/internal/dev/testutil"
@@ -168,33 +168,6 @@ func toolNames(calls []follower.Call) []string {
 		out = append(out, c.Tool)
 	}
 	return out
-}
-
-// perTask splits calls at the calls that start each task (sdd-ledger
-// task) and the final review (sdd-ledger final): the calls of setup, of
-// each task, and of the final review (its last words not counted).
-func perTask(calls []follower.Call, tasks int) (setup int, each []int, final int) {
-	start := func(marker string) int {
-		for i, c := range calls {
-			if c.Tool == "Bash" && strings.Contains(c.Input, marker) {
-				return i
-			}
-		}
-		return -1
-	}
-	var starts []int
-	for n := 1; n <= tasks; n++ {
-		starts = append(starts, start(fmt.Sprintf("sdd-ledger task '%s' %d", follower.WalkPlanPath, n)))
-	}
-	end := len(calls)
-	if end > 0 && calls[end-1].Tool == "Say" {
-		end--
-	}
-	starts = append(starts, start("sdd-ledger final "), end)
-	for n := 0; n < tasks; n++ {
-		each = append(each, starts[n+1]-starts[n])
-	}
-	return starts[0], each, starts[tasks+1] - starts[tasks]
 }
 
 // toolCallsPerFollowerCall are the function calls of the controller's
@@ -359,7 +332,7 @@ func TestFollowWalkThrough(t *testing.T) {
 		}
 	}
 	assert.Equal(t, want, raw)
-	setup, each, final := perTask(calls, 3)
+	setup, each, final := harness.PerTask(calls, 3)
 	turns := toolCallsPerFollowerCall(h.Server, s)
 	tSetup, tEach, tFinal := splitLike(turns, setup, each, final)
 	alwaysOn, instr, onInvoke := skillBytes(t, h.Server, s, skillDir)
@@ -416,29 +389,12 @@ func TestFollowWalkThrough(t *testing.T) {
 	ids := follower.ImplementerIDs(ledger)
 	require.Len(t, ids, 4)
 	assert.Equal(t, follower.WalkLedger(mainHead, c, short, ids...), ledger)
-	assert.Equal(t, walkFiles(mainHead, c, short), testutil.DirNames(t, filepath.Join(keep, "greet")))
+	assert.Equal(t, harness.WalkFiles(mainHead, c, short), testutil.DirNames(t, filepath.Join(keep, "greet")))
 	assert.NoDirExists(t, filepath.Join(repo, ".superpowers", "sdd", "greet"))
 	assert.DirExists(t, filepath.Join(repo, ".superpowers", "sdd"))
 	// What the human must still decide is in the last message.
 	assert.Contains(t, s.Final, "Task 1: minor (deferred): check1.sh repeats the file name")
 	assert.Contains(t, s.Final, "verdict: Final: complete")
-}
-
-// walkFiles are the files of the walk-through's workspace before Finish,
-// sorted: a package (diff and review) for each review, each task's brief
-// and report, the constraints, the plan's path, the ledger.
-func walkFiles(mainHead string, c []string, short func(string) string) []string {
-	pkg := func(a, b string) string { return "review-" + short(a) + ".." + short(b) }
-	var files []string
-	for _, x := range []string{pkg(mainHead, c[1]), pkg(c[1], c[2]), pkg(c[2], c[3]), pkg(c[3], c[4]), pkg(mainHead, c[4])} {
-		files = append(files, x+".diff", x+".md")
-	}
-	for n := 1; n <= 3; n++ {
-		files = append(files, fmt.Sprintf("task-%d-brief.md", n), fmt.Sprintf("task-%d-report.md", n))
-	}
-	files = append(files, "constraints.md", "plan-path", "progress.md")
-	sort.Strings(files)
-	return files
 }
 
 // splitLike splits per-call costs as perTask split the calls.
@@ -509,7 +465,7 @@ func TestFollowResume(t *testing.T) {
 				mainHead := testutil.Git(t, repo, "rev-parse", "main")
 				want := follower.WalkLedger(mainHead, cs, short, "", "", "", "")
 				assert.Equal(t, follower.WithoutImplementers(want), follower.WithoutImplementers(ledger))
-				assert.Equal(t, walkFiles(mainHead, cs, short), testutil.DirNames(t, filepath.Join(keep, "greet")))
+				assert.Equal(t, harness.WalkFiles(mainHead, cs, short), testutil.DirNames(t, filepath.Join(keep, "greet")))
 			}
 			if c.Ends != nil {
 				assert.NoError(t, c.Ends(ledger, testutil.BranchCommits(t, repo)))

@@ -27,9 +27,11 @@ type CLI struct {
 
 	// Windows is the OS part of the Windows platform names ("win32" or
 	// "windows"); Musl says whether Linux has builds linked against
-	// musl, platform + "-musl", apart from the glibc ones.
-	Windows string
-	Musl    bool
+	// musl, platform + "-musl", apart from the glibc ones, or
+	// MuslLinux + "-" + arch where MuslLinux is set ("linuxmusl").
+	Windows   string
+	Musl      bool
+	MuslLinux string
 
 	// Packages are what npm installs for platform, in order.
 	Packages func(platform string) []Package
@@ -61,7 +63,8 @@ const completeMarker = ".sdd-go-complete"
 
 // Platform names c's platform build for goos/goarch as the npm wrappers'
 // optionalDependencies do: darwin-, linux- or c.Windows-, then x64 or
-// arm64, then -musl for musl when c.Musl.
+// arm64, then -musl for musl when c.Musl (c.MuslLinux- then the
+// architecture, where it is set).
 func (c CLI) Platform(goos, goarch string, musl bool) (string, error) {
 	arch := map[string]string{"amd64": "x64", "arm64": "arm64"}[goarch]
 	system := map[string]string{"darwin": "darwin", "linux": "linux", "windows": c.Windows}[goos]
@@ -69,6 +72,9 @@ func (c CLI) Platform(goos, goarch string, musl bool) (string, error) {
 		return "", fmt.Errorf("no %s build for %s/%s", c.Name, goos, goarch)
 	}
 	if goos == "linux" && musl && c.Musl {
+		if c.MuslLinux != "" {
+			return c.MuslLinux + "-" + arch, nil
+		}
 		return system + "-" + arch + "-musl", nil
 	}
 	return system + "-" + arch, nil

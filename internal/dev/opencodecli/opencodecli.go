@@ -12,7 +12,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -164,35 +163,4 @@ func pluginDeps(bin string) (string, error) {
 		return "", fmt.Errorf("%s was not installed by go run ./scripts/opencode-cli (no @opencode-ai/plugin beside it): %v", bin, err)
 	}
 	return deps, nil
-}
-
-// SessionPath is the PATH a session gets: the directories of git, sh,
-// bash (the shell tool's shell) and rg, and nothing else. rg must be
-// there: opencode's skill and search tools use it, and without it on
-// PATH opencode downloads one from GitHub.
-func SessionPath() ([]string, error) {
-	var dirs []string
-	for _, prog := range []string{"git", "sh", "bash", "rg"} {
-		p, err := exec.LookPath(prog)
-		if err != nil {
-			if prog == "rg" {
-				return nil, fmt.Errorf("a session needs ripgrep (rg) on PATH, or opencode downloads it (Debian: apt-get install ripgrep): %v", err)
-			}
-			return nil, fmt.Errorf("a session needs %s: %v", prog, err)
-		}
-		d := filepath.Dir(p)
-		if !contains(dirs, d) {
-			dirs = append(dirs, d)
-		}
-	}
-	return dirs, nil
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

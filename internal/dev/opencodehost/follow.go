@@ -7,14 +7,14 @@ import (
 	"strings"
 
 	"github.com/sdd-go/sdd-go/internal/dev/follower"
+	"github.com/sdd-go/sdd-go/internal/dev/harness"
 	"github.com/sdd-go/sdd-go/internal/dev/scripted"
 	"github.com/sdd-go/sdd-go/internal/dev/ship"
 )
 
-// The follower (internal/dev/follower) over OpenCode's tools, as
-// internal/dev/host runs it over Claude Code's. The follower's Tools are
-// Claude Code's; each method here makes the one OpenCode call that does
-// the same, and hands back what that call showed, in the layout the
+// The follower (internal/dev/follower) over OpenCode's tools
+// (harness.Adapter). Each follower call is the one OpenCode call that
+// does the same, and hands back what that call showed, in the layout the
 // follower reads where OpenCode's differs (read, skill):
 //
 //	Bash   bash{command}: the raw output; OpenCode tells the model no exit status
@@ -22,9 +22,6 @@ import (
 //	Write  write{filePath, content}
 //	Skill  skill{name}: the body and "Base directory for this skill: DIR"
 //	Agent  task{description, prompt, subagent_type}: always in the foreground
-//
-// The follower's dispatches start its subagents as OpenCode's own
-// subagents (task), each run by the follower's script for its prompt.
 
 // SkillName is the skill's name in OpenCode: the folder's, with no plugin
 // before it (Claude Code's is sdd-go:subagent-driven-development).
@@ -37,30 +34,25 @@ const SubagentType = "general"
 
 // Follow is the controller of scenario sc as a session's script.
 func Follow(sc follower.Scenario) Script {
-	sc = forOpenCode(sc)
-	return func(a *Turns) { follower.Controller(sc)(&tools{a: a, sc: sc}) }
+	return fromScripted(harness.Follow(adapter{}, forOpenCode(sc)))
 }
 
-// FollowKeeping is Follow that copies the plan's workspace (every one
-// under repo's .superpowers/sdd) into keep just before the call that runs
-// Finish, which deletes it: what a test reads of the ledger and the files
-// at the end. The copy is made once: a replay finds it made.
+// FollowKeeping is Follow that copies the plan's workspace into keep just
+// before Finish deletes it (harness.FollowKeeping).
 func FollowKeeping(sc follower.Scenario, repo, keep string) Script {
-	sc = forOpenCode(sc)
-	return func(a *Turns) {
-		follower.Controller(sc)(&tools{a: a, sc: sc, repo: repo, keep: keep})
-	}
+	return fromScripted(harness.FollowKeeping(adapter{}, forOpenCode(sc), repo, keep))
 }
 
-// FollowUntil is Follow cut after the controller's first calls tool calls:
-// the session then ends its turn, as a controller whose context is lost
-// stops, and a later session resumes from what is on disk.
+// FollowUntil is Follow cut after the controller's first calls follower
+// calls (harness.FollowUntil).
 func FollowUntil(sc follower.Scenario, calls int) Script {
-	sc = forOpenCode(sc)
-	return func(a *Turns) {
-		follower.Controller(sc)(&tools{a: a, sc: sc, left: calls, cut: true})
-	}
+	return fromScripted(harness.FollowUntil(adapter{}, forOpenCode(sc), calls))
 }
+
+// CutText is what a cut controller says last.
+const CutText = harness.CutText
+
+func fromScripted(s scripted.Script) Script { return func(a *Turns) { s(a.Turns) } }
 
 // forOpenCode names the skill as OpenCode lists it.
 func forOpenCode(sc follower.Scenario) follower.Scenario {
@@ -70,32 +62,11 @@ func forOpenCode(sc follower.Scenario) follower.Scenario {
 	return sc
 }
 
-// CutText is what a cut controller says last.
-const CutText = "Stopping here: the run is cut."
+// adapter is OpenCode's harness.Adapter.
+type adapter struct{}
 
-// tools are the follower's Tools over one replay of a conversation.
-type tools struct {
-	a    *Turns
-	sc   follower.Scenario
-	left int // calls before the cut
-	cut  bool
-	repo string // FollowKeeping's repository and copy
-	keep string
-}
-
-// call counts one tool call toward the cut; past it the turn ends for
-// good.
-func (t *tools) call() {
-	if !t.cut {
-		return
-	}
-	if t.left == 0 {
-		for {
-			t.a.Say(CutText)
-		}
-	}
-	t.left--
-}
+// Host is OpenCode: its file of the skill is host-opencode.md.
+func (adapter) Host() string { return "opencode" }
 
 // Bash runs the command with the bash tool in the session's directory.
 // OpenCode shows the model the output alone (stdout and stderr as they
@@ -103,22 +74,15 @@ func (t *tools) call() {
 // so IsError is never set; a failed call (a refused permission) ends the
 // run, and Host.Run fails the test on it. The skill's commands print
 // their verdict and their reason on stderr, which is what the model has.
-func (t *tools) Bash(command string) follower.Result {
-	t.call()
-	if t.keep != "" && follower.RunsFinish(command) {
-		if err := follower.KeepWorkspaces(t.repo, t.keep); err != nil {
-			t.a.Failf("%v", err)
-		}
-	}
-	return follower.Result{Text: t.a.Bash(command)}
+func (adapter) Bash(a *scripted.Turns, command string) follower.Result {
+	return follower.Result{Text: (&Turns{a}).Bash(command)}
 }
 
 // Read reads with the read tool. Its offset and limit are the follower's
 // (lines; offset 1-indexed; limit 2000 when unset), so they pass as they
 // are. What comes back is given to the follower in the layout it reads
 // (claudeLayout).
-func (t *tools) Read(path string, offset, limit int) follower.Result {
-	t.call()
+func (adapter) Read(a *scripted.Turns, path string, offset, limit int) follower.Result {
 	in := map[string]any{"filePath": path}
 	if offset > 0 {
 		in["offset"] = offset
@@ -126,7 +90,7 @@ func (t *tools) Read(path string, offset, limit int) follower.Result {
 	if limit > 0 {
 		in["limit"] = limit
 	}
-	out := t.a.Call("read", in).Text
+	out := a.Call("read", in).Text
 	r := follower.Result{Text: claudeLayout(out)}
 	if m := readOnRe.FindStringSubmatch(out); m != nil {
 		r.Next, _ = strconv.Atoi(m[1])
@@ -195,9 +159,8 @@ func claudeLayout(out string) string {
 	return b.String()
 }
 
-func (t *tools) Write(path, content string) follower.Result {
-	t.call()
-	return follower.Result{Text: t.a.Call("write", map[string]any{"filePath": path, "content": content}).Text}
+func (adapter) Write(a *scripted.Turns, path, content string) follower.Result {
+	return follower.Result{Text: a.Call("write", map[string]any{"filePath": path, "content": content}).Text}
 }
 
 // Skill loads the skill with the skill tool. OpenCode hands over the body
@@ -215,9 +178,8 @@ func (t *tools) Write(path, content string) follower.Result {
 // so the follower gets them in Claude Code's order, "Base directory for
 // this skill: DIR", a blank line, BODY. Without either, the result is an
 // error with OpenCode's text.
-func (t *tools) Skill(name string) follower.Result {
-	t.call()
-	sk := t.a.Skill(name)
+func (adapter) Skill(a *scripted.Turns, name string) follower.Result {
+	sk := (&Turns{a}).Skill(name)
 	body, ok := skillBody(sk)
 	if !ok || sk.Dir == "" {
 		return follower.Result{Text: "the skill tool handed over no skill text: " + sk.Content, IsError: true}
@@ -246,36 +208,10 @@ func skillBody(sk Skill) (string, bool) {
 // follower names (haiku, sonnet, opus: the text's tiers) is not passed.
 // Nor is Background: task runs in the foreground (its background mode is
 // experimental in 1.18.33), which the text asks for anyway.
-func (t *tools) Agent(c follower.AgentCall) follower.AgentResult {
-	t.call()
-	script, ok := t.sc.Subagent(c.Prompt)
-	if !ok {
-		t.a.Failf("a dispatch no subagent of the follower answers: %q", scripted.Clip(c.Prompt, 300))
-	}
-	tk := t.a.Task(Dispatch{Description: c.Description, Prompt: c.Prompt, SubagentType: SubagentType}, t.subagent(script))
+func (adapter) Agent(a *scripted.Turns, c follower.AgentCall, sub scripted.Script) follower.AgentResult {
+	tk := (&Turns{a}).Task(Dispatch{Description: c.Description, Prompt: c.Prompt, SubagentType: SubagentType}, fromScripted(sub))
 	if tk.State != "completed" {
-		t.a.Failf("%s ended %q: %q", c.Description, tk.State, scripted.Clip(tk.Result.Text, 300))
+		a.Failf("%s ended %q: %q", c.Description, tk.State, scripted.Clip(tk.Result.Text, 300))
 	}
 	return follower.AgentResult{ID: tk.ID, Reply: strings.TrimSpace(tk.Report)}
 }
-
-// subagent is a dispatched subagent's conversation: the follower's script
-// for its prompt, its reply said as its final text.
-func (t *tools) subagent(first follower.Script) Script {
-	sc := t.sc
-	return func(a *Turns) {
-		reply := first(&tools{a: a, sc: sc})
-		for {
-			a.Say(reply)
-		}
-	}
-}
-
-func (t *tools) Say(text string) {
-	for {
-		t.a.Say(text)
-	}
-}
-
-// Host is OpenCode: its file of the skill is host-opencode.md.
-func (t *tools) Host() string { return "opencode" }

@@ -137,12 +137,10 @@ func instructionBytes(t *testing.T, h *Host, s *Session) (listing, invoked int) 
 		if r.Prompt != RunMessage(s.Prompt) {
 			continue
 		}
-		for _, m := range r.Messages {
-			if m.Role == "system" {
-				if e := skillEntryRe.FindString(string(m.Content)); e != "" {
-					listing = len(e)
-					t.Logf("the skill's listing:\n%s", e)
-				}
+		for _, m := range r.System {
+			if e := skillEntryRe.FindString(m); e != "" {
+				listing = len(e)
+				t.Logf("the skill's listing:\n%s", e)
 			}
 		}
 		break

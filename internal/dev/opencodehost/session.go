@@ -10,32 +10,23 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/sdd-go/sdd-go/internal/dev/harness"
 	"github.com/sdd-go/sdd-go/internal/dev/opencodecli"
 	"github.com/sdd-go/sdd-go/internal/dev/scripted"
-	"github.com/sdd-go/sdd-go/internal/dev/testutil"
 )
 
-// Host is one machine for sessions of the real CLI: an isolated HOME
+// Host is one machine for sessions of the real CLI (harness.Machine)
 // whose configuration names the scripted model as the one provider (with
-// @opencode-ai/plugin preinstalled, so nothing is fetched), a git
-// identity, an isolated TMPDIR, a PATH of system directories only, the
-// scripted model, and the repository the sessions run in. Sessions run
-// one after another in the same HOME and repository.
+// @opencode-ai/plugin preinstalled, so nothing is fetched), its PATH the
+// directories of git, sh, bash and rg.
 type Host struct {
-	t        testing.TB
-	OpenCode string   // the opencode binary
-	Home     string   // HOME; the XDG directories are under it
-	Tmp      string   // TMPDIR
-	Repo     string   // the sessions' working directory
-	Path     []string // the sessions' PATH
-	Server   *Server
-	Timeout  time.Duration // of one session; 3 minutes unless changed
+	*harness.Machine
+	OpenCode string // the opencode binary
 	// AllowError accepts a call of the session that failed (its status is
 	// error: a refused permission, a missing file); nil: none is.
 	AllowError func(u ToolUse) bool
@@ -46,25 +37,7 @@ type Host struct {
 func New(t testing.TB, repo string) *Host {
 	t.Helper()
 	bin := opencodecli.Binary(t)
-	path, err := opencodecli.SessionPath()
-	if err != nil {
-		t.Fatal(err)
-	}
-	base := testutil.RealTempDir(t)
-	h := &Host{
-		t: t, OpenCode: bin, Repo: repo,
-		Home: filepath.Join(base, "home"), Tmp: filepath.Join(base, "tmp"),
-		Path: path, Server: NewServer(t), Timeout: 3 * time.Minute,
-	}
-	for _, d := range []string{h.Home, h.Tmp} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	gitconfig := "[user]\n\tname = SDD Host Test\n\temail = host@example.com\n[init]\n\tdefaultBranch = main\n"
-	if err := os.WriteFile(filepath.Join(h.Home, ".gitconfig"), []byte(gitconfig), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	h := &Host{Machine: harness.NewMachine(t, repo, scripted.Chat{}, harness.SystemPath(t, "rg")), OpenCode: bin}
 	if err := opencodecli.WriteConfig(h.Home, h.Server.URL, bin); err != nil {
 		t.Fatal(err)
 	}
@@ -195,26 +168,16 @@ func (s *Session) Commands() []string {
 // Failures are the test's (t.Errorf), with the transcript logged; the
 // session is returned for the test's own assertions either way.
 func (h *Host) Run(prompt string, controller Script) *Session {
-	t := h.t
+	t := h.T
 	t.Helper()
-	h.Server.Handle(RunMessage(prompt), controller)
-	failuresBefore := len(h.Server.Failures())
-
 	s := &Session{Prompt: prompt}
-	run, err := scripted.RunCLI(func(ctx context.Context) *exec.Cmd {
+	run, problems := h.Play(RunMessage(prompt), controller.play(), h.Env(), func(ctx context.Context) *exec.Cmd {
 		return exec.CommandContext(ctx, h.OpenCode, "run", "--print-logs", "--format", "json", "--", prompt)
-	}, h.Repo, h.Env(), h.Timeout, h.Server.Failed(), func(r io.Reader) { readStream(r, s) })
-	if err != nil {
-		t.Fatal(err)
-	}
+	}, func(r io.Reader) { readStream(r, s) })
 	s.Err, s.Elapsed, s.Stderr = run.Err, run.Elapsed, run.Stderr
 
-	var problems []string
 	if s.Err != nil {
-		problems = append(problems, fmt.Sprintf("opencode: %v", s.Err))
-	}
-	for _, f := range h.Server.Failures()[failuresBefore:] {
-		problems = append(problems, "script failed: "+f)
+		problems = append([]string{fmt.Sprintf("opencode: %v", s.Err)}, problems...)
 	}
 	for _, e := range s.Errors {
 		problems = append(problems, "error event: "+string(e.Raw))
@@ -239,12 +202,7 @@ func (h *Host) Run(prompt string, controller Script) *Session {
 			problems = append(problems, "opencode tried to fetch something: "+l)
 		}
 	}
-	if len(problems) > 0 {
-		t.Logf("transcript of the session (%v):\n%s\nlog:\n%s", s.Elapsed.Round(time.Millisecond), s.Transcript(), s.Stderr)
-		for _, p := range problems {
-			t.Errorf("%s", p)
-		}
-	}
+	h.Report(problems, s.Elapsed, func() string { return s.Transcript() + "\nlog:\n" + s.Stderr })
 	return s
 }
 
@@ -362,7 +320,7 @@ func (x *Export) Texts() []string {
 // Export runs `opencode export id` on this host (a few seconds: it starts
 // the whole CLI) and decodes it: how a test sees what a subagent did.
 func (h *Host) Export(id string) *Export {
-	h.t.Helper()
+	h.T.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, h.OpenCode, "export", id)
@@ -372,11 +330,11 @@ func (h *Host) Export(id string) *Export {
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		h.t.Fatalf("opencode export %s: %v\n%s", id, err, stderr.String())
+		h.T.Fatalf("opencode export %s: %v\n%s", id, err, stderr.String())
 	}
 	var x Export
 	if err := json.Unmarshal(out, &x); err != nil {
-		h.t.Fatalf("opencode export %s: %v\n%s", id, err, scripted.Clip(string(out), 2000))
+		h.T.Fatalf("opencode export %s: %v\n%s", id, err, scripted.Clip(string(out), 2000))
 	}
 	return &x
 }
@@ -409,7 +367,7 @@ var sessionIDRe = regexp.MustCompile(`^ses_[A-Za-z0-9]+$`)
 // each. The query's output goes to a file: into a pipe, opencode db
 // ends before the whole of it is written.
 func (h *Host) ToolUses(ids []string) map[string][]ToolUse {
-	h.t.Helper()
+	h.T.Helper()
 	out := map[string][]ToolUse{}
 	if len(ids) == 0 {
 		return out
@@ -417,7 +375,7 @@ func (h *Host) ToolUses(ids []string) map[string][]ToolUse {
 	var quoted []string
 	for _, id := range ids {
 		if !sessionIDRe.MatchString(id) {
-			h.t.Fatalf("%q is no session id", id)
+			h.T.Fatalf("%q is no session id", id)
 		}
 		quoted = append(quoted, "'"+id+"'")
 	}
@@ -427,7 +385,7 @@ func (h *Host) ToolUses(ids []string) map[string][]ToolUse {
 		") and json_extract(data, '$.type') = 'tool' order by id"
 	f, err := os.CreateTemp(h.Tmp, "db-*.json")
 	if err != nil {
-		h.t.Fatal(err)
+		h.T.Fatal(err)
 	}
 	defer os.Remove(f.Name())
 	defer f.Close()
@@ -439,11 +397,11 @@ func (h *Host) ToolUses(ids []string) map[string][]ToolUse {
 	var stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = f, &stderr
 	if err := cmd.Run(); err != nil {
-		h.t.Fatalf("opencode db %q: %v\n%s", query, err, stderr.String())
+		h.T.Fatalf("opencode db %q: %v\n%s", query, err, stderr.String())
 	}
 	b, err := os.ReadFile(f.Name())
 	if err != nil {
-		h.t.Fatal(err)
+		h.T.Fatal(err)
 	}
 	var rows []struct {
 		SessionID string  `json:"session_id"`
@@ -454,7 +412,7 @@ func (h *Host) ToolUses(ids []string) map[string][]ToolUse {
 		Error     *string `json:"error"`
 	}
 	if err := json.Unmarshal(b, &rows); err != nil {
-		h.t.Fatalf("opencode db %q: %v\n%s", query, err, scripted.Clip(string(b), 2000))
+		h.T.Fatalf("opencode db %q: %v\n%s", query, err, scripted.Clip(string(b), 2000))
 	}
 	for _, r := range rows {
 		u := ToolUse{ID: r.Call, Name: r.Tool, Input: json.RawMessage(r.Input), Status: r.Status}

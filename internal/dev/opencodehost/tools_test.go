@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/sdd-go/sdd-go/internal/dev/scripted"
 	"github.com/sdd-go/sdd-go/internal/dev/testutil"
 )
 
@@ -60,7 +61,7 @@ func TestBash(t *testing.T) {
 	assert.True(t, ok && code == 0, "exit status %d, %v", code, ok)
 	assert.Empty(t, testutil.Git(t, repo, "status", "--porcelain", "--ignored"), "the session left files in the repository")
 
-	var main []Request
+	var main []scripted.Request
 	for _, r := range h.Server.Requests() {
 		if r.Scripted {
 			main = append(main, r)

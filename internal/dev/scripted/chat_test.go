@@ -1,4 +1,4 @@
-package opencodehost
+package scripted
 
 import (
 	"bufio"
@@ -12,17 +12,17 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// These tests play the host against the server by hand, with the request
-// and stream shapes opencode 1.18.33 uses: no CLI needed.
+// These tests play a host against the server speaking Chat Completions
+// by hand, with the request and stream shapes opencode 1.18.33 uses.
 
-type fakeHost struct {
+type chatHost struct {
 	t   *testing.T
 	srv *Server
 }
 
 // ask posts a chat completion request with msgs and returns the answer
 // and its finish reason, decoding the stream when stream is set.
-func (h fakeHost) ask(stream bool, msgs ...map[string]any) (Turn, string) {
+func (h chatHost) ask(stream bool, msgs ...map[string]any) (chatTurn, string) {
 	h.t.Helper()
 	body, err := json.Marshal(map[string]any{"model": "scripted", "stream": stream,
 		"stream_options": map[string]any{"include_usage": true}, "tool_choice": "auto", "messages": msgs})
@@ -34,13 +34,13 @@ func (h fakeHost) ask(stream bool, msgs ...map[string]any) (Turn, string) {
 	type message struct {
 		Role      string     `json:"role"`
 		Content   *string    `json:"content"`
-		ToolCalls []ToolCall `json:"tool_calls"`
+		ToolCalls []chatCall `json:"tool_calls"`
 	}
 	type choice struct {
 		Delta, Message message
 		FinishReason   *string `json:"finish_reason"`
 	}
-	var out Turn
+	var out chatTurn
 	take := func(m message) {
 		if m.Content != nil {
 			out.Text += *m.Content
@@ -94,25 +94,31 @@ func (h fakeHost) ask(stream bool, msgs ...map[string]any) (Turn, string) {
 	return out, finish
 }
 
+// chatTurn is an answer as the host reads it: a text, or one call.
+type chatTurn struct {
+	Text string
+	Call *chatCall
+}
+
 func system(s string) map[string]any { return map[string]any{"role": "system", "content": s} }
 func user(s string) map[string]any   { return map[string]any{"role": "user", "content": s} }
 
 // assistant is the message opencode sends back for an answer: "" content
 // beside a call.
-func assistant(t Turn) map[string]any {
+func assistant(t chatTurn) map[string]any {
 	if t.Call == nil {
 		return map[string]any{"role": "assistant", "content": t.Text}
 	}
-	return map[string]any{"role": "assistant", "content": "", "tool_calls": []ToolCall{*t.Call}}
+	return map[string]any{"role": "assistant", "content": "", "tool_calls": []chatCall{*t.Call}}
 }
 func toolResult(id, content string) map[string]any {
 	return map[string]any{"role": "tool", "tool_call_id": id, "content": content}
 }
 
-func TestServerReplaysAScript(t *testing.T) {
-	h := fakeHost{t, NewServer(t)}
+func TestChatReplaysAScript(t *testing.T) {
+	h := chatHost{t, NewServer(t, Chat{})}
 	h.srv.Handle(`"do it"`, func(a *Turns) {
-		out := a.Bash("echo hi")
+		out := a.Call("bash", map[string]any{"command": "echo hi"}).Text
 		a.Say("it said " + out)
 	})
 	prompt := user(`"do it"`)
@@ -128,19 +134,19 @@ func TestServerReplaysAScript(t *testing.T) {
 
 		second, finish := h.ask(stream, system("You are opencode."), prompt, assistant(first), toolResult(first.Call.ID, "hi\n"))
 		assert.Equal(t, "stop", finish)
-		assert.Equal(t, Turn{Text: "it said hi\n"}, second)
+		assert.Equal(t, chatTurn{Text: "it said hi\n"}, second)
 
 		// Exhausted: the turn ends with a text.
 		third, _ := h.ask(stream, prompt, assistant(first), toolResult(first.Call.ID, "hi\n"), assistant(second), user("more?"))
-		assert.Equal(t, doneText, third.Text)
+		assert.Equal(t, DoneText, third.Text)
 	}
 	assert.Empty(t, h.srv.Failures())
 }
 
 // A continued task is a new user message after the subagent's answer:
 // its Say returns it.
-func TestServerContinuedConversation(t *testing.T) {
-	h := fakeHost{t, NewServer(t)}
+func TestChatContinuedConversation(t *testing.T) {
+	h := chatHost{t, NewServer(t, Chat{})}
 	h.srv.Handle("sub prompt", func(a *Turns) {
 		more := a.Say("REPORT 1")
 		a.Say("REPORT 2 after " + strings.Join(more, "|"))
@@ -152,11 +158,11 @@ func TestServerContinuedConversation(t *testing.T) {
 	assert.Empty(t, h.srv.Failures())
 }
 
-func TestServerFailsADivergingTranscript(t *testing.T) {
-	h := fakeHost{t, NewServer(t)}
-	h.srv.Handle("do it", func(a *Turns) { a.Bash("echo hi") })
+func TestChatFailsADivergingTranscript(t *testing.T) {
+	h := chatHost{t, NewServer(t, Chat{})}
+	h.srv.Handle("do it", func(a *Turns) { a.Call("bash", map[string]any{"command": "echo hi"}) })
 	// What opencode makes of a call of a tool it does not have.
-	other := Turn{Call: &ToolCall{ID: "call_sdd_other", Type: "function"}}
+	other := chatTurn{Call: &chatCall{ID: "call_sdd_other", Type: "function"}}
 	other.Call.Function.Name, other.Call.Function.Arguments = "invalid", `{"tool":"nosuchtool","error":"unavailable"}`
 	got, _ := h.ask(true, user("do it"), assistant(other), toolResult("call_sdd_other", "The arguments provided to the tool are invalid"))
 	assert.Contains(t, got.Text, "SCRIPT FAILED")
@@ -169,28 +175,28 @@ func TestServerFailsADivergingTranscript(t *testing.T) {
 	}
 }
 
-func TestServerFailsOnAPanicAndAMissingResult(t *testing.T) {
-	h := fakeHost{t, NewServer(t)}
+func TestChatFailsOnAPanicAndAMissingResult(t *testing.T) {
+	h := chatHost{t, NewServer(t, Chat{})}
 	h.srv.Handle("buggy", func(a *Turns) {
 		var m map[string]int
 		m["x"] = 1
 	})
-	h.srv.Handle("lost", func(a *Turns) { a.Bash("echo hi"); a.Say("end") })
+	h.srv.Handle("lost", func(a *Turns) { a.Call("bash", map[string]any{"command": "echo hi"}); a.Say("end") })
 	h.ask(true, user("buggy"))
 	first, _ := h.ask(true, user("lost"))
-	h.ask(true, user("lost"), assistant(first), user("no result"), assistant(Turn{Text: "x"}))
+	h.ask(true, user("lost"), assistant(first), user("no result"), assistant(chatTurn{Text: "x"}))
 	f := h.srv.Failures()
 	require.Len(t, f, 2)
 	assert.Contains(t, f[0], "script panicked")
 	assert.Contains(t, f[1], "no result came back for bash")
 }
 
-func TestServerUnknownAndOtherPaths(t *testing.T) {
-	h := fakeHost{t, NewServer(t)}
+func TestChatUnknownAndOtherPaths(t *testing.T) {
+	h := chatHost{t, NewServer(t, Chat{})}
 	// opencode's title request: the title agent's system prompt, then two
 	// user messages.
 	got, finish := h.ask(true, system("You are a title generator."), user("Generate a title for this conversation:\n"), user(`"do it"`))
-	assert.Equal(t, Turn{Text: unknownAnswer}, got)
+	assert.Equal(t, chatTurn{Text: UnknownAnswer}, got)
 	assert.Equal(t, "stop", finish)
 	for _, path := range []string{"/v1/models", "/v1/completions"} {
 		resp, err := http.Post(h.srv.URL+path, "application/json", strings.NewReader(`{"messages":[]}`))
@@ -212,44 +218,10 @@ func TestServerUnknownAndOtherPaths(t *testing.T) {
 	assert.Equal(t, 1, unknown[0].Seq)
 }
 
-func TestContentParts(t *testing.T) {
-	var m Message
-	require.NoError(t, json.Unmarshal([]byte(`{"role":"user","content":[{"type":"text","text":"a"},{"type":"image_url"},{"type":"text","text":"b"}]}`), &m))
-	assert.Equal(t, Content("a\nb"), m.Content)
-	require.NoError(t, json.Unmarshal([]byte(`{"role":"assistant","content":null}`), &m))
-	assert.Equal(t, Content(""), m.Content)
-}
-
-func TestRunMessage(t *testing.T) {
-	assert.Equal(t, `Go`, RunMessage("Go"))
-	assert.Equal(t, `"Run \"echo hi\" now."`, RunMessage(`Run "echo hi" now.`))
-	assert.Equal(t, `a "b c" "d"`, RunMessage("a", "b c", `"d"`))
-}
-
-// The skill tool's and the task tool's results, as opencode 1.18.33
-// words them.
-func TestParseSkillAndTask(t *testing.T) {
-	skill := "<skill_content name=\"x\">\n# Skill: x\n\n# X\n\nRun helper.sh beside this file.\n\n" +
-		"Base directory for this skill: /home/u/.config/opencode/skills/x\n" +
-		"Relative paths in this skill (e.g., scripts/, reference/) are relative to this base directory.\nNote: file list is sampled.\n\n" +
-		"<skill_files>\n<file>/home/u/.config/opencode/skills/x/helper.sh</file>\n<file>/home/u/.config/opencode/skills/x/notes.md</file>\n</skill_files>\n</skill_content>"
-	s := parseSkill(skill)
-	assert.Equal(t, "x", s.Name)
-	assert.Equal(t, "/home/u/.config/opencode/skills/x", s.Dir)
-	assert.Equal(t, []string{"/home/u/.config/opencode/skills/x/helper.sh", "/home/u/.config/opencode/skills/x/notes.md"}, s.Files)
-
-	task := "<task id=\"ses_dbd8119f6ffeDKamm33lemYZdv\" state=\"completed\">\n<task_result>\nREPORT 1: from-sub\n\n</task_result>\n</task>"
-	assert.Equal(t, "REPORT 1: from-sub", taskReport(task))
-	assert.Equal(t, []string{task[:len(`<task id="ses_dbd8119f6ffeDKamm33lemYZdv" state="completed">`)], "ses_dbd8119f6ffeDKamm33lemYZdv", "completed"}, taskRe.FindStringSubmatch(task))
-}
-
-// The log lines of opencode 1.18.33 that say it went for the network.
-func TestFetched(t *testing.T) {
-	for _, l := range []string{
-		`timestamp=2026-12-04T19:22:06.083Z level=WARN run=583f30f2 message="background dependency install failed" dir=/h/.config/opencode error="Cause([Fail(NpmInstallFailedError (cause: FetchError: request to https://registry.npmjs.org/@opencode-ai%2fplugin failed, reason: ECONNREFUSED))])"`,
-		`timestamp=2026-12-04T19:28:36.939Z level=INFO run=664f382c message="downloading ripgrep" url=https://github.com/BurntSushi/ripgrep/releases/download/15.1.0/ripgrep-15.1.0-x86_64-unknown-linux-musl.tar.gz`,
-	} {
-		assert.True(t, fetched(l), l)
-	}
-	assert.False(t, fetched(`timestamp=2026-12-04T19:16:56.072Z level=INFO run=2e557b73 message=evaluated permission=bash pattern="echo out" action.permission=* action.action=allow action.pattern=*`))
+func TestChatContentParts(t *testing.T) {
+	var c chatContent
+	require.NoError(t, json.Unmarshal([]byte(`[{"type":"text","text":"a"},{"type":"image_url"},{"type":"text","text":"b"}]`), &c))
+	assert.Equal(t, chatContent("a\nb"), c)
+	require.NoError(t, json.Unmarshal([]byte(`null`), &c))
+	assert.Equal(t, chatContent(""), c)
 }

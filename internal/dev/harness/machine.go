@@ -1,0 +1,97 @@
+// Package harness is what every host suite shares (make test-host): a
+// machine for sessions of a real host CLI against the scripted model
+// (internal/dev/scripted), the project's installer run into it, and the
+// follower (internal/dev/follower) over the host's tools. A host is a
+// description (its CLI and its session's environment, in
+// internal/dev/<cli>: claudecode, codexcli, opencodecli, copilotcli) and
+// an adapter package (host, codexhost, opencodehost, copilothost): the
+// wire format its server speaks (a scripted.Wire), how its session's
+// events are read, and how the follower's tools map onto its own
+// (Adapter). The server, the book, the replay, the session's process, the
+// cut, the copy before Finish and the follower exist once.
+package harness
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/sdd-go/sdd-go/internal/dev/scripted"
+	"github.com/sdd-go/sdd-go/internal/dev/testutil"
+)
+
+// Machine is one machine for sessions of a host CLI: an isolated HOME
+// with a git identity, an isolated TMPDIR beside it, a PATH of system
+// directories only, the scripted model, and the repository the sessions
+// run in. Sessions run one after another in the same HOME and
+// repository, so a later one resumes where an earlier one stopped.
+type Machine struct {
+	T       testing.TB
+	Home    string   // HOME
+	Tmp     string   // TMPDIR, beside HOME (Codex refuses a CODEX_HOME under it)
+	Repo    string   // the sessions' working directory
+	Path    []string // the sessions' PATH
+	Server  *scripted.Server
+	Timeout time.Duration // of one session; 3 minutes unless changed
+}
+
+// NewMachine makes a machine for sessions in repo, its model speaking
+// wire, its PATH path.
+func NewMachine(t testing.TB, repo string, wire scripted.Wire, path []string) *Machine {
+	t.Helper()
+	base := testutil.RealTempDir(t)
+	m := &Machine{T: t, Repo: repo, Home: filepath.Join(base, "home"), Tmp: filepath.Join(base, "tmp"),
+		Path: path, Server: scripted.NewServer(t, wire), Timeout: 3 * time.Minute}
+	for _, d := range []string{m.Home, m.Tmp} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	gitconfig := "[user]\n\tname = SDD Host Test\n\temail = host@example.com\n[init]\n\tdefaultBranch = main\n"
+	if err := os.WriteFile(filepath.Join(m.Home, ".gitconfig"), []byte(gitconfig), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// Play runs one session: script answers the conversation whose prompt is
+// prompt, and the process cmd makes runs in the repository with env, its
+// stdout handed to read. It returns how the process went and the
+// failures of the scripts during the session, each as a problem.
+func (m *Machine) Play(prompt string, script scripted.Script, env []string, cmd func(context.Context) *exec.Cmd, read func(io.Reader)) (scripted.Run, []string) {
+	m.T.Helper()
+	m.Server.Handle(prompt, script)
+	before := len(m.Server.Failures())
+	run, err := scripted.RunCLI(cmd, m.Repo, env, m.Timeout, m.Server.Failed(), read)
+	if err != nil {
+		m.T.Fatal(err)
+	}
+	var problems []string
+	for _, f := range m.Server.Failures()[before:] {
+		problems = append(problems, "script failed: "+f)
+	}
+	return run, problems
+}
+
+// Report fails the test with each problem, the session's transcript
+// logged first.
+func (m *Machine) Report(problems []string, elapsed time.Duration, transcript func() string) {
+	m.T.Helper()
+	if len(problems) == 0 {
+		return
+	}
+	m.T.Logf("transcript of the session (%v):\n%s", elapsed.Round(time.Millisecond), transcript())
+	for _, p := range problems {
+		m.T.Errorf("%s", p)
+	}
+}
+
+// Problem is a problem's line for a tool call and its result.
+func Problem(what string, c scripted.CallResult) string {
+	return fmt.Sprintf("%s %s came back %s", c.Qualified(), scripted.Clip(string(c.Input), 300), scripted.Clip(what, 1000))
+}

@@ -1,0 +1,103 @@
+package harness
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/sdd-go/sdd-go/internal/dev/follower"
+)
+
+// What the host suites' scenarios read of a run, the same on every host.
+
+// PerTask splits a controller's calls (the text's names: Bash, Read,
+// Agent, …) at the calls that start each task (sdd-ledger task) and the
+// final review (sdd-ledger final): the calls of setup, of each task, and
+// of the final review, its last words (a Say) not counted.
+func PerTask(calls []follower.Call, tasks int) (setup int, each []int, final int) {
+	start := func(marker string) int {
+		for i, c := range calls {
+			if c.Tool == "Bash" && strings.Contains(follower.ByName(c.Input), marker) {
+				return i
+			}
+		}
+		return -1
+	}
+	var starts []int
+	for n := 1; n <= tasks; n++ {
+		starts = append(starts, start(fmt.Sprintf("sdd-ledger task '%s' %d", follower.WalkPlanPath, n)))
+	}
+	end := len(calls)
+	if end > 0 && calls[end-1].Tool == "Say" {
+		end--
+	}
+	starts = append(starts, start("sdd-ledger final "), end)
+	for n := 0; n < tasks; n++ {
+		each = append(each, starts[n+1]-starts[n])
+	}
+	return starts[0], each, starts[tasks+1] - starts[tasks]
+}
+
+// WalkFiles are the files of the walk-through's workspace before Finish,
+// sorted: a package (diff and review) for each review, each task's brief
+// and report, the constraints, the plan's path, the ledger. mainHead is
+// main's head, c the branch's five commits, short a sha's short form.
+func WalkFiles(mainHead string, c []string, short func(string) string) []string {
+	pkg := func(a, b string) string { return "review-" + short(a) + ".." + short(b) }
+	var files []string
+	for _, x := range []string{pkg(mainHead, c[1]), pkg(c[1], c[2]), pkg(c[2], c[3]), pkg(c[3], c[4]), pkg(mainHead, c[4])} {
+		files = append(files, x+".diff", x+".md")
+	}
+	for n := 1; n <= 3; n++ {
+		files = append(files, fmt.Sprintf("task-%d-brief.md", n), fmt.Sprintf("task-%d-report.md", n))
+	}
+	files = append(files, "constraints.md", "plan-path", "progress.md")
+	slices.Sort(files)
+	return files
+}
+
+var stepModelRe = regexp.MustCompile(` \([a-z0-9-]*\)$`)
+
+// WithoutModel is a step of follower.Resumes without the model a
+// dispatch names ("Agent fix 2 (sonnet)" is "Agent fix 2"): on a host
+// where every agent runs on the session's model.
+func WithoutModel(step string) string {
+	if !strings.HasPrefix(step, "Agent ") {
+		return step
+	}
+	return stepModelRe.ReplaceAllString(step, "")
+}
+
+// LookRow is the row on the next: line of a Look's output.
+func LookRow(output string) (string, bool) {
+	for _, l := range strings.Split(output, "\n") {
+		if n, ok := strings.CutPrefix(l, "next: "); ok {
+			_, row, _ := strings.Cut(n, "row=")
+			return strings.TrimSpace(row), true
+		}
+	}
+	return "", false
+}
+
+// ReadLines hands each non-blank line of a session's event stream to
+// take, as it comes, and returns the stream's error but its end.
+func ReadLines(r io.Reader, take func(line []byte)) error {
+	br := bufio.NewReaderSize(r, 1<<16)
+	for {
+		line, err := br.ReadBytes('\n')
+		if l := bytes.TrimSpace(line); len(l) > 0 {
+			take(l)
+		}
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			return err
+		}
+	}
+}
