@@ -287,6 +287,11 @@ func (r *run) after(lf *ledger.File, unit string) error {
 		return err
 	}
 	if u := find(us, unit); u != nil {
+		if u.Row == "implement" && u.Task != "" {
+			// An implementer to dispatch next (a task started, or going on
+			// after a block): what earlier tasks settled.
+			r.printSettled(lines, unit)
+		}
 		r.printUnit(u)
 	}
 	return nil

@@ -389,3 +389,43 @@ func TestLedgerLookNamesWhatItPassesOver(t *testing.T) {
 	l2.r.Write("plan.md", "# Plan\n\n## Task 1: a new first step\nx\n\n## Task 2: step 1\nWrite f1.txt.\n\n## Task 3: step 2\nWrite f2.txt.\n")
 	assert.Contains(t, l2.look(), `  note: its brief was written from the heading "step 1", and the plan's Task 1 is "a new first step" now: was the plan renumbered?`)
 }
+
+// Review item 1 with a signal, ld3: SIGTERM at any moment of a verb that
+// writes leaves the ledger as it was or with all of the verb's lines,
+// never a cut one. Each try sends it a little later.
+func TestLedgerSignalNeverCutsALine(t *testing.T) {
+	l := atCheck(t, 2)
+	before := l.ledger()
+	args := []string{"close", "plan.md", "1"}
+	for i := 0; i < 100; i++ {
+		args = append(args, fmt.Sprintf("decision %d %s", i, strings.Repeat("z", 1000)))
+	}
+	whole, untouched := 0, 0
+	for try := 0; try < 40; try++ {
+		require.NoError(t, os.WriteFile(l.path(), []byte(before), 0o644))
+		cmd := exec.Command(testutil.Bin(t, "sdd-ledger"), args...)
+		cmd.Dir, cmd.Env = l.r.Root, l.r.Env
+		require.NoError(t, cmd.Start())
+		time.Sleep(time.Duration(try) * 5 * time.Millisecond)
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		err := cmd.Wait()
+		after := l.ledger()
+		switch {
+		case after == before:
+			untouched++
+			var ee *exec.ExitError
+			if err != nil {
+				require.ErrorAs(t, err, &ee)
+				ws, _ := ee.Sys().(syscall.WaitStatus)
+				assert.True(t, ws.Signaled() && ws.Signal() == syscall.SIGTERM, "try %d: %v", try, err)
+			}
+		default:
+			whole++
+			require.True(t, strings.HasPrefix(after, before), "try %d: the ledger's first bytes changed", try)
+			added := strings.TrimPrefix(after, before)
+			require.True(t, strings.HasSuffix(added, "\n"), "try %d: a cut line", try)
+			assert.Equal(t, 103, strings.Count(added, "\n"), "try %d: all of close's lines (2 minors, 100 decisions, complete)", try)
+		}
+	}
+	t.Logf("%d tries left the ledger as it was, %d with the verb's lines whole", untouched, whole)
+}
