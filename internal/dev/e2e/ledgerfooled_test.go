@@ -62,6 +62,7 @@ func atFix(t *testing.T, tasks int) *ledgerRun {
 // to go on is recorded; the unit then goes on from where it was, with a
 // fresh budget of fix rounds, and the run to its end.
 func TestLedgerUnblockGoesOn(t *testing.T) {
+	t.Parallel()
 	l := atFix(t, 2)
 	for i := 0; i < 5; i++ {
 		l.run("package", "plan.md", "1", "a1") // rounds without commits
@@ -88,6 +89,7 @@ func TestLedgerUnblockGoesOn(t *testing.T) {
 // reset) is named by Look with its units, at a row that stops; no step
 // computes over it, and the human's restart begins the record again.
 func TestLedgerRewrittenHistoryStops(t *testing.T) {
+	t.Parallel()
 	t.Run("rebase at row fix", func(t *testing.T) {
 		l := atFix(t, 2)
 		l.r.Git("checkout", "-q", "main")
@@ -132,6 +134,7 @@ func TestLedgerRewrittenHistoryStops(t *testing.T) {
 // reflog expired, gc) does not make Look fail: it answers, names the sha
 // and the unit, and the row stops.
 func TestLedgerGoneShaLookAnswers(t *testing.T) {
+	t.Parallel()
 	l := atFix(t, 2)
 	l.r.Git("commit", "-q", "--amend", "-m", "task 1, amended")
 	l.r.Git("reflog", "expire", "--expire=now", "--all")
@@ -148,6 +151,7 @@ func TestLedgerGoneShaLookAnswers(t *testing.T) {
 // wrote into its answer is read as a space and recorded cleanly; the unit
 // goes on.
 func TestLedgerLineBreakInAReviewIsRecordedCleanly(t *testing.T) {
+	t.Parallel()
 	for name, bytes := range map[string]string{"CR": "\r", "NEL": "\u0085", "LS": "\u2028", "invalid UTF-8": "\xff"} {
 		t.Run(name, func(t *testing.T) {
 			l := newLedgerRun(t, 2)
@@ -174,6 +178,7 @@ func TestLedgerLineBreakInAReviewIsRecordedCleanly(t *testing.T) {
 // would leave the re-review's round unrecorded (and the round count to
 // start again): refused, the round comes first.
 func TestLedgerFindingWaitsForTheRound(t *testing.T) {
+	t.Parallel()
 	l := atFix(t, 2)
 	l.r.Commit("fix", "f1.txt", "one, fixed\n")
 	l.review(l.run("package", "plan.md", "1", "a1"), "F1: ADDRESSED — fixed\nNew: none\nOut of scope: a note\nReview: r.md\n")
@@ -188,6 +193,7 @@ func TestLedgerFindingWaitsForTheRound(t *testing.T) {
 // Review item 7, ld5/ld7: a commit after the reviewed head is reviewed
 // before the unit closes; close refuses to leave it in no unit's range.
 func TestLedgerCloseLeavesNoCommitUnreviewed(t *testing.T) {
+	t.Parallel()
 	l := atCheck(t, 2)
 	l.r.Commit("one more", "f1b.txt", "late\n")
 	out := l.look()
@@ -205,6 +211,7 @@ func TestLedgerCloseLeavesNoCommitUnreviewed(t *testing.T) {
 // Review item 7 at the cap: commits after round 5's review have no round
 // left to be reviewed in: the run stops (late) until the human's unblock.
 func TestLedgerCommitsAfterTheLastRoundStop(t *testing.T) {
+	t.Parallel()
 	l := atFix(t, 2)
 	for i := 0; i < 5; i++ {
 		l.run("package", "plan.md", "1", "a1")
@@ -221,6 +228,7 @@ func TestLedgerCommitsAfterTheLastRoundStop(t *testing.T) {
 // repository can ship one) is never written through, nor followed by
 // Look.
 func TestLedgerSymlinkIsNotFollowed(t *testing.T) {
+	t.Parallel()
 	l := newLedgerRun(t, 2)
 	l.run("start", "plan.md")
 	target := filepath.Join(testutil.RealTempDir(t), "someone-else.md")
@@ -241,6 +249,7 @@ func TestLedgerSymlinkIsNotFollowed(t *testing.T) {
 // Review item 9, ld2: a byte order mark before another plan's first line
 // does not make it this plan's.
 func TestLedgerBOMDoesNotHideAnotherPlan(t *testing.T) {
+	t.Parallel()
 	l := newLedgerRun(t, 2)
 	l.r.Run("", "sdd-workspace", "plan.md")
 	other := "\xEF\xBB\xBF# SDD ledger — plan: docs/other.md\nTask 1: BLOCKED — theirs\n"
@@ -261,6 +270,7 @@ func TestLedgerBOMDoesNotHideAnotherPlan(t *testing.T) {
 // file every dispatch names; lines of a task the plan no longer has, and a
 // brief written from another heading, are named, not dropped in silence.
 func TestLedgerLookNamesWhatItPassesOver(t *testing.T) {
+	t.Parallel()
 	l := newLedgerRun(t, 2)
 	base := strings.TrimSpace(l.r.Git("rev-parse", "HEAD"))
 	l.r.Run("", "sdd-workspace", "plan.md")

@@ -27,6 +27,7 @@ import (
 // ledger byte for byte as it was (not a cut line that reads back as a
 // whole, shorter one); the retried step then records each line once.
 func TestLedgerWriteCutShortIsTakenBack(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("bash"); err != nil {
 		t.Skip("no bash for ulimit -f")
 	}
@@ -64,6 +65,7 @@ func TestLedgerWriteCutShortIsTakenBack(t *testing.T) {
 // namespace of its own): ENOSPC part way through the write is taken back
 // as the file size limit is.
 func TestLedgerFullDiskLeavesTheLedgerAsItWas(t *testing.T) {
+	t.Parallel()
 	needMountNamespace(t)
 	l := atCheck(t, 2)
 	ws := ws(l.r, "plan")
@@ -108,6 +110,7 @@ func needMountNamespace(t *testing.T) {
 // Review item 12, ld2/ld6: a FIFO where the ledger (or a review) should be
 // never makes a verb wait: Look says what it is, the verbs refuse it.
 func TestLedgerFIFOIsNotWaitedOn(t *testing.T) {
+	t.Parallel()
 	l := newLedgerRun(t, 2)
 	l.r.Run("", "sdd-workspace", "plan.md")
 	require.NoError(t, syscall.Mkfifo(l.path(), 0o644))
@@ -132,6 +135,7 @@ func TestLedgerFIFOIsNotWaitedOn(t *testing.T) {
 // writes leaves the ledger as it was or with all of the verb's lines,
 // never a cut one. Each try sends it a little later.
 func TestLedgerSignalNeverCutsALine(t *testing.T) {
+	t.Parallel()
 	l := atCheck(t, 2)
 	before := l.ledger()
 	args := []string{"close", "plan.md", "1"}
