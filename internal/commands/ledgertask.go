@@ -95,11 +95,10 @@ func runPackage(ctx context.Context, env *cliapp.Env, args []string) error {
 		return err
 	}
 	defer lf.Close()
-	us, err := r.units(lines)
+	u, err := r.unitOf(lines, unit)
 	if err != nil {
 		return err
 	}
-	u := find(us, unit)
 	var out []string
 	if agent != "none" && agent != u.Implementer {
 		out = append(out, ledger.FormatImplementer(unit, agent))

@@ -118,3 +118,18 @@ func BuildLedgerScale(ctx context.Context, dir string, s LedgerScale) (*Repo, er
 	}
 	return &Repo{Dir: work, Plan: LedgerPlan, Head: "HEAD", Env: env, Task: strconv.Itoa(s.Tasks)}, nil
 }
+
+// LedgerSize is how many lines the scenario's ledger has and how many
+// files its workspace holds.
+func LedgerSize(r *Repo) (lines, files int, err error) {
+	ws := filepath.Join(r.Dir, ".superpowers", "sdd", "scale")
+	b, err := os.ReadFile(filepath.Join(ws, "progress.md"))
+	if err != nil {
+		return 0, 0, err
+	}
+	entries, err := os.ReadDir(ws)
+	if err != nil {
+		return 0, 0, err
+	}
+	return strings.Count(string(b), "\n"), len(entries), nil
+}
