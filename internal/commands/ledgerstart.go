@@ -197,6 +197,11 @@ func runEarlierDone(ctx context.Context, env *cliapp.Env, args []string) error {
 	if err != nil {
 		return err
 	}
+	for _, d := range args[5:] {
+		if err := badText("a decision", d); err != nil {
+			return err
+		}
+	}
 	unit, err := r.unit(args[2])
 	if err != nil || unit == ledger.FinalUnit {
 		if err == nil {
@@ -235,6 +240,9 @@ func runEarlierDone(ctx context.Context, env *cliapp.Env, args []string) error {
 	}
 	out := []string{ledger.FormatBase(unit, base), ledger.FormatReviewedHead(unit, head)}
 	out = append(out, r.flatLines(unit)...)
+	for _, d := range args[5:] {
+		out = append(out, ledger.FormatSettled(unit, d))
+	}
 	out = append(out, ledger.FormatComplete(unit, b7, h7, "earlier run, human confirmed"))
 	if err := r.append(lf, out...); err != nil {
 		return err

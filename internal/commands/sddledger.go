@@ -54,13 +54,14 @@ take them. A recorded commit the branch no longer holds is named, with its unit,
 			Description: `Create <workspace>/progress.md with its first line, "# SDD ledger — plan: <plan>",
 and write the plan's constraint sections to <workspace>/constraints.md.
 A ledger with more than its first line is not started again (exit 5).`},
-		{Name: "earlier-done", Args: "PLAN_FILE START_BRANCH N FIRST LAST", MinArgs: 5, MaxArgs: 5, Run: runEarlierDone,
+		{Name: "earlier-done", Args: "PLAN_FILE START_BRANCH N FIRST LAST [DECISION...]", MinArgs: 5, MaxArgs: math.MaxInt, Run: runEarlierDone,
 			Short: "record commits FIRST..LAST of an earlier run as task N, done",
 			Description: `Record the commits FIRST to LAST since START_BRANCH (numbered as look lists them,
 oldest first, from 1) as task N of an earlier run, counted as done by the human:
 its base=, reviewed_head= and complete lines, with the old flat ledger's deferred
-minors and parked lines of task N. A range that would leave an earlier commit in
-no task is refused (exit 5).`},
+minors and parked lines of task N, and each DECISION later tasks build on as
+"settled — DECISION". A range that would leave an earlier commit in no task is
+refused (exit 5).`},
 		{Name: "earlier-review", Args: "PLAN_FILE START_BRANCH N FIRST", MinArgs: 4, MaxArgs: 4, Run: runEarlierReview,
 			Short: "record commits FIRST.. of an earlier run as task N, to be reviewed",
 			Description: `Record task N's base as the commit before FIRST (numbered as look lists them) and

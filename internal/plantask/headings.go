@@ -100,6 +100,7 @@ func Constraints(plan io.Reader, w io.Writer) error {
 	out := bufio.NewWriter(w)
 	inFence, on := false, false
 	level := 0
+	var held heldLines
 	for {
 		chunk, rerr := r.ReadSlice('\n')
 		if len(chunk) == 0 && rerr != nil {
@@ -120,12 +121,23 @@ func Constraints(plan io.Reader, w io.Writer) error {
 			fields := bytes.Fields(text)
 			if on && (n <= level || len(fields) > 1 && string(fields[1]) == "Task") {
 				on = false
+				if err := held.end(out); err != nil {
+					return err
+				}
 			}
 			if !on && bytes.Contains(bytes.ToLower(text), []byte("constraint")) {
 				on, level = true, n
 			}
 		}
-		if on {
+		if on && whole && !inFence && (len(bytes.TrimSpace(text)) == 0 || isRule(text)) {
+			// A blank line or a rule: the section's end, or not; a rule
+			// that ends a section (writing-plans puts "---" after the
+			// plan's header) is no constraint.
+			held.lines = append(held.lines, append([]byte(nil), text...))
+		} else if on {
+			if err := held.flush(out); err != nil {
+				return err
+			}
 			if _, err := out.Write(text); err != nil {
 				return err
 			}
@@ -145,7 +157,44 @@ func Constraints(plan io.Reader, w io.Writer) error {
 			break
 		}
 	}
+	if err := held.end(out); err != nil {
+		return err
+	}
 	return out.Flush()
+}
+
+// heldLines are a section's blank lines and rules not yet written: all of
+// them when more of the section follows, only the blank ones at its end.
+type heldLines struct{ lines [][]byte }
+
+func (h *heldLines) flush(w *bufio.Writer) error { return h.write(w, true) }
+func (h *heldLines) end(w *bufio.Writer) error   { return h.write(w, false) }
+
+func (h *heldLines) write(w *bufio.Writer, rules bool) error {
+	for _, l := range h.lines {
+		if !rules && isRule(l) {
+			continue
+		}
+		if _, err := w.Write(l); err != nil {
+			return err
+		}
+		if err := w.WriteByte('\n'); err != nil {
+			return err
+		}
+	}
+	h.lines = h.lines[:0]
+	return nil
+}
+
+// isRule reports a Markdown thematic break: three or more of one of -, *
+// or _, blanks between them allowed, up to three blanks before.
+func isRule(line []byte) bool {
+	t := bytes.TrimRight(line, " \t\r")
+	if lead := len(t) - len(bytes.TrimLeft(t, " ")); lead > 3 {
+		return false
+	}
+	t = bytes.ReplaceAll(bytes.ReplaceAll(bytes.TrimSpace(t), []byte(" "), nil), []byte("\t"), nil)
+	return len(t) >= 3 && (bytes.Count(t, []byte("-")) == len(t) || bytes.Count(t, []byte("*")) == len(t) || bytes.Count(t, []byte("_")) == len(t))
 }
 
 // headingLevel is the number of '#' a markdown heading line starts with

@@ -681,7 +681,13 @@ func (c *controller) decisions(u *unit) string {
 	if u == nil || !u.task() {
 		return ""
 	}
-	t, err := c.sc.task(atoiOr(u.n))
+	return c.decisionsOf(atoiOr(u.n))
+}
+
+// decisionsOf is <decisions> for task n: what the plan's text of it
+// defines that later tasks build on (the scenario's Settled).
+func (c *controller) decisionsOf(n int) string {
+	t, err := c.sc.task(n)
 	if err != nil {
 		return ""
 	}

@@ -3,6 +3,7 @@ package follower
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -92,6 +93,7 @@ func (c *controller) model(cell string, u *unit) string {
 		return ""
 	}
 	tier := ""
+	cell, floor, hasFloor := strings.Cut(cell, ", at least ")
 	switch {
 	case cell == "the task's tier" || cell == "one tier above the task's":
 		t, err := c.sc.task(atoiOr(u.n))
@@ -109,6 +111,9 @@ func (c *controller) model(cell string, u *unit) string {
 		}
 	default:
 		tier = cell
+	}
+	if hasFloor && slices.Index(order, tier) < slices.Index(order, floor) {
+		tier = floor // never below the floor the table sets
 	}
 	m, ok := models[tier]
 	if !ok {
@@ -137,7 +142,7 @@ func (c *controller) dispatch(u *unit, next string) {
 			"<your answer to each ambiguity you saw in the brief, or none>", "none"))
 		d := c.how("implementer", 0)
 		ar := c.agent(u.name+": implement", prompt, c.model(d.model, u))
-		c.implementerDone(ar.Reply, false)
+		c.implementerDone(ar.Reply)
 		u.implementer = ar.ID
 		c.answered(u, ar.Reply, "implementer")
 	case "Reviewer prompt", "Final reviewer prompt":
@@ -147,7 +152,7 @@ func (c *controller) dispatch(u *unit, next string) {
 		c.answered(u, ar.Reply, "review")
 	case "Re-reviewer prompt":
 		c.need(u, v, "<package>")
-		r := atoiOr(u.facts["round"]) + 1
+		r := c.roundOf(u, next)
 		kind := "re-reviewer"
 		if !u.task() {
 			kind = "final re-reviewer"
@@ -156,16 +161,23 @@ func (c *controller) dispatch(u *unit, next string) {
 		ar := c.agent(fmt.Sprintf("%s: re-review round %d", u.name, r), c.block(name, v.With("<R>", strconv.Itoa(r))), c.model(d.model, u))
 		c.answered(u, ar.Reply, "re-review")
 	case "Fix prompt":
-		r := 1
-		if strings.Contains(next, "`round`+1") {
-			r = atoiOr(u.facts["round"]) + 1
-		} else if m := regexp.MustCompile(`round (\d+)`).FindStringSubmatch(next); m != nil {
-			r = atoiOr(m[1])
-		}
-		c.fix(u, r)
+		c.fix(u, c.roundOf(u, next))
 	default:
 		c.fail("a row names the prompt %q, which the follower does not know", name)
 	}
+}
+
+// roundOf is the round a prompt's row gives: "round `round`+1" (the
+// unit's last recorded round, plus one) or "round <R>".
+func (c *controller) roundOf(u *unit, next string) int {
+	if strings.Contains(next, "`round`+1") {
+		return atoiOr(u.facts["round"]) + 1
+	}
+	if m := regexp.MustCompile(`round (\d+)`).FindStringSubmatch(next); m != nil {
+		return atoiOr(m[1])
+	}
+	c.fail("%s: the row %q gives no round for its prompt", u.name, next)
+	return 0
 }
 
 // need fails when a value a prompt needs is unknown to the controller.
@@ -200,16 +212,35 @@ func (c *controller) fix(u *unit, r int) {
 	}
 	d := c.how(kind, r)
 	ar := c.agent(fmt.Sprintf("%s: fix round %d", u.name, r), prompt, c.model(d.model, u))
+	c.implementerDone(ar.Reply)
+	if !hasTests(ar.Reply) && sendBackRe.MatchString(oneLine(c.skill.Body)) {
+		// The text sends such an answer back: the same round again.
+		ar = c.agent(fmt.Sprintf("%s: fix round %d, again", u.name, r), prompt, c.model(d.model, u))
+		c.implementerDone(ar.Reply)
+	}
 	if u.task() {
 		u.implementer = ar.ID
 	}
-	c.implementerDone(ar.Reply, true)
 	c.answered(u, ar.Reply, "fix")
 }
 
-// implementerDone checks an implementer's answer: DONE, and for a fix
-// round a Tests line (the fix report must name tests, command, output).
-func (c *controller) implementerDone(text string, fix bool) reply {
+// sendBackRe is the text's rule on a fix's answer without its tests.
+var sendBackRe = regexp.MustCompile("A fix's answer whose `Tests:` line does not give the covering tests' command and result goes back: the same round again")
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// hasTests says whether an implementer's answer gives its tests.
+func hasTests(text string) bool {
+	r, err := parseReply(text)
+	if err != nil {
+		return false
+	}
+	tests, _ := r.get("Tests")
+	return tests != "" && tests != "none"
+}
+
+// implementerDone checks an implementer's answer: DONE.
+func (c *controller) implementerDone(text string) reply {
 	r, err := parseReply(text)
 	if err != nil {
 		c.fail("the implementer's answer: %v", err)
@@ -217,11 +248,6 @@ func (c *controller) implementerDone(text string, fix bool) reply {
 	status, err := r.get("Status")
 	if err != nil || status != "DONE" {
 		c.fail("the implementer did not answer DONE:\n%s", text)
-	}
-	if fix {
-		if tests, _ := r.get("Tests"); tests == "" || tests == "none" {
-			c.fail("a fix report without its tests:\n%s", text)
-		}
 	}
 	return r
 }
@@ -426,7 +452,7 @@ func (c *controller) answers(done []Earlier, review *Earlier) []string {
 	var out []string
 	for _, e := range done {
 		out = append(out, c.rareBlock("Earlier run, done", c.v.With("<N>", strconv.Itoa(e.N),
-			"<first>", strconv.Itoa(e.First), "<last>", strconv.Itoa(e.Last))))
+			"<first>", strconv.Itoa(e.First), "<last>", strconv.Itoa(e.Last), "<decisions>", c.decisionsOf(e.N))))
 	}
 	if e := review; e != nil {
 		out = append(out, c.rareBlock("Earlier run, to review", c.v.With("<N>", strconv.Itoa(e.N), "<first>", strconv.Itoa(e.First))))

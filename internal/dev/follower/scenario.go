@@ -83,6 +83,10 @@ type Defect struct {
 	// the defect in place (the re-review rules it NOT ADDRESSED), rather
 	// than nothing.
 	Attempts bool
+	// TerseFirst: a fix round's first answer gives no Tests line's command
+	// and result (its report section does), as a fixer in a hurry answers;
+	// dispatched again, it answers in full.
+	TerseFirst bool
 	// OnlyFinal is a defect the task's review cannot see (one only the
 	// whole branch shows): the final review reports it, and its one fix
 	// round (round 1) fixes it when FixedIn is 0 or 1.

@@ -163,7 +163,7 @@ func TestLinksCatch(t *testing.T) {
 		"a missing file":           {x.edit(t, "docs/skill.md", "(../skill/SKILL.md)", "(../skill/skill.md)"), "no file skill/skill.md"},
 		"a missing local anchor":   {x.edit(t, skillMD, "[Before Task 1](#before-task-1)", "[Before Task 1](#before-the-first-task)"), "#before-the-first-task"},
 		"a role file not named":    {x.edit(t, skillMD, "<skill dir>/re-review-prompt.md", "re-review-prompt.md"), "skill/re-review-prompt.md: SKILL.md names it nowhere"},
-		"a side file not named":    {x.edit(t, skillMD, "([example.md](example.md) shows a whole\nrun)", "(as the example shows)"), "skill/example.md: SKILL.md names it nowhere"},
+		"a side file not named":    {x.edit(t, skillMD, "[example.md](example.md)\nshows a whole run", "the example shows a whole run"), "skill/example.md: SKILL.md names it nowhere"},
 		"a role file gone":         {x.without("skill/task-reviewer-prompt.md"), "<skill dir>/task-reviewer-prompt.md, which is not a file"},
 		"an orphan in skill/":      {func() skillText { y := x.without("x"); y["skill/notes.md"] = "# Notes\n"; return y }(), "skill/notes.md: SKILL.md names it nowhere"},
 		"a linked side file gone":  {x.without("skill/manual.md"), "no file skill/manual.md"},

@@ -1,6 +1,7 @@
 package skilltext
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -184,7 +185,16 @@ func TestTextMutants(t *testing.T) {
 
 		// The models and the tools.
 		{"reviewers one tier up",
-			[]textEdit{row("| reviewer, re-reviewer | the task's tier |", "| reviewer, re-reviewer | one tier above the task's |")}, walkRun},
+			[]textEdit{row("| reviewer, re-reviewer | the task's tier, at least standard |", "| reviewer, re-reviewer | one tier above the task's |")}, walkRun},
+		{"reviewers on the fast tier",
+			[]textEdit{row("| reviewer, re-reviewer | the task's tier, at least standard |", "| reviewer, re-reviewer | the task's tier |")},
+			scenarioRun(fastTask3, wants("Agent implementer 3 (haiku)", "Bash Package", "Agent reviewer 3 (sonnet)"))},
+		{"a fix's answer without its tests not sent back",
+			[]textEdit{row("A fix's answer whose `Tests:` line does not give the covering tests'\ncommand and result goes back: the same round again, saying so. Then\n", "Then\n")},
+			scenarioRun(terseFix, wants("Agent fix 2 (sonnet)", "Agent fix 2 (sonnet)", "Bash Package"))},
+		{"the re-review's round not the row's",
+			[]textEdit{row("the **Re-reviewer prompt**, round `round`+1 |", "the **Re-reviewer prompt**, round 1 |")},
+			scenarioRun(func() follower.Scenario { return follower.StubbornScenario(2, "") }, nil)},
 		{"dispatches in the background",
 			[]textEdit{{file: "host-claude-code.md", old: ", `run_in_background: false`", new: ", `run_in_background: true`"}}, walkRun},
 		{"the standard and most capable tiers' models swapped",
@@ -251,6 +261,54 @@ func TestTextMutants(t *testing.T) {
 				t.Errorf("the mutant lived: the run passed on the changed text")
 			} else {
 				t.Logf("killed: %s", strings.SplitN(p[0], "\n", 2)[0])
+			}
+		})
+	}
+}
+
+// fastTask3 is the walk-through with Task 3 on the fast tier: its code is
+// in its text (one file, spelled out).
+func fastTask3() follower.Scenario {
+	sc := follower.WalkScenario()
+	sc.Tasks[2].Tier = "fast"
+	return sc
+}
+
+// terseFix is the walk-through whose fixer answers its round's first
+// dispatch without its tests.
+func terseFix() follower.Scenario {
+	sc := follower.WalkScenario()
+	d := *sc.Tasks[1].Defect
+	d.TerseFirst = true
+	sc.Tasks[1].Defect = &d
+	return sc
+}
+
+// wants requires the actions to hold seq, in order, one after another.
+func wants(seq ...string) func([]string) []string {
+	return func(actions []string) []string {
+		for i := 0; i+len(seq) <= len(actions); i++ {
+			if strings.Join(actions[i:i+len(seq)], "|") == strings.Join(seq, "|") {
+				return nil
+			}
+		}
+		return []string{fmt.Sprintf("the steps %q never come in a row: %q", seq, actions)}
+	}
+}
+
+// TestNewRunsPassOnTheText: the runs the newer mutants are killed by pass
+// on the text itself (a mutant is only killed if its run can pass).
+func TestNewRunsPassOnTheText(t *testing.T) {
+	t.Parallel()
+	for name, run := range map[string]mutantRun{
+		"a fast task's reviewer on standard":      scenarioRun(fastTask3, wants("Agent implementer 3 (haiku)", "Bash Package", "Agent reviewer 3 (sonnet)")),
+		"a terse fix answer sent back":            scenarioRun(terseFix, wants("Agent fix 2 (sonnet)", "Agent fix 2 (sonnet)", "Bash Package")),
+		"two rounds, each re-reviewed as its own": scenarioRun(func() follower.Scenario { return follower.StubbornScenario(2, "") }, nil),
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			if p := run(t, ""); len(p) > 0 {
+				t.Errorf("the run on skill/: %s", strings.Join(p, "\n"))
 			}
 		})
 	}

@@ -263,6 +263,7 @@ func earlierDoneLedger(repo *testutil.Repo) string {
 	return IdentityPrefix + follower.WalkPlanPath + "\n" +
 		"Task 1: base=" + m + "\n" +
 		"Task 1: reviewed_head=" + c[1] + "\n" +
+		"Task 1: settled — " + follower.WalkSettled + "\n" +
 		"Task 1: complete (commits " + short(repo, m) + ".." + short(repo, c[1]) + ", earlier run, human confirmed)\n" +
 		"Task 2: base=" + c[1] + "\n"
 }
@@ -316,7 +317,7 @@ func TestResumeFlatLedger(t *testing.T) {
 	requireNext(t, "", r, "Read greet.md", "Read rare.md", "Bash Start the run+Earlier run, done", "Bash Start task N", "Agent implementer 2 (sonnet)")
 	requireFinished(t, r)
 	got := finishedLedger(r)
-	require.True(t, strings.HasPrefix(got, strings.Replace(earlierDoneLedger(repo), "\nTask 1: complete", "\nTask 1: minor (deferred): greet.txt lacks a trailing comment\nTask 1: complete", 1)), got)
+	require.True(t, strings.HasPrefix(got, strings.Replace(earlierDoneLedger(repo), "\nTask 1: settled", "\nTask 1: minor (deferred): greet.txt lacks a trailing comment\nTask 1: settled", 1)), got)
 	assert.Equal(t, flatText, readFileT(t, flat), "the flat ledger is never edited")
 	for _, c := range controllerCalls(r.calls) {
 		if c.Tool == "Agent" && strings.HasPrefix(c.Input, "You implement Task 1 ") {

@@ -271,6 +271,41 @@ func TestWalkThrough(t *testing.T) {
 	setup, per, final := stepCounts(r.calls, 3)
 	t.Logf("controller calls: setup %d (then Start the run, which is Task 1's first call), tasks %v, final %d; total %d (ceilings %v)",
 		setup, per, final, len(controllerCalls(r.calls)), follower.WalkCeilings)
+	d := countDispatches(r.calls)
+	t.Log(walkLine("three tasks", 3, d, r.calls))
+	if d.implementers < 3 {
+		t.Errorf("%d implementer dispatches for three ordinary tasks: they are never batched", d.implementers)
+	}
+}
+
+// dispatches counts a run's dispatches by kind.
+type dispatches struct{ implementers, reviewers, fixes int }
+
+// countDispatches reads the kind of each of the controller's Agent calls
+// from its prompt's first words (the text's prompts).
+func countDispatches(calls []directCall) dispatches {
+	var d dispatches
+	for _, c := range controllerCalls(calls) {
+		if c.Tool != "Agent" {
+			continue
+		}
+		switch p := c.Input; {
+		case strings.HasPrefix(p, "You implement "):
+			d.implementers++
+		case strings.HasPrefix(p, "You review "), strings.HasPrefix(p, "You re-review "), strings.HasPrefix(p, "You do the final review"):
+			d.reviewers++
+		case strings.HasPrefix(p, "Fix round "):
+			d.fixes++
+		}
+	}
+	return d
+}
+
+// walkLine is a walk-through's measure, one line in the form issue 29
+// asks for, printed under go test -v.
+func walkLine(name string, tasks int, d dispatches, calls []directCall) string {
+	return fmt.Sprintf("walk-through %s: %d tasks, %d implementer dispatches, %d reviewer dispatches, %d fix dispatches, %d controller calls",
+		name, tasks, d.implementers, d.reviewers, d.fixes, len(controllerCalls(calls)))
 }
 
 func readFileT(t *testing.T, p string) string {
@@ -305,6 +340,7 @@ func TestWalkThroughLargePackage(t *testing.T) {
 	repo := walkRepo(t, follower.BigPlanPath, follower.BigPlan)
 	r := runDirect(t, repo, follower.BigScenario(7500), directOptions{})
 	requireFinished(t, r)
+	t.Log(walkLine("large package", 2, countDispatches(r.calls), r.calls))
 	parts := []string{"1/2000", "2001/2000", "4001/2000", "6001/2000"}
 	require.Equal(t, map[string][]string{
 		"agent-2": parts,                          // Task 1's reviewer
@@ -332,6 +368,7 @@ func TestWalkThroughPackageOver2000Lines(t *testing.T) {
 	r := runDirect(t, repo, follower.BigScenario(4000), directOptions{})
 	requireFinished(t, r)
 	require.Equal(t, []string{"1/2000", "2001/2000", "4001/2000"}, packageReads(r.calls)["agent-2"])
+	t.Log(walkLine("package over 2000 lines", 2, countDispatches(r.calls), r.calls))
 }
 
 // writingPlan is follower.WalkPlan in superpowers' own plan format (its
@@ -349,6 +386,7 @@ func TestWalkThroughWritingPlansFormat(t *testing.T) {
 	repo := walkRepo(t, follower.WalkPlanPath, writingPlan)
 	r := runDirect(t, repo, follower.WalkScenario(), directOptions{})
 	requireFinished(t, r)
-	require.Equal(t, "## Global Constraints\n- Plain text files only, each ending with a newline.\n\n---\n\n",
-		readFileT(t, filepath.Join(r.keep, "greet", "constraints.md")))
+	require.Equal(t, "## Global Constraints\n- Plain text files only, each ending with a newline.\n\n\n",
+		readFileT(t, filepath.Join(r.keep, "greet", "constraints.md")), "the rule that closes the header is no constraint")
+	t.Log(walkLine("writing-plans format", 3, countDispatches(r.calls), r.calls))
 }
