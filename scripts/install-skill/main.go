@@ -21,9 +21,10 @@
 // an untouched install is updated silently and one someone edited is left
 // alone unless --force (place.go). What else would show the model a skill
 // of the same name is removed when it is the previous installer's
-// untouched copy, and named otherwise (others.go). --replace-scripts and
-// --restore are swap.go; they too overwrite or delete no file they did not
-// write unless --force.
+// untouched copy, and named otherwise (others.go). --replace-scripts is
+// swap.go and --restore restore.go, what the two share (finding the
+// scripts, telling a file's kind, refusing) scripts.go; they too overwrite
+// or delete no file they did not write unless --force.
 //
 // Exit status: 0 on success, 2 on bad usage, 1 on any other failure.
 package main
