@@ -25,7 +25,7 @@ func defaultPluginDir(env Env) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return filepath.Join(home, ".claude", "skills", ship.PluginName), nil
+	return under(home, ".claude/skills/"+ship.PluginName), nil
 }
 
 // install puts the plugin (ship.PluginFiles) in place, then deals with the
