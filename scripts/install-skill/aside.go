@@ -57,7 +57,7 @@ func removeFile(path string, env Env) error {
 func moveAside(path string) (string, error) {
 	dir, base := filepath.Split(path)
 	for i := 0; ; i++ {
-		aside := filepath.Join(dir, fmt.Sprintf(".%s%s%d-%d", base, asideMark, os.Getpid(), i))
+		aside := dir + fmt.Sprintf(".%s%s%d-%d", base, asideMark, os.Getpid(), i)
 		if ok, err := exists(aside); err != nil {
 			return "", err
 		} else if ok {
@@ -81,7 +81,7 @@ func removeAsides(dir string) {
 	}
 	for _, e := range ents {
 		if strings.HasPrefix(e.Name(), ".") && strings.Contains(e.Name(), asideMark) {
-			_ = os.Remove(filepath.Join(dir, e.Name()))
+			_ = os.Remove(under(dir, e.Name()))
 		}
 	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // under is the slash-separated rel inside dir, dir spelled as given: the
@@ -13,4 +14,13 @@ func under(dir, rel string) string {
 		return dir + filepath.FromSlash(rel)
 	}
 	return dir + string(filepath.Separator) + filepath.FromSlash(rel)
+}
+
+// split is the folder of dir that holds rel, and rel's last name.
+func split(dir, rel string) (parent, name string) {
+	i := strings.LastIndex(rel, "/")
+	if i < 0 {
+		return dir, rel
+	}
+	return under(dir, rel[:i]), rel[i+1:]
 }

@@ -8,7 +8,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
+	"path"
 	"slices"
 	"sort"
 	"strings"
@@ -34,16 +34,24 @@ type placed struct{ written, removed, unchanged int }
 // own: a file whose bytes or mode differ is written beside and renamed
 // over the old one, a file the last run wrote and files no longer lists is
 // removed, and the manifest then lists exactly files. Nothing is changed
-// when a file the last run wrote was edited or deleted, or when one in the
-// way was not written by the installer, unless force.
+// when dir, or a path of the install in it, is a link (links.go), and,
+// unless force, when a file the last run wrote was edited or deleted, or
+// one in the way was not written by the installer.
 //
 // Until the run ends the manifest lists both the old and the new sum of
 // each file, so a run that is cut short leaves an install the next run
 // still recognises as untouched.
 func place(dir string, files map[string]newFile, force bool, env Env) (placed, error) {
 	var did placed
-	manifest, err := readManifest(filepath.Join(dir, manifestName))
+	if err := refuseObstacles(dir, obstacles(dir, []string{manifestName})); err != nil {
+		return did, err
+	}
+	manifest, err := readManifest(under(dir, manifestName))
 	if err != nil {
+		return did, err
+	}
+	rels := append(append(sortedKeys(files), sortedKeys(manifest)...), manifestName)
+	if err := refuseObstacles(dir, obstacles(dir, rels)); err != nil {
 		return did, err
 	}
 	changed, err := changes(dir, files, manifest)
@@ -77,10 +85,11 @@ func place(dir string, files map[string]newFile, force bool, env Env) (placed, e
 	}
 	swept := map[string]bool{}
 	for _, rel := range sortedKeys(files) {
-		f, p := files[rel], filepath.Join(dir, filepath.FromSlash(rel))
-		if sub := filepath.Dir(p); !swept[sub] {
-			removeAsides(sub)
-			swept[sub] = true
+		f, p := files[rel], under(dir, rel)
+		parent, name := split(dir, rel)
+		if !swept[parent] {
+			removeAsides(parent)
+			swept[parent] = true
 		}
 		if same, err := holds(p, f, env); err != nil {
 			return did, err
@@ -88,10 +97,10 @@ func place(dir string, files map[string]newFile, force bool, env Env) (placed, e
 			did.unchanged++
 			continue
 		}
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		if err := os.MkdirAll(parent, 0o755); err != nil {
 			return did, err
 		}
-		if err := writeBeside(p, f.data, f.mode, func(tmp, path string) error { return replaceFile(tmp, path, env) }); err != nil {
+		if err := writeBeside(parent, name, f.data, f.mode, func(tmp, path string) error { return replaceFile(tmp, path, env) }); err != nil {
 			return did, err
 		}
 		did.written++
@@ -102,7 +111,7 @@ func place(dir string, files map[string]newFile, force bool, env Env) (placed, e
 		}
 		// Written last time, not shipped now; unmodified (or --force),
 		// since changes() let us get here.
-		p := filepath.Join(dir, filepath.FromSlash(rel))
+		p := under(dir, rel)
 		if ok, err := exists(p); err != nil {
 			return did, err
 		} else if !ok {
@@ -111,7 +120,7 @@ func place(dir string, files map[string]newFile, force bool, env Env) (placed, e
 		if err := removeFile(p, env); err != nil {
 			return did, err
 		}
-		removeEmptyDirs(dir, filepath.Dir(p))
+		removeEmptyParents(dir, rel)
 		did.removed++
 	}
 	return did, writeManifest(dir, final)
@@ -124,7 +133,7 @@ func place(dir string, files map[string]newFile, force bool, env Env) (placed, e
 func changes(dir string, files map[string]newFile, manifest map[string][]string) ([]string, error) {
 	var out []string
 	for rel, sums := range manifest {
-		b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(rel)))
+		b, err := os.ReadFile(under(dir, rel))
 		_, shipped := files[rel]
 		switch {
 		case errors.Is(err, fs.ErrNotExist) && shipped:
@@ -141,7 +150,7 @@ func changes(dir string, files map[string]newFile, manifest map[string][]string)
 		if _, ours := manifest[rel]; ours {
 			continue
 		}
-		b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(rel)))
+		b, err := os.ReadFile(under(dir, rel))
 		if err == nil && !bytes.Equal(b, f.data) {
 			out = append(out, rel+" (not installed by this tool)")
 		}
@@ -217,18 +226,18 @@ func formatManifest(m map[string][]string) []byte {
 }
 
 func writeManifest(dir string, m map[string][]string) error {
-	p, b := filepath.Join(dir, manifestName), formatManifest(m)
-	if old, err := os.ReadFile(p); err == nil && bytes.Equal(old, b) {
+	b := formatManifest(m)
+	if old, err := os.ReadFile(under(dir, manifestName)); err == nil && bytes.Equal(old, b) {
 		return nil
 	}
-	return writeBeside(p, b, 0o644, os.Rename)
+	return writeBeside(dir, manifestName, b, 0o644, os.Rename)
 }
 
-// writeBeside writes data with mode to a new file beside path, then puts it
-// in place with place(tmp, path), so a reader never sees half a file; the
-// new file is removed if that fails.
-func writeBeside(path string, data []byte, mode fs.FileMode, place func(tmp, path string) error) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+// writeBeside writes data with mode to a new file beside name in the
+// folder parent, then puts it in place with place(tmp, path), so a reader
+// never sees half a file; the new file is removed if that fails.
+func writeBeside(parent, name string, data []byte, mode fs.FileMode, place func(tmp, path string) error) error {
+	f, err := os.CreateTemp(parent, "."+name+".tmp-*")
 	if err != nil {
 		return err
 	}
@@ -244,14 +253,16 @@ func writeBeside(path string, data []byte, mode fs.FileMode, place func(tmp, pat
 	if err := os.Chmod(tmp, mode); err != nil {
 		return err
 	}
-	return place(tmp, path)
+	return place(tmp, under(parent, name))
 }
 
-// removeEmptyDirs removes sub and its parents up to, not including, top,
-// while they are empty.
-func removeEmptyDirs(top, sub string) {
-	for sub != top && strings.HasPrefix(sub, top) && os.Remove(sub) == nil {
-		sub = filepath.Dir(sub)
+// removeEmptyParents removes the folders of dir leading to rel, deepest
+// first, while they are empty.
+func removeEmptyParents(dir, rel string) {
+	for d := path.Dir(rel); d != "."; d = path.Dir(d) {
+		if os.Remove(under(dir, d)) != nil {
+			return
+		}
 	}
 }
 

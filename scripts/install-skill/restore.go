@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 
 	"github.com/sdd-go/sdd-go/internal/dev/ship"
 )
@@ -24,8 +23,10 @@ func restoreScripts(o options, env Env) error {
 	if err != nil {
 		return err
 	}
-	removeAsides(dir)
-	record, err := readManifest(filepath.Join(dir, manifestName))
+	if err := prepareScripts(dir, env); err != nil {
+		return err
+	}
+	record, err := readManifest(under(dir, manifestName))
 	if err != nil {
 		return err
 	}
@@ -42,7 +43,7 @@ func restoreScripts(o options, env Env) error {
 		return err
 	}
 	for _, s := range steps {
-		script := filepath.Join(dir, s.name)
+		script := under(dir, s.name)
 		// The binary goes first: while it is there, a Windows shell runs
 		// it in preference to the script.
 		if s.removeExe {
@@ -59,7 +60,7 @@ func restoreScripts(o options, env Env) error {
 		}
 		logf(env, "%s: original script restored", script)
 	}
-	if err := os.Remove(filepath.Join(dir, manifestName)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := os.Remove(under(dir, manifestName)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
 	return nil
@@ -67,7 +68,7 @@ func restoreScripts(o options, env Env) error {
 
 func planRestore(dir, name string, record map[string][]string, env Env) (restoreStep, []conflict, error) {
 	s := restoreStep{name: name}
-	script := filepath.Join(dir, name)
+	script := under(dir, name)
 	origName := name + origSuffix
 	orig, err := readOrig(script + origSuffix)
 	if err != nil {

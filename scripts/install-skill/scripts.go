@@ -19,10 +19,10 @@ const origSuffix = ".bash-orig"
 
 // scriptsDir accepts the superpowers skill directory or its scripts/.
 func scriptsDir(dir string) (string, error) {
-	for _, d := range []string{filepath.Join(dir, "scripts"), dir} {
+	for _, d := range []string{under(dir, "scripts"), dir} {
 		for _, name := range ship.DropIns {
 			for _, n := range []string{name, name + origSuffix} {
-				if fi, err := os.Lstat(filepath.Join(d, n)); err == nil && fi.Mode().IsRegular() {
+				if fi, err := os.Lstat(under(d, n)); err == nil && fi.Mode().IsRegular() {
 					return d, nil
 				}
 			}
@@ -38,7 +38,25 @@ func scriptsDir(dir string) (string, error) {
 // extensionless file is one cmd and PowerShell cannot run (they hand it to
 // the "open with" picker, the very failure of superpowers#2307).
 func installed(dir, name string, env Env) string {
-	return filepath.Join(dir, ship.BinaryName(name, env.GOOS))
+	return under(dir, ship.BinaryName(name, env.GOOS))
+}
+
+// prepareScripts refuses a scripts directory where a file the swap would
+// write, rename or remove is a link (links.go), --force or not, and
+// removes what earlier runs moved aside there.
+func prepareScripts(dir string, env Env) error {
+	names := []string{manifestName}
+	for _, name := range ship.DropIns {
+		names = append(names, name, name+origSuffix)
+		if exe := ship.BinaryName(name, env.GOOS); exe != name {
+			names = append(names, exe)
+		}
+	}
+	if err := refuseObstacles(dir, obstaclesIn(dir, names)); err != nil {
+		return err
+	}
+	removeAsides(dir)
+	return nil
 }
 
 // The files of one command in the scripts directory: the extensionless

@@ -34,10 +34,12 @@ func replaceScripts(o options, env Env) error {
 		if err != nil {
 			return fmt.Errorf("%v; or name the binaries' directory with --bin", err)
 		}
-		bin = filepath.Join(plugin, "bin")
+		bin = under(plugin, "bin")
 	}
-	removeAsides(dir)
-	record, err := readManifest(filepath.Join(dir, manifestName))
+	if err := prepareScripts(dir, env); err != nil {
+		return err
+	}
+	record, err := readManifest(under(dir, manifestName))
 	if err != nil {
 		return err
 	}
@@ -84,7 +86,7 @@ func planSwap(dir, bin, name string, record map[string][]string, env Env) (swapS
 	if s.data, err = os.ReadFile(s.binPath); err != nil {
 		return s, nil, fmt.Errorf("no %s binary: %v (install the plugin with go run ./scripts/install-skill, or pass --bin DIR)", name, err)
 	}
-	script := filepath.Join(dir, name)
+	script := under(dir, name)
 	origName := name + origSuffix
 	orig, err := readOrig(script + origSuffix)
 	if err != nil {
@@ -144,7 +146,7 @@ func planSwap(dir, bin, name string, record map[string][]string, env Env) (swapS
 }
 
 func (s swapStep) run(dir string, env Env) error {
-	script := filepath.Join(dir, s.name)
+	script := under(dir, s.name)
 	if s.setAside {
 		if err := os.Rename(script, script+origSuffix); err != nil {
 			return err
@@ -159,7 +161,7 @@ func (s swapStep) run(dir string, env Env) error {
 		logf(env, "%s: already replaced, up to date", s.target)
 		return nil
 	}
-	err := writeBeside(s.target, s.data, 0o755, func(tmp, path string) error { return replaceFile(tmp, path, env) })
+	err := writeBeside(dir, ship.BinaryName(s.name, env.GOOS), s.data, 0o755, func(tmp, path string) error { return replaceFile(tmp, path, env) })
 	if err != nil {
 		return err
 	}
