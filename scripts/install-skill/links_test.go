@@ -26,6 +26,27 @@ func symlink(t *testing.T, target, link string) {
 	}
 }
 
+// refusedEveryWay checks that an install and an --uninstall for host,
+// each with and without --force, are refused with every want in the
+// message, and then check holds.
+func refusedEveryWay(t *testing.T, h *harness, host string, want []string, check func(args []string)) {
+	t.Helper()
+	for _, args := range [][]string{
+		{"--host", host, "--bin", h.bin},
+		{"--host", host, "--bin", h.bin, "--force"},
+		{"--host", host, "--uninstall"},
+		{"--host", host, "--uninstall", "--force"},
+	} {
+		code, stdout, stderr := h.run(args...)
+		assert.Equal(t, 1, code, "%q: %s", args, stderr)
+		assert.Empty(t, stdout)
+		for _, w := range want {
+			assert.Contains(t, stderr, w, "%q", args)
+		}
+		check(args)
+	}
+}
+
 // TestSymlinkedPlaceIsRefused: where the folder the installer fills (the
 // plugin's, or the skill's for Codex and OpenCode) is a symlink to a
 // folder of the user's, install and --uninstall are refused, --force or
@@ -47,20 +68,11 @@ func TestSymlinkedPlaceIsRefused(t *testing.T) {
 			symlink(t, mine, place)
 
 			writeFakeBinaries(t, h.bin, h.goos, "v2")
-			for _, args := range [][]string{
-				{"--host", host, "--bin", h.bin},
-				{"--host", host, "--bin", h.bin, "--force"},
-				{"--host", host, "--uninstall"},
-				{"--host", host, "--uninstall", "--force"},
-			} {
-				code, stdout, stderr := h.run(args...)
-				assert.Equal(t, 1, code, "%q: %s", args, stderr)
-				assert.Empty(t, stdout)
-				assert.Contains(t, stderr, place+" is a symbolic link to "+mine, "%q", args)
-				assert.Contains(t, stderr, "--dir", "%q: the way to act on the folder it leads to", args)
+			// --dir: the way to act on the folder it leads to.
+			refusedEveryWay(t, h, host, []string{place + " is a symbolic link to " + mine, "--dir"}, func(args []string) {
 				assert.Equal(t, before, readTree(t, mine), "%q: nothing written or removed through the link", args)
 				assertLink(t, place, mine)
-			}
+			})
 		})
 	}
 }
@@ -111,17 +123,7 @@ func TestSymlinkInsideIsRefused(t *testing.T) {
 				before := readTree(t, place)
 
 				writeFakeBinaries(t, h.bin, h.goos, "v2")
-				for _, args := range [][]string{
-					{"--host", host, "--bin", h.bin},
-					{"--host", host, "--bin", h.bin, "--force"},
-					{"--host", host, "--uninstall"},
-					{"--host", host, "--uninstall", "--force"},
-				} {
-					code, stdout, stderr := h.run(args...)
-					assert.Equal(t, 1, code, "%q: %s", args, stderr)
-					assert.Empty(t, stdout)
-					assert.Contains(t, stderr, link+": a symbolic link to "+target, "%q", args)
-					assert.Contains(t, stderr, "remove", "%q: what to do", args)
+				refusedEveryWay(t, h, host, []string{link + ": a symbolic link to " + target, "remove each"}, func(args []string) {
 					assert.Equal(t, before, readTree(t, place), "%q: nothing changed", args)
 					assertLink(t, link, target)
 					if fi, err := os.Stat(link); err == nil && fi.IsDir() {
@@ -129,7 +131,7 @@ func TestSymlinkInsideIsRefused(t *testing.T) {
 					} else if err == nil {
 						assert.Equal(t, theirs, map[string]string{"": readFile(t, target)}, "%q", args)
 					}
-				}
+				})
 
 				// What the message says: remove the link; an install then
 				// puts the installer's files back with --force.
