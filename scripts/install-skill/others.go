@@ -81,7 +81,7 @@ func migrate(old string, env Env) {
 		changed = append(changed, o.path+" ("+o.what+")")
 	}
 	if len(changed) == 0 {
-		if changed, err = changes(old, nil, manifest); err != nil {
+		if changed, _, err = changes(old, nil, manifest); err != nil {
 			logf(env, "%s: %v", old, err)
 			return
 		}

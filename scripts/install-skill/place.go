@@ -39,10 +39,14 @@ type placed struct{ written, removed, unchanged int }
 // one in the way was not written by the installer.
 //
 // Until the run ends the manifest lists both the old and the new sum of
-// each file, so a run that is cut short leaves an install the next run
-// still recognises as untouched.
+// each file it replaces, so a run that is cut short leaves an install the
+// next run still recognises as untouched. A file it adds is listed at the
+// end only: one it never got to place is then not taken for one the user
+// deleted, and one it did is its own by its bytes, which the next run
+// ships too.
 func place(dir string, files map[string]newFile, force bool, env Env) (placed, error) {
 	var did placed
+	scratch.wait()
 	if err := refuseObstacles(dir, obstacles(dir, []string{manifestName})); err != nil {
 		return did, err
 	}
@@ -54,20 +58,17 @@ func place(dir string, files map[string]newFile, force bool, env Env) (placed, e
 	if err := refuseObstacles(dir, obstacles(dir, rels)); err != nil {
 		return did, err
 	}
-	changed, err := changes(dir, files, manifest)
+	edited, foreign, err := changes(dir, files, manifest)
 	if err != nil {
 		return did, err
 	}
-	if len(changed) > 0 {
-		if !force {
-			return did, fmt.Errorf("%s was modified since it was installed:\n  %s\nnothing was changed; keep your edits elsewhere and run again with --force to overwrite them",
-				dir, strings.Join(changed, "\n  "))
-		}
-		logf(env, "--force: overwriting local changes in %s: %s", dir, strings.Join(changed, ", "))
+	if err := refuseChanges(dir, edited, foreign, force, env); err != nil {
+		return did, err
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return did, err
 	}
+	sweep(dir, rels)
 	final := map[string][]string{}
 	interim := map[string][]string{}
 	for rel, sums := range manifest {
@@ -76,27 +77,22 @@ func place(dir string, files map[string]newFile, force bool, env Env) (placed, e
 	for rel, f := range files {
 		s := sum(f.data)
 		final[rel] = []string{s}
-		if !slices.Contains(interim[rel], s) {
+		if _, err := os.Lstat(under(dir, rel)); err == nil && !slices.Contains(interim[rel], s) {
 			interim[rel] = append(interim[rel], s)
 		}
 	}
 	if err := writeManifest(dir, interim); err != nil {
 		return did, err
 	}
-	swept := map[string]bool{}
 	for _, rel := range sortedKeys(files) {
 		f, p := files[rel], under(dir, rel)
-		parent, name := split(dir, rel)
-		if !swept[parent] {
-			removeAsides(parent)
-			swept[parent] = true
-		}
 		if same, err := holds(p, f, env); err != nil {
 			return did, err
 		} else if same {
 			did.unchanged++
 			continue
 		}
+		parent, name := split(dir, rel)
 		if err := os.MkdirAll(parent, 0o755); err != nil {
 			return did, err
 		}
@@ -127,23 +123,22 @@ func place(dir string, files map[string]newFile, force bool, env Env) (placed, e
 }
 
 // changes lists the files of dir that differ from what the installer wrote
-// last time (edited, or deleted while still shipped), or that it would
-// overwrite with other bytes without having written them: the files a
-// plain install must not touch.
-func changes(dir string, files map[string]newFile, manifest map[string][]string) ([]string, error) {
-	var out []string
+// last time (edited, or deleted while still shipped), and those it would
+// overwrite with other bytes without having written them (foreign): the
+// files a plain install must not touch.
+func changes(dir string, files map[string]newFile, manifest map[string][]string) (edited, foreign []string, err error) {
 	for rel, sums := range manifest {
 		b, err := os.ReadFile(under(dir, rel))
 		_, shipped := files[rel]
 		switch {
 		case errors.Is(err, fs.ErrNotExist) && shipped:
-			out = append(out, rel+" (deleted)")
+			edited = append(edited, rel+" (deleted)")
 		case errors.Is(err, fs.ErrNotExist):
 			// Not shipped any more: it would be removed anyway.
 		case err != nil:
-			return nil, err
+			return nil, nil, err
 		case !slices.Contains(sums, sum(b)):
-			out = append(out, rel+" (edited)")
+			edited = append(edited, rel+" (edited)")
 		}
 	}
 	for rel, f := range files {
@@ -152,11 +147,35 @@ func changes(dir string, files map[string]newFile, manifest map[string][]string)
 		}
 		b, err := os.ReadFile(under(dir, rel))
 		if err == nil && !bytes.Equal(b, f.data) {
-			out = append(out, rel+" (not installed by this tool)")
+			foreign = append(foreign, rel)
 		}
 	}
-	sort.Strings(out)
-	return out, nil
+	sort.Strings(edited)
+	sort.Strings(foreign)
+	return edited, foreign, nil
+}
+
+// refuseChanges stops the run when it would overwrite or remove files the
+// user edited or that the installer did not write, unless force; a folder
+// never installed into is not called modified.
+func refuseChanges(dir string, edited, foreign []string, force bool, env Env) error {
+	all := append(slices.Clone(edited), foreign...)
+	switch {
+	case len(all) == 0:
+		return nil
+	case force:
+		logf(env, "--force: overwriting local changes in %s: %s", dir, strings.Join(all, ", "))
+		return nil
+	}
+	var b strings.Builder
+	if len(edited) > 0 {
+		fmt.Fprintf(&b, "%s was modified since it was installed:\n  %s\n", dir, strings.Join(edited, "\n  "))
+	}
+	if len(foreign) > 0 {
+		fmt.Fprintf(&b, "%s holds files install-skill did not write:\n  %s\n", dir, strings.Join(foreign, "\n  "))
+	}
+	b.WriteString("nothing was changed; keep them elsewhere and run again with --force to overwrite or remove them")
+	return errors.New(b.String())
 }
 
 // holds reports whether p already is f, mode included where the OS keeps
@@ -231,29 +250,6 @@ func writeManifest(dir string, m map[string][]string) error {
 		return nil
 	}
 	return writeBeside(dir, manifestName, b, 0o644, os.Rename)
-}
-
-// writeBeside writes data with mode to a new file beside name in the
-// folder parent, then puts it in place with place(tmp, path), so a reader
-// never sees half a file; the new file is removed if that fails.
-func writeBeside(parent, name string, data []byte, mode fs.FileMode, place func(tmp, path string) error) error {
-	f, err := os.CreateTemp(parent, "."+name+".tmp-*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	defer os.Remove(tmp) // a no-op once renamed
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	if err := os.Chmod(tmp, mode); err != nil {
-		return err
-	}
-	return place(tmp, under(parent, name))
 }
 
 // removeEmptyParents removes the folders of dir leading to rel, deepest

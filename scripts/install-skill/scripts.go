@@ -43,7 +43,7 @@ func installed(dir, name string, env Env) string {
 
 // prepareScripts refuses a scripts directory where a file the swap would
 // write, rename or remove is a link (links.go), --force or not, and
-// removes what earlier runs moved aside there.
+// removes what earlier runs left there.
 func prepareScripts(dir string, env Env) error {
 	names := []string{manifestName}
 	for _, name := range ship.DropIns {
@@ -55,7 +55,7 @@ func prepareScripts(dir string, env Env) error {
 	if err := refuseObstacles(dir, obstaclesIn(dir, names)); err != nil {
 		return err
 	}
-	removeAsides(dir)
+	sweep(dir, names)
 	return nil
 }
 
