@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -57,18 +58,29 @@ func procState(pid int) byte {
 	return b[i+2]
 }
 
-// signalWhileTemporary sends sig to pid at a moment a temporary file of
-// it exists in dir: it stops the process (SIGSTOP) as soon as one shows,
-// and if one still exists once it is stopped, sends sig and lets it go
-// on (SIGCONT), so sig is what it meets next. It reports false if the
-// process ended first.
-func signalWhileTemporary(t *testing.T, pid int, dir string, sig syscall.Signal) bool {
+// writing reports whether dir holds a temporary file for name.
+func writing(dir, name string) bool {
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		if strings.HasPrefix(e.Name(), "."+name+tempMark) {
+			return true
+		}
+	}
+	return false
+}
+
+// signalWhileTemporary sends sig to pid at a moment it writes name in dir
+// (a temporary file for it exists): it stops the process (SIGSTOP) as
+// soon as one shows, and if one still exists once it is stopped, sends
+// sig and lets it go on (SIGCONT), so sig is what it meets next. It
+// reports false if the process ended first.
+func signalWhileTemporary(t *testing.T, pid int, dir, name string, sig syscall.Signal) bool {
 	t.Helper()
 	for {
 		if s := procState(pid); s == 0 || s == 'Z' {
 			return false
 		}
-		if len(temporaries(t, dir)) == 0 {
+		if !writing(dir, name) {
 			continue
 		}
 		require.NoError(t, syscall.Kill(pid, syscall.SIGSTOP))
@@ -77,7 +89,7 @@ func signalWhileTemporary(t *testing.T, pid int, dir string, sig syscall.Signal)
 				return false
 			}
 		}
-		if len(temporaries(t, dir)) > 0 {
+		if writing(dir, name) {
 			require.NoError(t, syscall.Kill(pid, sig))
 			require.NoError(t, syscall.Kill(pid, syscall.SIGCONT))
 			return true
@@ -99,15 +111,18 @@ func writeBigBinaries(t *testing.T, dir, version string) {
 
 // installerEnv is the environment of an installer process with home as
 // its HOME: the go tool it runs keeps the test's caches (a HOME of its own
-// would make it fetch and build everything again), and finds no GOBIN of
-// the machine's.
+// would make it fetch and build everything again) and configuration (its
+// telemetry, written by a process that may outlive it, stays out of the
+// test's folders), and finds no GOBIN of the machine's.
 func installerEnv(t *testing.T, home string, more ...string) []string {
 	t.Helper()
 	out, err := exec.Command("go", "env", "GOCACHE", "GOMODCACHE", "GOPATH").Output()
 	require.NoError(t, err)
 	vals := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
 	require.Len(t, vals, 3)
-	env := append(os.Environ(), "HOME="+home, "GOCACHE="+vals[0], "GOMODCACHE="+vals[1], "GOPATH="+vals[2],
+	config, err := os.UserConfigDir()
+	require.NoError(t, err)
+	env := append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME="+config, "GOCACHE="+vals[0], "GOMODCACHE="+vals[1], "GOPATH="+vals[2],
 		"GOBIN="+filepath.Join(t.TempDir(), "gobin"))
 	return append(env, more...)
 }
@@ -120,16 +135,40 @@ func diedOf(t *testing.T, c *exec.Cmd, sig syscall.Signal, stderr string) {
 	assert.True(t, ws.Signaled() && ws.Signal() == sig, "ended by %v, not %v: %s", c.ProcessState, sig, stderr)
 }
 
+// copyTree copies the files and folders under from to to, modes kept.
+func copyTree(t *testing.T, from, to string) {
+	t.Helper()
+	require.NoError(t, filepath.WalkDir(from, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(from, p)
+		fi, err := d.Info()
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(to, rel), fi.Mode().Perm())
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(to, rel), b, fi.Mode().Perm())
+	}))
+}
+
 // TestInterruptLeavesNoTemporaries: Ctrl-C (SIGINT) reaching the installer
-// while it writes a binary into the skill's bin/ ends it by SIGINT with no
-// temporary file left anywhere in the folder; what it had placed is still
-// its own, so the next install needs no --force and --uninstall then
-// removes the folder whole.
+// while a first install writes the first binary into the skill's bin/
+// ends it by SIGINT with no temporary file left anywhere in the folder.
+// What it had placed is still its own: the next install completes it
+// without --force, or --uninstall removes the folder whole (bin/ too,
+// which the run made and left empty).
 func TestInterruptLeavesNoTemporaries(t *testing.T) {
 	installer := builtInstaller(t)
-	home, codexHome, bin, tmp := t.TempDir(), t.TempDir(), t.TempDir(), t.TempDir()
-	place := filepath.Join(codexHome, "skills", ship.SkillName)
-	run := func(args ...string) (*exec.Cmd, *bytes.Buffer) {
+	home, bin, tmp := t.TempDir(), t.TempDir(), t.TempDir()
+	writeBigBinaries(t, bin, "v1")
+	run := func(codexHome string, args ...string) (*exec.Cmd, *bytes.Buffer) {
 		c := exec.Command(installer, append([]string{"--host", "codex"}, args...)...)
 		c.Dir = repoRoot(t)
 		c.Env = installerEnv(t, home, "CODEX_HOME="+codexHome, "TMPDIR="+tmp)
@@ -137,12 +176,13 @@ func TestInterruptLeavesNoTemporaries(t *testing.T) {
 		c.Stderr = &stderr
 		return c, &stderr
 	}
-	for try := 1; ; try++ {
-		require.LessOrEqual(t, try, 20, "the installer was never caught with a temporary file in bin/")
-		writeBigBinaries(t, bin, fmt.Sprint("v", try)) // new bytes: every run writes them
-		c, stderr := run("--bin", bin)
+	var interrupted string // a CODEX_HOME holding the interrupted install
+	for try := 1; interrupted == ""; try++ {
+		require.LessOrEqual(t, try, 20, "the installer was never caught writing bin/review-package")
+		codexHome := t.TempDir()
+		c, stderr := run(codexHome, "--bin", bin)
 		require.NoError(t, c.Start())
-		caught := signalWhileTemporary(t, c.Process.Pid, filepath.Join(place, "bin"), syscall.SIGINT)
+		caught := signalWhileTemporary(t, c.Process.Pid, filepath.Join(codexHome, "skills", ship.SkillName, "bin"), "review-package", syscall.SIGINT)
 		err := c.Wait()
 		if !caught {
 			require.NoError(t, err, stderr.String())
@@ -150,16 +190,26 @@ func TestInterruptLeavesNoTemporaries(t *testing.T) {
 		}
 		t.Logf("caught at try %d", try)
 		diedOf(t, c, syscall.SIGINT, stderr.String())
-		assert.Empty(t, temporaries(t, place), "no temporary file is left")
-		break
+		assert.Empty(t, temporaries(t, codexHome), "no temporary file is left")
+		interrupted = codexHome
 	}
+	place := func(codexHome string) string { return filepath.Join(codexHome, "skills", ship.SkillName) }
+	other := t.TempDir()
+	copyTree(t, interrupted, other)
 
-	c, stderr := run("--bin", bin)
+	c, stderr := run(interrupted, "--bin", bin)
 	require.NoError(t, c.Run(), stderr.String())
-	c, stderr = run("--uninstall")
+	assert.Equal(t, wantSkillFolder(t, bin, runtime.GOOS), withoutManifest(readTree(t, place(interrupted))))
+
+	c, stderr = run(other, "--uninstall")
 	require.NoError(t, c.Run(), stderr.String())
-	assert.NoDirExists(t, place, stderr.String())
+	assert.NoDirExists(t, place(other), stderr.String())
 	assert.Empty(t, dirNames(t, tmp), "nothing in TMPDIR")
+}
+
+func withoutManifest(tree map[string]string) map[string]string {
+	delete(tree, manifestName)
+	return tree
 }
 
 // TestTerminateDuringBuildLeavesNoTemporaries: SIGTERM to the installer

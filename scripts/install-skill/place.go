@@ -39,11 +39,10 @@ type placed struct{ written, removed, unchanged int }
 // one in the way was not written by the installer.
 //
 // Until the run ends the manifest lists both the old and the new sum of
-// each file it replaces, so a run that is cut short leaves an install the
-// next run still recognises as untouched. A file it adds is listed at the
-// end only: one it never got to place is then not taken for one the user
-// deleted, and one it did is its own by its bytes, which the next run
-// ships too.
+// each file, so a run that is cut short leaves an install the next run
+// still recognises as untouched, and --uninstall removes whole. A file the
+// run adds is listed twice (pending), so that the next run, finding it
+// missing, knows it was never placed rather than deleted.
 func place(dir string, files map[string]newFile, force bool, env Env) (placed, error) {
 	var did placed
 	scratch.wait()
@@ -77,7 +76,12 @@ func place(dir string, files map[string]newFile, force bool, env Env) (placed, e
 	for rel, f := range files {
 		s := sum(f.data)
 		final[rel] = []string{s}
-		if _, err := os.Lstat(under(dir, rel)); err == nil && !slices.Contains(interim[rel], s) {
+		_, err := os.Lstat(under(dir, rel))
+		switch {
+		case slices.Contains(interim[rel], s):
+		case interim[rel] == nil && err != nil:
+			interim[rel] = []string{s, s} // pending
+		default:
 			interim[rel] = append(interim[rel], s)
 		}
 	}
@@ -111,7 +115,10 @@ func place(dir string, files map[string]newFile, force bool, env Env) (placed, e
 		if ok, err := exists(p); err != nil {
 			return did, err
 		} else if !ok {
-			continue // gone already: deleted, or never placed by a run cut short
+			// Gone already: deleted, or never placed by a run cut short,
+			// which may have left its folder empty.
+			removeEmptyParents(dir, rel)
+			continue
 		}
 		if err := removeFile(p, env); err != nil {
 			return did, err
@@ -131,10 +138,11 @@ func changes(dir string, files map[string]newFile, manifest map[string][]string)
 		b, err := os.ReadFile(under(dir, rel))
 		_, shipped := files[rel]
 		switch {
-		case errors.Is(err, fs.ErrNotExist) && shipped:
+		case errors.Is(err, fs.ErrNotExist) && shipped && !pending(sums):
 			edited = append(edited, rel+" (deleted)")
 		case errors.Is(err, fs.ErrNotExist):
-			// Not shipped any more: it would be removed anyway.
+			// Not shipped any more, so it would be removed anyway, or
+			// never placed by a run cut short.
 		case err != nil:
 			return nil, nil, err
 		case !slices.Contains(sums, sum(b)):
@@ -176,6 +184,18 @@ func refuseChanges(dir string, edited, foreign []string, force bool, env Env) er
 	}
 	b.WriteString("nothing was changed; keep them elsewhere and run again with --force to overwrite or remove them")
 	return errors.New(b.String())
+}
+
+// pending reports whether a file's sums in a manifest hold one line
+// twice: a run's mark of a file it was to add, which a manifest of a run
+// that ended never holds (sha256sum -c only checks it twice).
+func pending(sums []string) bool {
+	for i, s := range sums {
+		if slices.Contains(sums[i+1:], s) {
+			return true
+		}
+	}
+	return false
 }
 
 // holds reports whether p already is f, mode included where the OS keeps

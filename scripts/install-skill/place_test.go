@@ -132,6 +132,39 @@ func TestInterruptedInstallIsStillOurs(t *testing.T) {
 		[]byte(readFile(t, filepath.Join(dir, manifestName))), "the manifest ends with one sum a file")
 }
 
+// TestInterruptedFirstInstall: a first install cut short (here: a file
+// cannot be placed) leaves files it placed and files it never got to; the
+// next install completes it without --force (a file never placed is not
+// one the user deleted), and --uninstall instead removes every file it
+// placed and the folder.
+func TestInterruptedFirstInstall(t *testing.T) {
+	env := testEnv()
+	env.Stderr = io.Discard
+	files := map[string]newFile{"a.md": {[]byte("a"), 0o644}, "bin/b": {[]byte("b"), 0o755}, "c.md": {[]byte("c"), 0o644}}
+	cut := func(t *testing.T) string {
+		dir := filepath.Join(t.TempDir(), "skill")
+		require.NoError(t, os.MkdirAll(dir, 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "bin"), nil, 0o644)) // bin/b cannot be placed
+		_, err := place(dir, files, false, env)
+		require.Error(t, err)
+		require.NoError(t, os.Remove(filepath.Join(dir, "bin")))
+		assert.Equal(t, map[string]string{"a.md": "a", manifestName: readFile(t, filepath.Join(dir, manifestName))}, readTree(t, dir),
+			"a.md placed, bin/b and c.md not")
+		return dir
+	}
+
+	dir := cut(t)
+	did, err := place(dir, files, false, env)
+	require.NoError(t, err, "nothing counts as deleted")
+	assert.Equal(t, placed{written: 2, unchanged: 1}, did)
+
+	dir = cut(t)
+	_, err = place(dir, map[string]newFile{}, false, env) // what --uninstall does first
+	require.NoError(t, err)
+	require.NoError(t, os.Remove(filepath.Join(dir, manifestName)))
+	assert.NoError(t, os.Remove(dir), "nothing is left in the folder")
+}
+
 func TestBadManifestIsAnError(t *testing.T) {
 	h := newHarness(t)
 	require.NoError(t, os.MkdirAll(h.plugin(), 0o755))
