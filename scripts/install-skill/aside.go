@@ -6,11 +6,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 )
 
 // asideMark marks a file moved out of the way because it was running
-// (see replaceFile); any later run removes such files once it can.
+// (see replaceFile); any later run removes such files once it can (sweep).
 const asideMark = ".sdd-go-old-"
 
 // replaceFile renames tmp over path. Windows refuses to replace or delete
@@ -57,7 +56,7 @@ func removeFile(path string, env Env) error {
 func moveAside(path string) (string, error) {
 	dir, base := filepath.Split(path)
 	for i := 0; ; i++ {
-		aside := filepath.Join(dir, fmt.Sprintf(".%s%s%d-%d", base, asideMark, os.Getpid(), i))
+		aside := dir + fmt.Sprintf(".%s%s%d-%d", base, asideMark, os.Getpid(), i)
 		if ok, err := exists(aside); err != nil {
 			return "", err
 		} else if ok {
@@ -70,18 +69,5 @@ func moveAside(path string) (string, error) {
 func removeAside(aside string, env Env) {
 	if err := os.Remove(aside); err != nil {
 		logf(env, "%s: moved aside while still running; a later run of install-skill removes it", aside)
-	}
-}
-
-// removeAsides removes what earlier runs moved aside in dir, where it can.
-func removeAsides(dir string) {
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		return
-	}
-	for _, e := range ents {
-		if strings.HasPrefix(e.Name(), ".") && strings.Contains(e.Name(), asideMark) {
-			_ = os.Remove(filepath.Join(dir, e.Name()))
-		}
 	}
 }

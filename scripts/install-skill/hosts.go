@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -28,26 +29,42 @@ var hosts = []string{hostClaudeCode, hostCodex, hostOpenCode}
 //	claude-code  ~/.claude/skills/sdd-go (defaultPluginDir)
 //	codex        $CODEX_HOME/skills/subagent-driven-development, CODEX_HOME being ~/.codex when unset
 //	opencode     $XDG_CONFIG_HOME/opencode/skills/subagent-driven-development, XDG_CONFIG_HOME being ~/.config when unset
+//
+// A relative CODEX_HOME is refused: Codex takes it relative to the
+// directory it starts in (and stops where it does not exist there), so an
+// install into it would serve one directory. A relative XDG_CONFIG_HOME
+// is ignored, as the XDG Base Directory specification says; OpenCode
+// (1.18) does not ignore it but takes it as Codex does, which the message
+// says.
 func defaultDir(host string, env Env) (string, error) {
 	if host == hostClaudeCode {
 		return defaultPluginDir(env)
 	}
-	key, under := "CODEX_HOME", ".codex"
+	key, fallback := "CODEX_HOME", ".codex"
 	if host == hostOpenCode {
-		key, under = "XDG_CONFIG_HOME", ".config"
+		key, fallback = "XDG_CONFIG_HOME", ".config"
 	}
 	base := env.Getenv(key)
-	if base == "" {
+	relative := base != "" && !filepath.IsAbs(base)
+	if relative && host == hostCodex {
+		return "", fmt.Errorf("%s is %q, a relative path: Codex takes it relative to the directory it starts in, so a skill installed there would serve that one directory; set %s to an absolute path (or unset it, for ~/.codex), or name the skill's folder with --dir",
+			key, base, key)
+	}
+	if base == "" || relative {
 		home, err := homeDir(env)
 		if err != nil {
 			return "", err
 		}
-		base = filepath.Join(home, under)
+		if relative {
+			logf(env, "%s is %q, a relative path, which the XDG Base Directory specification says to ignore: using %s. OpenCode itself takes it relative to the directory it starts in, and while it is set looks for skills in <that directory>/%s/opencode/skills: make it absolute, or unset it",
+				key, base, under(home, fallback), base)
+		}
+		base = under(home, fallback)
 	}
 	if host == hostOpenCode {
-		base = filepath.Join(base, "opencode")
+		base = under(base, "opencode")
 	}
-	return filepath.Join(base, "skills", ship.SkillName), nil
+	return under(base, "skills/"+ship.SkillName), nil
 }
 
 // uninstall removes what the installer put in the host's place (or --dir):
@@ -62,7 +79,7 @@ func uninstall(o options, env Env) error {
 			return err
 		}
 	}
-	manifest := filepath.Join(target, manifestName)
+	manifest := under(target, manifestName)
 	if ok, err := exists(manifest); err != nil {
 		return err
 	} else if !ok {

@@ -28,6 +28,17 @@ func wantSkillFolder(t *testing.T, bin, goos string) map[string]string {
 	return want
 }
 
+// placeOf is where the install for host goes without --dir.
+func (h *harness) placeOf(host string) string {
+	switch host {
+	case hostCodex:
+		return filepath.Join(h.home, ".codex", "skills", ship.SkillName)
+	case hostOpenCode:
+		return filepath.Join(h.home, ".config", "opencode", "skills", ship.SkillName)
+	}
+	return h.plugin()
+}
+
 // TestInstallForEachHost: --host codex and --host opencode put the skill
 // folder where each host looks (their own variables first, then HOME), a
 // reinstall changes nothing, an edited file is kept without --force and
@@ -150,4 +161,69 @@ func TestUninstall(t *testing.T) {
 			assert.Contains(t, stderr, "files the installer did not write")
 		})
 	}
+}
+
+// fakeCheckout is a copy of what an install reads from the checkout
+// (go.mod, skill/, README.md, LICENSE) in a folder of the test's, made the
+// current directory: a relative path the installer mishandles lands in
+// it, not in the real checkout.
+func fakeCheckout(t *testing.T) string {
+	t.Helper()
+	root := repoRoot(t)
+	dir := t.TempDir()
+	for _, rel := range []string{"go.mod", "README.md", "LICENSE"} {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, rel), []byte(readFile(t, filepath.Join(root, rel))), 0o644))
+	}
+	for rel, body := range readTree(t, filepath.Join(root, "skill")) {
+		p := filepath.Join(dir, "skill", filepath.FromSlash(rel))
+		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		require.NoError(t, os.WriteFile(p, []byte(body), 0o644))
+	}
+	t.Chdir(dir)
+	return dir
+}
+
+// TestRelativeCodexHome: Codex reads a relative CODEX_HOME against the
+// directory it starts in (and stops where it does not exist there), so an
+// install into it would serve one directory only: install and --uninstall
+// refuse it, naming the variable, and write nothing.
+func TestRelativeCodexHome(t *testing.T) {
+	h := newHarness(t)
+	cwd := fakeCheckout(t)
+	h.env["CODEX_HOME"] = "relcodex"
+	for _, args := range [][]string{
+		{"--host", "codex", "--bin", h.bin},
+		{"--host", "codex", "--uninstall"},
+	} {
+		code, stdout, stderr := h.run(args...)
+		assert.Equal(t, 1, code, "%q: %s", args, stderr)
+		assert.Empty(t, stdout)
+		assert.Contains(t, stderr, `CODEX_HOME is "relcodex", a relative path`)
+		assert.Contains(t, stderr, "absolute")
+		assertMissing(t, filepath.Join(cwd, "relcodex"), "%q: nothing in the current directory", args)
+		assertMissing(t, filepath.Join(h.home, ".codex"), "%q: nor in HOME", args)
+	}
+}
+
+// TestRelativeXDGConfigHome: the XDG Base Directory specification says a
+// relative XDG_CONFIG_HOME is to be ignored: the OpenCode skill goes to
+// ~/.config, as without it, and the installer says so (and that OpenCode
+// itself reads the relative value against the directory it starts in);
+// --uninstall removes it from there.
+func TestRelativeXDGConfigHome(t *testing.T) {
+	h := newHarness(t)
+	cwd := fakeCheckout(t)
+	h.env["XDG_CONFIG_HOME"] = "relxdg"
+	code, _, stderr := h.run("--host", "opencode", "--bin", h.bin)
+	require.Equal(t, 0, code, stderr)
+	assertMissing(t, filepath.Join(cwd, "relxdg"), "nothing in the current directory")
+	place := h.placeOf(hostOpenCode)
+	assert.FileExists(t, filepath.Join(place, "SKILL.md"))
+	assert.Contains(t, stderr, `XDG_CONFIG_HOME is "relxdg", a relative path, which the XDG Base Directory specification says to ignore`)
+	assert.Contains(t, stderr, "OpenCode")
+
+	code, _, stderr = h.run("--host", "opencode", "--uninstall")
+	require.Equal(t, 0, code, stderr)
+	assert.NoDirExists(t, place)
+	assertMissing(t, filepath.Join(cwd, "relxdg"))
 }

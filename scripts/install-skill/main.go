@@ -21,9 +21,12 @@
 // an untouched install is updated silently and one someone edited is left
 // alone unless --force (place.go). What else would show the model a skill
 // of the same name is removed when it is the previous installer's
-// untouched copy, and named otherwise (others.go). --replace-scripts and
-// --restore are swap.go; they too overwrite or delete no file they did not
-// write unless --force.
+// untouched copy, and named otherwise (others.go). --replace-scripts is
+// swap.go and --restore restore.go, what the two share (finding the
+// scripts, telling a file's kind, refusing) scripts.go; they too overwrite
+// or delete no file they did not write unless --force. None of them
+// writes through or removes a link of the user's (links.go), or leaves a
+// temporary file behind, even when a signal stops it (scratch.go).
 //
 // Exit status: 0 on success, 2 on bad usage, 1 on any other failure.
 package main
@@ -44,7 +47,10 @@ import (
 )
 
 func main() {
-	os.Exit(Main(os.Args[1:], system()))
+	finish := stopOnSignals()
+	code := Main(os.Args[1:], system())
+	finish()
+	os.Exit(code)
 }
 
 // Env is everything the installer takes from the process, so tests can

@@ -66,7 +66,12 @@ func (h *harness) run(args ...string) (code int, stdout, stderr string) {
 		GOOS:    h.goos,
 	}
 	for k, v := range h.env {
-		env.Environ = append(env.Environ, k+"="+v)
+		// XDG_CONFIG_HOME is the installer's, not the go tool's: go
+		// keeps its telemetry below it, written by a process that may
+		// outlive the call, into a folder the test is about to remove.
+		if k != "XDG_CONFIG_HOME" {
+			env.Environ = append(env.Environ, k+"="+v)
+		}
 	}
 	code = Main(args, env)
 	return code, so.String(), se.String()

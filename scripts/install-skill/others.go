@@ -16,8 +16,8 @@ import (
 // guess between two texts. The previous installer's plain skill goes when
 // it is untouched; everything else is named, with the choices.
 func others(home, target string, hasBin bool, env Env) {
-	skills := filepath.Join(home, ".claude", "skills")
-	if old := filepath.Join(skills, ship.SkillName); !sameDir(old, target) {
+	skills := under(home, ".claude/skills")
+	if old := under(skills, ship.SkillName); !sameDir(old, target) {
 		migrate(old, env)
 	}
 	enabled := enabledPlugins(home)
@@ -49,23 +49,42 @@ func others(home, target string, hasBin bool, env Env) {
 
 // migrate removes the plain skill the previous installer put in old when
 // its manifest says it is untouched, and says what to do when it is not.
+// A link there is the user's (links.go): neither it nor what it leads to
+// is removed.
 func migrate(old string, env Env) {
-	manifest, err := readManifest(filepath.Join(old, manifestName))
-	if err != nil {
-		logf(env, "%s: %v", old, err)
-		return
-	}
-	if manifest == nil {
-		if ok, _ := exists(filepath.Join(old, "SKILL.md")); ok {
-			logf(env, "%s is a skill of the same name that install-skill did not write: the model sees it beside %s; move it out of %s to keep one",
-				old, qualifiedSkill, filepath.Dir(old))
+	obs := obstacles(old, []string{manifestName})
+	if len(obs) > 0 && obs[0].path == old {
+		if ok, _ := exists(under(old, "SKILL.md")); ok {
+			logf(env, "%s is %s, a skill of the same name: the model sees it beside %s. install-skill neither removes the link nor empties what it leads to: remove the link to keep one",
+				old, obs[0].what, qualifiedSkill)
 		}
 		return
 	}
-	changed, err := changes(old, nil, manifest)
-	if err != nil {
-		logf(env, "%s: %v", old, err)
-		return
+	var manifest map[string][]string
+	var err error
+	if len(obs) == 0 {
+		if manifest, err = readManifest(under(old, manifestName)); err != nil {
+			logf(env, "%s: %v", old, err)
+			return
+		}
+		if manifest == nil {
+			if ok, _ := exists(under(old, "SKILL.md")); ok {
+				logf(env, "%s is a skill of the same name that install-skill did not write: the model sees it beside %s; move it out of %s to keep one",
+					old, qualifiedSkill, filepath.Dir(old))
+			}
+			return
+		}
+		obs = obstacles(old, sortedKeys(manifest))
+	}
+	var changed []string
+	for _, o := range obs {
+		changed = append(changed, o.path+" ("+o.what+")")
+	}
+	if len(changed) == 0 {
+		if changed, _, err = changes(old, nil, manifest); err != nil {
+			logf(env, "%s: %v", old, err)
+			return
+		}
 	}
 	if len(changed) > 0 {
 		logf(env, "%s holds the skill as the previous install-skill put it there, with your changes (%s): the model sees it beside %s. Keep your changes elsewhere and delete %s",
@@ -74,12 +93,11 @@ func migrate(old string, env Env) {
 		return
 	}
 	for _, rel := range append(sortedKeys(manifest), manifestName) {
-		p := filepath.Join(old, filepath.FromSlash(rel))
-		if err := os.Remove(p); err != nil && !os.IsNotExist(err) {
+		if err := os.Remove(under(old, rel)); err != nil && !os.IsNotExist(err) {
 			logf(env, "removing the previous install: %v", err)
 			return
 		}
-		removeEmptyDirs(old, filepath.Dir(p))
+		removeEmptyParents(old, rel)
 	}
 	if err := os.Remove(old); err != nil {
 		logf(env, "removed the skill the previous install-skill put in %s; the files you added there are left", old)

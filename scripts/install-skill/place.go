@@ -8,7 +8,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
+	"path"
 	"slices"
 	"sort"
 	"strings"
@@ -34,32 +34,40 @@ type placed struct{ written, removed, unchanged int }
 // own: a file whose bytes or mode differ is written beside and renamed
 // over the old one, a file the last run wrote and files no longer lists is
 // removed, and the manifest then lists exactly files. Nothing is changed
-// when a file the last run wrote was edited or deleted, or when one in the
-// way was not written by the installer, unless force.
+// when dir, or a path of the install in it, is a link (links.go), and,
+// unless force, when a file the last run wrote was edited or deleted, or
+// one in the way was not written by the installer.
 //
 // Until the run ends the manifest lists both the old and the new sum of
 // each file, so a run that is cut short leaves an install the next run
-// still recognises as untouched.
+// still recognises as untouched, and --uninstall removes whole. A file the
+// run adds is listed twice (pending), so that the next run, finding it
+// missing, knows it was never placed rather than deleted.
 func place(dir string, files map[string]newFile, force bool, env Env) (placed, error) {
 	var did placed
-	manifest, err := readManifest(filepath.Join(dir, manifestName))
+	scratch.wait()
+	if err := refuseObstacles(dir, obstacles(dir, []string{manifestName})); err != nil {
+		return did, err
+	}
+	manifest, err := readManifest(under(dir, manifestName))
 	if err != nil {
 		return did, err
 	}
-	changed, err := changes(dir, files, manifest)
+	rels := append(append(sortedKeys(files), sortedKeys(manifest)...), manifestName)
+	if err := refuseObstacles(dir, obstacles(dir, rels)); err != nil {
+		return did, err
+	}
+	edited, foreign, err := changes(dir, files, manifest)
 	if err != nil {
 		return did, err
 	}
-	if len(changed) > 0 {
-		if !force {
-			return did, fmt.Errorf("%s was modified since it was installed:\n  %s\nnothing was changed; keep your edits elsewhere and run again with --force to overwrite them",
-				dir, strings.Join(changed, "\n  "))
-		}
-		logf(env, "--force: overwriting local changes in %s: %s", dir, strings.Join(changed, ", "))
+	if err := refuseChanges(dir, edited, foreign, force, env); err != nil {
+		return did, err
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return did, err
 	}
+	sweep(dir, rels)
 	final := map[string][]string{}
 	interim := map[string][]string{}
 	for rel, sums := range manifest {
@@ -68,30 +76,31 @@ func place(dir string, files map[string]newFile, force bool, env Env) (placed, e
 	for rel, f := range files {
 		s := sum(f.data)
 		final[rel] = []string{s}
-		if !slices.Contains(interim[rel], s) {
+		_, err := os.Lstat(under(dir, rel))
+		switch {
+		case slices.Contains(interim[rel], s):
+		case interim[rel] == nil && err != nil:
+			interim[rel] = []string{s, s} // pending
+		default:
 			interim[rel] = append(interim[rel], s)
 		}
 	}
 	if err := writeManifest(dir, interim); err != nil {
 		return did, err
 	}
-	swept := map[string]bool{}
 	for _, rel := range sortedKeys(files) {
-		f, p := files[rel], filepath.Join(dir, filepath.FromSlash(rel))
-		if sub := filepath.Dir(p); !swept[sub] {
-			removeAsides(sub)
-			swept[sub] = true
-		}
+		f, p := files[rel], under(dir, rel)
 		if same, err := holds(p, f, env); err != nil {
 			return did, err
 		} else if same {
 			did.unchanged++
 			continue
 		}
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		parent, name := split(dir, rel)
+		if err := os.MkdirAll(parent, 0o755); err != nil {
 			return did, err
 		}
-		if err := writeBeside(p, f.data, f.mode, func(tmp, path string) error { return replaceFile(tmp, path, env) }); err != nil {
+		if err := writeBeside(parent, name, f.data, f.mode, func(tmp, path string) error { return replaceFile(tmp, path, env) }); err != nil {
 			return did, err
 		}
 		did.written++
@@ -102,52 +111,91 @@ func place(dir string, files map[string]newFile, force bool, env Env) (placed, e
 		}
 		// Written last time, not shipped now; unmodified (or --force),
 		// since changes() let us get here.
-		p := filepath.Join(dir, filepath.FromSlash(rel))
+		p := under(dir, rel)
 		if ok, err := exists(p); err != nil {
 			return did, err
 		} else if !ok {
-			continue // gone already: deleted, or never placed by a run cut short
+			// Gone already: deleted, or never placed by a run cut short,
+			// which may have left its folder empty.
+			removeEmptyParents(dir, rel)
+			continue
 		}
 		if err := removeFile(p, env); err != nil {
 			return did, err
 		}
-		removeEmptyDirs(dir, filepath.Dir(p))
+		removeEmptyParents(dir, rel)
 		did.removed++
 	}
 	return did, writeManifest(dir, final)
 }
 
 // changes lists the files of dir that differ from what the installer wrote
-// last time (edited, or deleted while still shipped), or that it would
-// overwrite with other bytes without having written them: the files a
-// plain install must not touch.
-func changes(dir string, files map[string]newFile, manifest map[string][]string) ([]string, error) {
-	var out []string
+// last time (edited, or deleted while still shipped), and those it would
+// overwrite with other bytes without having written them (foreign): the
+// files a plain install must not touch.
+func changes(dir string, files map[string]newFile, manifest map[string][]string) (edited, foreign []string, err error) {
 	for rel, sums := range manifest {
-		b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(rel)))
+		b, err := os.ReadFile(under(dir, rel))
 		_, shipped := files[rel]
 		switch {
-		case errors.Is(err, fs.ErrNotExist) && shipped:
-			out = append(out, rel+" (deleted)")
+		case errors.Is(err, fs.ErrNotExist) && shipped && !pending(sums):
+			edited = append(edited, rel+" (deleted)")
 		case errors.Is(err, fs.ErrNotExist):
-			// Not shipped any more: it would be removed anyway.
+			// Not shipped any more, so it would be removed anyway, or
+			// never placed by a run cut short.
 		case err != nil:
-			return nil, err
+			return nil, nil, err
 		case !slices.Contains(sums, sum(b)):
-			out = append(out, rel+" (edited)")
+			edited = append(edited, rel+" (edited)")
 		}
 	}
 	for rel, f := range files {
 		if _, ours := manifest[rel]; ours {
 			continue
 		}
-		b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(rel)))
+		b, err := os.ReadFile(under(dir, rel))
 		if err == nil && !bytes.Equal(b, f.data) {
-			out = append(out, rel+" (not installed by this tool)")
+			foreign = append(foreign, rel)
 		}
 	}
-	sort.Strings(out)
-	return out, nil
+	sort.Strings(edited)
+	sort.Strings(foreign)
+	return edited, foreign, nil
+}
+
+// refuseChanges stops the run when it would overwrite or remove files the
+// user edited or that the installer did not write, unless force; a folder
+// never installed into is not called modified.
+func refuseChanges(dir string, edited, foreign []string, force bool, env Env) error {
+	all := append(slices.Clone(edited), foreign...)
+	switch {
+	case len(all) == 0:
+		return nil
+	case force:
+		logf(env, "--force: overwriting local changes in %s: %s", dir, strings.Join(all, ", "))
+		return nil
+	}
+	var b strings.Builder
+	if len(edited) > 0 {
+		fmt.Fprintf(&b, "%s was modified since it was installed:\n  %s\n", dir, strings.Join(edited, "\n  "))
+	}
+	if len(foreign) > 0 {
+		fmt.Fprintf(&b, "%s holds files install-skill did not write:\n  %s\n", dir, strings.Join(foreign, "\n  "))
+	}
+	b.WriteString("nothing was changed; keep them elsewhere and run again with --force to overwrite or remove them")
+	return errors.New(b.String())
+}
+
+// pending reports whether a file's sums in a manifest hold one line
+// twice: a run's mark of a file it was to add, which a manifest of a run
+// that ended never holds (sha256sum -c only checks it twice).
+func pending(sums []string) bool {
+	for i, s := range sums {
+		if slices.Contains(sums[i+1:], s) {
+			return true
+		}
+	}
+	return false
 }
 
 // holds reports whether p already is f, mode included where the OS keeps
@@ -217,41 +265,20 @@ func formatManifest(m map[string][]string) []byte {
 }
 
 func writeManifest(dir string, m map[string][]string) error {
-	p, b := filepath.Join(dir, manifestName), formatManifest(m)
-	if old, err := os.ReadFile(p); err == nil && bytes.Equal(old, b) {
+	b := formatManifest(m)
+	if old, err := os.ReadFile(under(dir, manifestName)); err == nil && bytes.Equal(old, b) {
 		return nil
 	}
-	return writeBeside(p, b, 0o644, os.Rename)
+	return writeBeside(dir, manifestName, b, 0o644, os.Rename)
 }
 
-// writeBeside writes data with mode to a new file beside path, then puts it
-// in place with place(tmp, path), so a reader never sees half a file; the
-// new file is removed if that fails.
-func writeBeside(path string, data []byte, mode fs.FileMode, place func(tmp, path string) error) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	defer os.Remove(tmp) // a no-op once renamed
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	if err := os.Chmod(tmp, mode); err != nil {
-		return err
-	}
-	return place(tmp, path)
-}
-
-// removeEmptyDirs removes sub and its parents up to, not including, top,
-// while they are empty.
-func removeEmptyDirs(top, sub string) {
-	for sub != top && strings.HasPrefix(sub, top) && os.Remove(sub) == nil {
-		sub = filepath.Dir(sub)
+// removeEmptyParents removes the folders of dir leading to rel, deepest
+// first, while they are empty.
+func removeEmptyParents(dir, rel string) {
+	for d := path.Dir(rel); d != "."; d = path.Dir(d) {
+		if os.Remove(under(dir, d)) != nil {
+			return
+		}
 	}
 }
 

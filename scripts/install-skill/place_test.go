@@ -45,7 +45,13 @@ func TestRefusesModifiedPlugin(t *testing.T) {
 			code, stdout, stderr := h.run("--bin", h.bin)
 			assert.Equal(t, 1, code)
 			assert.Empty(t, stdout)
-			assert.Contains(t, stderr, "was modified since it was installed")
+			if name == "manifest lost" {
+				// No record: the binaries that differ are not the
+				// installer's as far as it can tell.
+				assert.Contains(t, stderr, " holds files install-skill did not write:\n  bin/review-package.exe\n")
+			} else {
+				assert.Contains(t, stderr, "was modified since it was installed")
+			}
 			assert.Contains(t, stderr, "--force")
 			assert.Equal(t, before, readTree(t, h.plugin()), "a refused install changes nothing")
 
@@ -63,8 +69,10 @@ func TestRefusesModifiedPlugin(t *testing.T) {
 
 // TestRefusesForeignFiles: a plugin directory the installer did not write
 // (a skill copied by hand, an unpacked archive of another version) is not
-// overwritten either; files already holding what would be written are no
-// loss, so they do not stop it.
+// overwritten either, and the refusal says the files are not the
+// installer's (not that they were modified since an install there never
+// was); files already holding what would be written are no loss, so they
+// do not stop it.
 func TestRefusesForeignFiles(t *testing.T) {
 	h := newHarness(t)
 	skill := filepath.Join(h.plugin(), "skills", ship.SkillName)
@@ -72,7 +80,9 @@ func TestRefusesForeignFiles(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(skill, "SKILL.md"), []byte("someone else's\n"), 0o644))
 	code, _, stderr := h.run("--bin", h.bin)
 	assert.Equal(t, 1, code)
-	assert.Contains(t, stderr, "skills/subagent-driven-development/SKILL.md (not installed by this tool)")
+	assert.Contains(t, stderr, h.plugin()+" holds files install-skill did not write:\n  skills/subagent-driven-development/SKILL.md\n")
+	assert.NotContains(t, stderr, "modified since it was installed", "it never was installed")
+	assert.Contains(t, stderr, "--force")
 	assert.Equal(t, "someone else's\n", readFile(t, filepath.Join(skill, "SKILL.md")))
 
 	require.NoError(t, os.WriteFile(filepath.Join(skill, "SKILL.md"), []byte(readFile(t, filepath.Join(repoRoot(t), "skill", "SKILL.md"))), 0o644))
@@ -120,6 +130,39 @@ func TestInterruptedInstallIsStillOurs(t *testing.T) {
 	assert.Equal(t, placed{written: 2}, did)
 	assert.Equal(t, formatManifest(map[string][]string{"a.md": {sum([]byte("a v3"))}, "bin/b": {sum([]byte("b v3"))}}),
 		[]byte(readFile(t, filepath.Join(dir, manifestName))), "the manifest ends with one sum a file")
+}
+
+// TestInterruptedFirstInstall: a first install cut short (here: a file
+// cannot be placed) leaves files it placed and files it never got to; the
+// next install completes it without --force (a file never placed is not
+// one the user deleted), and --uninstall instead removes every file it
+// placed and the folder.
+func TestInterruptedFirstInstall(t *testing.T) {
+	env := testEnv()
+	env.Stderr = io.Discard
+	files := map[string]newFile{"a.md": {[]byte("a"), 0o644}, "bin/b": {[]byte("b"), 0o755}, "c.md": {[]byte("c"), 0o644}}
+	cut := func(t *testing.T) string {
+		dir := filepath.Join(t.TempDir(), "skill")
+		require.NoError(t, os.MkdirAll(dir, 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "bin"), nil, 0o644)) // bin/b cannot be placed
+		_, err := place(dir, files, false, env)
+		require.Error(t, err)
+		require.NoError(t, os.Remove(filepath.Join(dir, "bin")))
+		assert.Equal(t, map[string]string{"a.md": "a", manifestName: readFile(t, filepath.Join(dir, manifestName))}, readTree(t, dir),
+			"a.md placed, bin/b and c.md not")
+		return dir
+	}
+
+	dir := cut(t)
+	did, err := place(dir, files, false, env)
+	require.NoError(t, err, "nothing counts as deleted")
+	assert.Equal(t, placed{written: 2, unchanged: 1}, did)
+
+	dir = cut(t)
+	_, err = place(dir, map[string]newFile{}, false, env) // what --uninstall does first
+	require.NoError(t, err)
+	require.NoError(t, os.Remove(filepath.Join(dir, manifestName)))
+	assert.NoError(t, os.Remove(dir), "nothing is left in the folder")
 }
 
 func TestBadManifestIsAnError(t *testing.T) {

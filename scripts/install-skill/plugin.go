@@ -25,7 +25,7 @@ func defaultPluginDir(env Env) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return filepath.Join(home, ".claude", "skills", ship.PluginName), nil
+	return under(home, ".claude/skills/"+ship.PluginName), nil
 }
 
 // install puts the plugin (ship.PluginFiles) in place, then deals with the
@@ -44,14 +44,14 @@ func install(o options, env Env) error {
 	version := ship.DefaultVersion(ship.GitIn(root))
 	binDir := o.bin
 	if binDir == "" && !o.noBinaries {
-		tmp, err := os.MkdirTemp("", "sdd-go-install-")
+		tmp, err := scratch.mkdirTemp("sdd-go-install-")
 		if err != nil {
 			return err
 		}
-		defer os.RemoveAll(tmp)
+		defer scratch.removeDir(tmp)
 		logf(env, "building %s %s as they ship", strings.Join(ship.Commands, ", "), version)
 		b := ship.Build{Go: env.GoCmd, Root: root, Out: tmp, GOOS: env.GOOS, Version: version, Env: env.Environ}
-		if err := b.Run(context.Background()); err != nil {
+		if err := scratch.runChild(func() error { return b.Run(context.Background()) }); err != nil {
 			return err
 		}
 		binDir = tmp

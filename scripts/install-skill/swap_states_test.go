@@ -1,11 +1,9 @@
 package main
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"runtime"
-	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -337,35 +335,6 @@ func TestWindowsForeignExeBesideAScript(t *testing.T) {
 // that stand for an install made before install-skill kept a record of
 // what it wrote: then a file counts as the installer's when it is an
 // sdd-go build of that command.
-var sddBinaries = struct {
-	sync.Once
-	dir string
-	err error
-}{}
-
-func builtBinaries(t *testing.T) string {
-	t.Helper()
-	if testing.Short() {
-		t.Skip("builds the binaries")
-	}
-	sddBinaries.Do(func() {
-		sddBinaries.dir, sddBinaries.err = os.MkdirTemp("", "install-skill-bin-")
-		if sddBinaries.err == nil {
-			sddBinaries.err = ship.Build{Root: repoRoot(t), Out: sddBinaries.dir}.Run(context.Background())
-		}
-	})
-	require.NoError(t, sddBinaries.err)
-	return sddBinaries.dir
-}
-
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if sddBinaries.dir != "" {
-		os.RemoveAll(sddBinaries.dir)
-	}
-	os.Exit(code)
-}
-
 // TestSwapBeforeTheRecord: an install replaced by an earlier installer,
 // which kept no record: its binaries (sdd-go builds) are refreshed or
 // removed as the installer's own; a binary that is no sdd-go build is not.
