@@ -30,34 +30,29 @@ var hosts = []string{hostClaudeCode, hostCodex, hostOpenCode}
 //	codex        $CODEX_HOME/skills/subagent-driven-development, CODEX_HOME being ~/.codex when unset
 //	opencode     $XDG_CONFIG_HOME/opencode/skills/subagent-driven-development, XDG_CONFIG_HOME being ~/.config when unset
 //
-// A relative CODEX_HOME is refused: Codex takes it relative to the
-// directory it starts in (and stops where it does not exist there), so an
-// install into it would serve one directory. A relative XDG_CONFIG_HOME
-// is ignored, as the XDG Base Directory specification says; OpenCode
-// (1.18) does not ignore it but takes it as Codex does, which the message
-// says.
+// A relative CODEX_HOME or XDG_CONFIG_HOME is refused: Codex, and
+// OpenCode (1.18.33, measured: it does not ignore a relative value, as
+// the XDG Base Directory specification would have it), take it relative
+// to the directory they start in, so an install into it would serve that
+// one directory, and an install anywhere else would not be seen while it
+// is set.
 func defaultDir(host string, env Env) (string, error) {
 	if host == hostClaudeCode {
 		return defaultPluginDir(env)
 	}
-	key, fallback := "CODEX_HOME", ".codex"
+	key, fallback, cli := "CODEX_HOME", ".codex", "Codex"
 	if host == hostOpenCode {
-		key, fallback = "XDG_CONFIG_HOME", ".config"
+		key, fallback, cli = "XDG_CONFIG_HOME", ".config", "OpenCode"
 	}
 	base := env.Getenv(key)
-	relative := base != "" && !filepath.IsAbs(base)
-	if relative && host == hostCodex {
-		return "", fmt.Errorf("%s is %q, a relative path: Codex takes it relative to the directory it starts in, so a skill installed there would serve that one directory; set %s to an absolute path (or unset it, for ~/.codex), or name the skill's folder with --dir",
-			key, base, key)
+	if base != "" && !filepath.IsAbs(base) {
+		return "", fmt.Errorf("%s is %q, a relative path: %s takes it relative to the directory it starts in, so a skill installed there would serve that one directory, and one installed elsewhere would not be seen while it is set; set %s to an absolute path (or unset it, for ~/%s), or name the skill's folder with --dir",
+			key, base, cli, key, fallback)
 	}
-	if base == "" || relative {
+	if base == "" {
 		home, err := homeDir(env)
 		if err != nil {
 			return "", err
-		}
-		if relative {
-			logf(env, "%s is %q, a relative path, which the XDG Base Directory specification says to ignore: using %s. OpenCode itself takes it relative to the directory it starts in, and while it is set looks for skills in <that directory>/%s/opencode/skills: make it absolute, or unset it",
-				key, base, under(home, fallback), base)
 		}
 		base = under(home, fallback)
 	}

@@ -205,25 +205,21 @@ func TestRelativeCodexHome(t *testing.T) {
 	}
 }
 
-// TestRelativeXDGConfigHome: the XDG Base Directory specification says a
-// relative XDG_CONFIG_HOME is to be ignored: the OpenCode skill goes to
-// ~/.config, as without it, and the installer says so (and that OpenCode
-// itself reads the relative value against the directory it starts in);
-// --uninstall removes it from there.
+// TestRelativeXDGConfigHome: a relative XDG_CONFIG_HOME is refused as a
+// relative CODEX_HOME is: OpenCode (1.18.33) takes it relative to the
+// directory it starts in, as Codex does (the XDG specification would have
+// it ignored, and OpenCode does not), so no install serves it; nothing is
+// written, in the current directory or in HOME.
 func TestRelativeXDGConfigHome(t *testing.T) {
 	h := newHarness(t)
 	cwd := fakeCheckout(t)
 	h.env["XDG_CONFIG_HOME"] = "relxdg"
-	code, _, stderr := h.run("--host", "opencode", "--bin", h.bin)
-	require.Equal(t, 0, code, stderr)
-	assertMissing(t, filepath.Join(cwd, "relxdg"), "nothing in the current directory")
-	place := h.placeOf(hostOpenCode)
-	assert.FileExists(t, filepath.Join(place, "SKILL.md"))
-	assert.Contains(t, stderr, `XDG_CONFIG_HOME is "relxdg", a relative path, which the XDG Base Directory specification says to ignore`)
-	assert.Contains(t, stderr, "OpenCode")
-
-	code, _, stderr = h.run("--host", "opencode", "--uninstall")
-	require.Equal(t, 0, code, stderr)
-	assert.NoDirExists(t, place)
-	assertMissing(t, filepath.Join(cwd, "relxdg"))
+	for _, args := range [][]string{{"--host", "opencode", "--bin", h.bin}, {"--host", "opencode", "--uninstall"}} {
+		code, stdout, stderr := h.run(args...)
+		assert.Equal(t, 1, code, "%q: %s", args, stderr)
+		assert.Empty(t, stdout)
+		assert.Contains(t, stderr, `XDG_CONFIG_HOME is "relxdg", a relative path: OpenCode takes it relative to the directory it starts in`)
+		assertMissing(t, filepath.Join(cwd, "relxdg"), "%q: nothing in the current directory", args)
+		assertMissing(t, filepath.Join(h.home, ".config", "opencode"), "%q: nor in HOME", args)
+	}
 }
