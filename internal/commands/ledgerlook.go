@@ -124,6 +124,13 @@ func runLook(ctx context.Context, env *cliapp.Env, args []string) error {
 			next = u.Unit + " row=" + u.Row
 		}
 	}
+	batches, err := r.proposals(us)
+	if err != nil {
+		return err
+	}
+	for _, ts := range batches {
+		fmt.Fprintln(w, proposalLine(ts))
+	}
 	if first != nil && first.Row == "implement" && first.Task != "" {
 		// An implementer to dispatch after a compaction: what earlier
 		// tasks settled, as Start task N printed it.

@@ -206,8 +206,8 @@ func runBlock(ctx context.Context, env *cliapp.Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if u.Last == ledger.Complete || u.Last == ledger.Blocked {
-		return outOfStep(u, "a unit under way")
+	if u.Last == ledger.Complete || u.Last == ledger.Blocked || u.Last == ledger.Batched {
+		return outOfStep(u, "a unit under way (a task in a batch is blocked by blocking the batch's first task)")
 	}
 	line := ledger.FormatBlocked(unit, args[2])
 	if err := r.append(lf, line); err != nil {
@@ -303,9 +303,24 @@ func runClose(ctx context.Context, env *cliapp.Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	line := ledger.FormatComplete(unit, b7, h7, ledger.Outcome(u.Count(ledger.Parked)))
-	if err := r.append(lf, append(out, line)...); err != nil {
+	outcome := ledger.Outcome(u.Count(ledger.Parked))
+	out = append(out, ledger.FormatComplete(unit, b7, h7, outcome))
+	// A batch closes every task of it: each its own complete line, a
+	// task being done if and only if it has one.
+	for _, m := range batchRest(u) {
+		out = append(out, ledger.FormatComplete(ledger.UnitName(m), b7, h7, outcome+", with "+unit))
+	}
+	if err := r.append(lf, out...); err != nil {
 		return err
 	}
 	return r.after(lf, unit)
+}
+
+// batchRest are the tasks of u's batch after u, by number; none when u
+// is no batch's first task.
+func batchRest(u *ledger.Facts) []string {
+	if len(u.Members) < 2 {
+		return nil
+	}
+	return u.Members[1:]
 }

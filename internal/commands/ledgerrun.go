@@ -305,13 +305,23 @@ func (r *run) after(lf *ledger.File, unit string) error {
 	if err != nil {
 		return err
 	}
-	if u != nil {
-		if u.Row == "implement" && u.Task != "" {
-			// An implementer to dispatch next (a task started, or going on
-			// after a block): what earlier tasks settled.
-			r.printSettled(lines, unit)
+	if u.Row == "implement" && u.Task != "" {
+		// An implementer to dispatch next (a task started, or going on
+		// after a block): what earlier tasks settled.
+		r.printSettled(lines, unit)
+	}
+	r.printUnit(u)
+	// A batch's first task speaks for the batch: its later tasks' lines
+	// too, so that no reader takes one of them for a task to start.
+	if len(u.Members) > 1 {
+		ms, err := ledger.Units(lines, u.Members[1:], r)
+		if err != nil {
+			return err
 		}
-		r.printUnit(u)
+		for _, m := range ms[:len(ms)-1] { // the last is Final
+			m.Row = ledger.Pick(ledger.UnitRows, m.Map())
+			r.printUnit(m)
+		}
 	}
 	return nil
 }

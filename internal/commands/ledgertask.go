@@ -31,6 +31,11 @@ func runTask(ctx context.Context, env *cliapp.Env, args []string) error {
 	if unit == ledger.FinalUnit {
 		return exit.Ownf(exit.Usage, "the final review is built by \"sdd-ledger final\"")
 	}
+	if len(args) == 3 {
+		if _, _, err := r.batchRange(n, args[2]); err != nil {
+			return err
+		}
+	}
 	lf, lines, err := r.open()
 	if err != nil {
 		return err
@@ -51,14 +56,31 @@ func runTask(ctx context.Context, env *cliapp.Env, args []string) error {
 			return exit.Ownf(OutOfStep, "%s is not complete (row %s): tasks run one at a time, in plan order", u.Unit, u.Row)
 		}
 	}
+	var members []string
+	if len(args) == 3 {
+		if members, err = r.batch(us, n, args[2]); err != nil {
+			return err
+		}
+	}
 	head, err := r.head()
 	if err != nil {
 		return err
 	}
-	if err := runTaskBrief(ctx, env, []string{r.plan, n}); err != nil {
-		return err
+	var out []string
+	if members == nil {
+		if err := runTaskBrief(ctx, env, []string{r.plan, n}); err != nil {
+			return err
+		}
+	} else {
+		if err := r.batchBrief(members); err != nil {
+			return err
+		}
+		out = append(out, ledger.FormatBatch(members))
+		for _, m := range members[1:] {
+			out = append(out, ledger.FormatBatched(ledger.UnitName(m), unit))
+		}
 	}
-	if err := r.append(lf, ledger.FormatBase(unit, head)); err != nil {
+	if err := r.append(lf, append(out, ledger.FormatBase(unit, head))...); err != nil {
 		return err
 	}
 	return r.after(lf, unit)

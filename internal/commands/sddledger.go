@@ -73,11 +73,17 @@ OLD_WORKSPACE this plan's workspace where it is (its ledger's first line and its
 name this plan; its other lines and files stay as they are), and remove the fresh
 workspace this plan had. OLD_WORKSPACE must be one that look names as belonging to a
 plan that no longer exists, and this plan's run must not have begun.`},
-		{Name: "task", Args: "PLAN_FILE N", MinArgs: 2, MaxArgs: 2, Run: runTask,
-			Short: "start task N: record base= (HEAD) and write its brief",
+		{Name: "task", Args: "PLAN_FILE N [LAST]", MinArgs: 2, MaxArgs: 3, Run: runTask,
+			Short: "start task N (or the batch N to LAST): record base= (HEAD) and write its brief",
 			Description: `Write task N's brief, <workspace>/task-<N>-brief.md (as task-brief does), and record
 "Task <N>: base=<HEAD>". Then print the decisions earlier tasks settled and the
-findings they parked, for the dispatch's "Settled by earlier tasks".`},
+findings they parked, for the dispatch's "Settled by earlier tasks".
+With LAST, start tasks N to LAST (in plan order) as one batch: one brief holding each
+task's text in plan order, "Task <N>: batch — Tasks …", each later task's
+"batched — in Task <N>", and one base=: one implementer, one review, one fix loop
+and one close for all of them. Refused (exit 5) past 10 tasks, for a task already
+begun, and for a task its text shows unfit (long, no Files list of one or two files,
+a test of its own, something it produces for later tasks).`},
 		{Name: "package", Args: "PLAN_FILE N|final AGENT_ID", MinArgs: 3, MaxArgs: 3, Run: runPackage,
 			Short: "record the implementer, build the review package of the work, record reviewed_head=",
 			Description: `Build the review package of unit N's work not yet reviewed (from its base, or from its

@@ -105,6 +105,7 @@ func seedLedgers(r *rand.Rand, n int) []string {
 		FormatComplete("Task 1", "aaaaaaa", "ccccccc", "review clean"), FormatBase("Task 2", shaC),
 		FormatReviewedHead("Task 2", shaA), FormatBase("Final", shaA), FormatReviewedHead("Final", shaC),
 		FormatRound("Final", 1, 1, nil, "aaaaaaa", "ccccccc"), FormatRestarted("reset"),
+		FormatBatch([]string{"1", "2"}), FormatBatched("Task 2", "Task 1"),
 	}
 	out := make([]string, n)
 	for i := range out {

@@ -38,6 +38,10 @@ func TestFormatsParse(t *testing.T) {
 		{FormatBlocked("Final", "F1: Task 3 needs it"), Blocked},
 		{FormatComplete("Task 2", "abcd120", "abcd124", Outcome(2)), Complete},
 		{FormatComplete("Task 2", "abcd120", "abcd124", "earlier run, human confirmed"), Complete},
+		{FormatBatch([]string{"2", "3", "4"}), Batch},
+		{FormatBatched("Task 3", "Task 2"), Batched},
+		{FormatUnblocked("Task 2", "the plan now says bye"), Unblocked},
+		{FormatRestarted("rebased onto main"), Restarted},
 	} {
 		l, ok := Parse(c.line)
 		require.True(t, ok, c.line)
@@ -57,6 +61,8 @@ func TestParseRefuses(t *testing.T) {
 		"Task 2: fix round 3/4 (1 addressed, 0 open — none; commits a..b)", // a task's cap is 5
 		"Final: fix round 1/5 (1 addressed, 0 open — none; commits abcd..abce)",
 		"Task 2: parked — F1 x", "Task 2: finding — x without an id", "Task 2: done",
+		"Task 2: batch — Tasks 3, 4", "Task 2: batch — Tasks 2", "Task 2: batch — Tasks 2, x", "Task 2: batched — in Task 2", "Task 2: batched — in Final",
+		"Run: complete (commits a..b, x)", "Task 02x: base=" + shaA,
 	} {
 		_, ok := Parse(s)
 		assert.False(t, ok, "%q", s)
@@ -230,7 +236,7 @@ func TestMatch(t *testing.T) {
 // some state, so no row hides behind an earlier one.
 func TestRowsAreReachable(t *testing.T) {
 	values := map[string][]string{
-		"unit": {"task", "final"}, "last": {"none", "base", "reviewed_head", "finding", "fix", "parked", "blocked", "complete"},
+		"unit": {"task", "final"}, "last": {"none", "base", "reviewed_head", "finding", "fix", "parked", "blocked", "complete", "batched"},
 		"after": {"-", "0", "1"}, "review": {"-", "in", "out"}, "pass": {"-", "first", "re"},
 		"spec": {"-", "✅", "⚠️", "❌", "n/a"}, "open": {"-", "0", "1"}, "round": {"0", "1", "3", "5"},
 		"shas": {"ok", "rewritten", "gone", "missing"},

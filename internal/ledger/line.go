@@ -55,6 +55,8 @@ const (
 	Unblocked    Kind = "unblocked" // the human's decision to go on after a BLOCKED
 	Complete     Kind = "complete"
 	Restarted    Kind = "restarted" // the human's decision to begin the record again (RunUnit)
+	Batch        Kind = "batch"     // the first task of a batch: the tasks it holds
+	Batched      Kind = "batched"   // a later task of a batch: its first task does its steps
 )
 
 // MaxRounds is a task's fix loop's hard cap (rounds are written R/5);
@@ -95,6 +97,8 @@ type Line struct {
 	Findings               []Finding
 	// A complete line's outcome ("review clean", "2 parked", …).
 	Outcome string
+	// A batch line's tasks, by number, in plan order.
+	Members []string
 }
 
 var (
@@ -127,6 +131,7 @@ func Parse(text string) (Line, bool) {
 		{"base=", Base}, {"implementer=", Implementer}, {"reviewed_head=", ReviewedHead},
 		{"minor (deferred): ", Minor}, {"settled — ", Settled}, {"finding — ", Added},
 		{"BLOCKED — ", Blocked}, {"unblocked — ", Unblocked},
+		{"batch — Tasks ", Batch}, {"batched — in ", Batched},
 	} {
 		if v, ok := strings.CutPrefix(rest, k.prefix); ok && v != "" {
 			l.Kind, l.Value = k.kind, v
@@ -141,6 +146,20 @@ func Parse(text string) (Line, bool) {
 					return Line{}, false
 				}
 				l.Findings = []Finding{f}
+			case Batch:
+				l.Members = strings.Split(v, ", ")
+				for _, n := range l.Members {
+					if n == "" || strings.Trim(n, "0123456789") != "" {
+						return Line{}, false
+					}
+				}
+				if len(l.Members) < 2 || UnitName(l.Members[0]) != l.Unit {
+					return Line{}, false
+				}
+			case Batched:
+				if _, _, ok := cutUnit(v + ": "); !ok || !strings.HasPrefix(v, "Task ") || v == l.Unit {
+					return Line{}, false
+				}
 			}
 			return l, true
 		}
@@ -373,6 +392,16 @@ func FormatUnblocked(unit, decision string) string {
 	return unit + ": unblocked — " + decision
 }
 func FormatRestarted(reason string) string { return RunUnit + ": restarted — " + reason }
+
+// FormatBatch is the line of a batch's first task naming every task of
+// it, by number, in plan order (the first task's own number first).
+func FormatBatch(members []string) string {
+	return UnitName(members[0]) + ": batch — Tasks " + strings.Join(members, ", ")
+}
+
+// FormatBatched is the line of a later task of a batch: the first task
+// (head, "Task 3") does its steps.
+func FormatBatched(unit, head string) string { return unit + ": batched — in " + head }
 
 // FormatRound is a fix round's line: open are the findings still open
 // after it, and a7..b7 the round's commits (short; the same twice for a

@@ -29,6 +29,7 @@ var UnitRows = []Row{
 	{"finished", "unit=final last=complete"},
 	{"rewritten", "shas=rewritten,gone,missing"},
 	{"done", "last=complete"},
+	{"batched", "last=batched"},
 	{"blocked", "last=blocked"},
 	{"start", "unit=task last=none"},
 	{"final", "unit=final last=none"},

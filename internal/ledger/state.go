@@ -46,6 +46,8 @@ type Facts struct {
 	Shas   string // ShasOK, ShasRewritten, ShasGone, ShasMissing
 
 	Implementer   string    // the last implementer= id; "" without one
+	Members       []string  // a batch's tasks, by number, when the unit is its first task
+	BatchHead     string    // the first task of the batch a batched unit is in ("Task 3")
 	ReviewFile    string    // the newest review file that is in
 	OpenFindings  []Finding // the open findings, when Open > 0
 	NotVerifiable string    // what the first review could not verify, while it is the last
@@ -166,6 +168,9 @@ func unitFacts(unit, task string, lines []Line, idx *fileIndex, src Source, gone
 		case Implementer:
 			f.Implementer = l.Value
 			continue
+		case Batch:
+			f.Members = l.Members
+			continue
 		case Minor, Settled, Restarted:
 			continue
 		case Unblocked:
@@ -204,6 +209,8 @@ func unitFacts(unit, task string, lines []Line, idx *fileIndex, src Source, gone
 			open = without(open, l.Value)
 		case Complete, Blocked:
 			open = nil
+		case Batched:
+			f.BatchHead = l.Value
 		}
 	}
 	f.checkShas(lines, gone, off)

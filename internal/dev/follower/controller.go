@@ -534,6 +534,7 @@ func (c *controller) chain(u *unit, next string) {
 		if strings.Contains(part, "(rare.md") {
 			c.readRare()
 		}
+		part = c.choose(u, part)
 		names := boldNameRe.FindAllStringSubmatch(part, -1)
 		if len(names) == 0 {
 			c.fail("row Next %q: a step %q that names no block", next, part)
@@ -551,6 +552,9 @@ func (c *controller) chain(u *unit, next string) {
 			v := c.v.With("<what happened>", what)
 			if u != nil {
 				v = c.values(u).With("<decisions>", c.decisions(u), "<what changed>", c.sc.Human.GoOn, "<what happened>", what)
+				if b := c.batchFor(u); b != nil {
+					v["<last>"] = b[len(b)-1]
+				}
 			}
 			if before != "" && name == "Start the run" {
 				// The human's answers join the call that starts the run.
@@ -665,15 +669,64 @@ func (c *controller) following(u *unit) *unit {
 // commandOf is u's row's step when it is one command block.
 func (c *controller) commandOf(u *unit) string {
 	r := c.pick(factsOf(u))
-	m := boldNameRe.FindAllStringSubmatch(r.next, -1)
-	if len(m) != 1 || strings.Contains(r.next, "+") {
+	next := c.choose(u, r.next)
+	m := boldNameRe.FindAllStringSubmatch(next, -1)
+	if len(m) != 1 || strings.Contains(next, "+") {
 		return ""
 	}
 	text, b, ok := c.anyBlock(m[0][1])
 	if !ok || b.Lang != "sh" {
 		return ""
 	}
-	return c.fill(text, m[0][1], c.values(u))
+	v := c.values(u)
+	if b := c.batchFor(u); b != nil {
+		v["<last>"] = b[len(b)-1]
+	}
+	return c.fill(text, m[0][1], v)
+}
+
+// batchAltRe is a Next of two steps, the second where Look proposes a
+// batch from the unit: "**Start task N**, or **Start a batch** where …".
+var batchAltRe = regexp.MustCompile(`^(.+?), or (\*\*[^*]+\*\*) where Look's ` + "`batch\\?:`" + ` line begins at it$`)
+
+// choose takes, of a Next that offers a batch, the step the controller
+// decides on: the batch when Look proposes one from u that the controller
+// finds fit (batchFor), else the single step.
+func (c *controller) choose(u *unit, next string) string {
+	m := batchAltRe.FindStringSubmatch(strings.TrimSpace(next))
+	if m == nil {
+		return next
+	}
+	if c.batchFor(u) != nil {
+		return m[2]
+	}
+	return m[1]
+}
+
+// batchFor is the batch the controller takes from u: the tasks of Look's
+// batch?: line that begins at u, up to the first the controller finds
+// needs judgment (the scenario's Judgment), when two or more remain; nil
+// otherwise.
+func (c *controller) batchFor(u *unit) []string {
+	if u == nil || !u.task() {
+		return nil
+	}
+	for _, b := range c.look.batches {
+		if len(b) == 0 || b[0] != u.n {
+			continue
+		}
+		var take []string
+		for _, n := range b {
+			if t, err := c.sc.task(atoiOr(n)); err != nil || t.Judgment {
+				break
+			}
+			take = append(take, n)
+		}
+		if len(take) >= 2 {
+			return take
+		}
+	}
+	return nil
 }
 
 // decisions is <decisions> for u: the scenario's decisions for its task.

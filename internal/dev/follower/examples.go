@@ -148,3 +148,41 @@ func WithoutImplementers(ledger string) string {
 	}
 	return strings.Join(out, "")
 }
+
+// MicroPlanPath and MicroPlan are a plan of MicroTasks tiny tasks of one
+// shape, written as superpowers' writing-plans writes tasks (its header,
+// Global Constraints and the rule after them, each task's Files,
+// Interfaces and checkbox steps with the change spelled out): the same
+// one-word edit in eight files, the plan a batch is for.
+const (
+	MicroPlanPath = "docs/plans/color.md"
+	MicroTasks    = 8
+)
+
+var MicroPlan = func() string {
+	var b strings.Builder
+	b.WriteString("# Color Spelling Implementation Plan\n\n" +
+		"> **For agentic workers:** REQUIRED SUB-SKILL: Use superpowers:subagent-driven-development (recommended) or superpowers:executing-plans to implement this plan task-by-task. Steps use checkbox (`- [ ]`) syntax for tracking.\n\n" +
+		"**Goal:** Spell color the American way in every palette file.\n\n**Architecture:** One word per file; nothing reads these files yet.\n\n**Tech Stack:** plain text\n\n" +
+		"## Global Constraints\n\n- American spelling: color, never colour.\n\n---\n\n")
+	for i := 1; i <= MicroTasks; i++ {
+		fmt.Fprintf(&b, "### Task %d: Spell color in palette %d\n\n**Files:**\n- Modify: `palette/p%d.txt:1`\n\n**Interfaces:**\n- Consumes: none\n- Produces: none\n\n"+
+			"- [ ] **Step 1: Write the word**\n\nThe file holds exactly:\n\n```text\ncolor\n```\n\n"+
+			"- [ ] **Step 2: Commit**\n\n```bash\ngit add palette/p%d.txt\ngit commit -m \"palette %d: color\"\n```\n\n", i, i, i, i, i)
+	}
+	return b.String()
+}()
+
+// MicroScenario runs MicroPlan: every task the same one-line file on the
+// fast tier (its text holds the whole change), all of them one batch, one
+// clean review, one final review.
+func MicroScenario() Scenario {
+	sc := Scenario{Plan: MicroPlanPath}
+	for i := 1; i <= MicroTasks; i++ {
+		p := fmt.Sprintf("palette/p%d.txt", i)
+		sc.Tasks = append(sc.Tasks, Task{N: i, Title: fmt.Sprintf("Spell color in palette %d", i), Tier: "fast",
+			Test:    "grep -qx color " + p,
+			Commits: []Commit{{Message: fmt.Sprintf("palette %d: color", i), Files: []File{{Path: p, Content: "color\n"}}}}})
+	}
+	return sc
+}

@@ -25,6 +25,7 @@ type output struct {
 	next              string
 	settled           []string // "settled:" lines of Start task N
 	carried           bool
+	batches           [][]string // Look's "batch?:" lines: the tasks of each batch it proposes
 }
 
 // moved is a workspace of a plan that no longer exists.
@@ -123,6 +124,9 @@ func parseOutput(out string) (output, error) {
 			o.settled = append(o.settled, strings.TrimPrefix(line, "settled: "))
 		case strings.HasPrefix(line, "carried "):
 			o.carried = true
+		case strings.HasPrefix(line, "batch?: Tasks "):
+			list, _, _ := strings.Cut(strings.TrimPrefix(line, "batch?: Tasks "), " (")
+			o.batches = append(o.batches, strings.Split(list, ", "))
 		}
 		if m := movedRe.FindStringSubmatch(line); m != nil {
 			o.moved = append(o.moved, moved{dir: m[1], plan: m[2]})

@@ -2,6 +2,7 @@ package follower
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 )
 
@@ -50,6 +51,10 @@ type Task struct {
 	// Settled are the decisions later tasks build on that the controller
 	// records when it closes the task.
 	Settled []string
+	// Judgment: reading the task, the controller finds it needs judgment
+	// (or defines something later tasks use): never in a batch, whatever
+	// its text's shape.
+	Judgment bool
 
 	Defect       *Defect  // a planted defect, or nil
 	Minors       []string // Minor one-liners the task's review reports
@@ -167,6 +172,10 @@ func (t Task) files() (paths []string, content map[string]string) {
 // defect finds the planted defect a finding of unit n names: Task n's, or
 // for the final review (n == 0) any task's.
 func (sc Scenario) defect(n int, finding string) (*Defect, bool) {
+	// A batch's finding names its task first ("Task 4: …").
+	if m := batchFindingRe.FindStringSubmatch(finding); m != nil {
+		n, finding = atoiOr(m[1]), m[2]
+	}
 	for _, t := range sc.Tasks {
 		if (t.N == n || n == 0) && t.Defect != nil && t.Defect.Finding == finding {
 			return t.Defect, true
@@ -174,6 +183,8 @@ func (sc Scenario) defect(n int, finding string) (*Defect, bool) {
 	}
 	return nil, false
 }
+
+var batchFindingRe = regexp.MustCompile(`^Task (\d+): (.+)$`)
 
 // rightContent is what the defect's file holds once fixed: the last
 // content its task's commits give it.

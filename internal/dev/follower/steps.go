@@ -23,8 +23,9 @@ type Call struct {
 
 // Steps names calls by the shell blocks of the skill in skillDir.
 type Steps struct {
-	names []string
-	res   []*regexp.Regexp
+	names  []string
+	res    []*regexp.Regexp
+	places []int // each block's placeholders: of two blocks a command fits, the one with more is the one meant
 }
 
 // NewSteps reads the blocks of skillDir's SKILL.md and resume.md.
@@ -51,7 +52,7 @@ func NewSteps(skillDir string) (*Steps, error) {
 			last := 0
 			for _, ix := range PlaceholderRe.FindAllStringIndex(body, -1) {
 				lit := body[last:ix[0]]
-				if ix[1] == len(body) && strings.HasSuffix(lit, " ") {
+				if ix[1] == len(body) && strings.HasSuffix(lit, " ") && body[ix[0]:ix[1]] == "<decisions>" {
 					// A last placeholder that may be nothing (<decisions>)
 					// takes its blank with it.
 					re.WriteString(regexp.QuoteMeta(strings.TrimSuffix(lit, " ")) + `(?: [^\n]*?)?`)
@@ -64,6 +65,7 @@ func NewSteps(skillDir string) (*Steps, error) {
 			re.WriteString(`$`)
 			s.names = append(s.names, name)
 			s.res = append(s.res, regexp.MustCompile(re.String()))
+			s.places = append(s.places, len(PlaceholderRe.FindAllStringIndex(body, -1)))
 		}
 	}
 	return s, nil
@@ -74,11 +76,10 @@ func NewSteps(skillDir string) (*Steps, error) {
 func (s *Steps) blocks(command string) string {
 	var names []string
 	for _, part := range strings.Split(command, " && ") {
-		name := "? " + part
+		name, best := "? "+part, -1
 		for i, re := range s.res {
-			if re.MatchString(ByName(part)) {
-				name = s.names[i]
-				break
+			if re.MatchString(ByName(part)) && s.places[i] > best {
+				name, best = s.names[i], s.places[i]
 			}
 		}
 		names = append(names, name)

@@ -247,30 +247,38 @@ func (sc Scenario) implementer(d Dispatch) Script {
 			if !strings.Contains(brief, fmt.Sprintf("Task %d: %s", d.N, task.Title)) {
 				a.fail("the brief is not Task %d's (%q):\n%s", d.N, task.Title, brief)
 			}
+			// A batch's brief holds each of its tasks (implementer-prompt.md:
+			// do each, in its order, one commit each).
+			tasks := sc.briefTasks(a, d.N, brief)
 			// The constraints are the plan's Global Constraints, never
 			// its tasks: an implementer reads only its own task.
 			if cons := a.read(a.field("Constraints")); taskHeadingRe.MatchString(cons) {
 				a.fail("the constraints file holds the plan's tasks (%q):\n%s", taskHeadingRe.FindString(cons), cons)
 			}
 			root := a.root()
-			var shas, done []string
-			for _, c := range task.Commits {
-				var paths []string
-				for _, f := range c.Files {
-					content := f.Content
-					if task.Defect != nil && task.Defect.Path == f.Path {
-						content = task.Defect.Wrong
+			var shas []string
+			var report strings.Builder
+			for _, task := range tasks {
+				var done []string
+				for _, c := range task.Commits {
+					var paths []string
+					for _, f := range c.Files {
+						content := f.Content
+						if task.Defect != nil && task.Defect.Path == f.Path {
+							content = task.Defect.Wrong
+						}
+						a.write(root+"/"+f.Path, content)
+						paths = append(paths, f.Path)
+						done = append(done, "- "+f.Path)
 					}
-					a.write(root+"/"+f.Path, content)
-					paths = append(paths, f.Path)
-					done = append(done, "- "+f.Path)
+					sha := a.commit(paths, c.Message)
+					shas = append(shas, sha+" "+c.Message)
 				}
-				sha := a.commit(paths, c.Message)
-				shas = append(shas, sha+" "+c.Message)
+				test := a.bash(task.Test)
+				fmt.Fprintf(&report, "# Task %d: %s\n\n## Implemented\n%s\n\n## Tests\n$ %s\n%s\n", task.N, task.Title, strings.Join(done, "\n"), task.Test, orNone(test))
 			}
-			test := a.bash(task.Test)
-			a.write(a.field("Report"), fmt.Sprintf("# Task %d: %s\n\n## Implemented\n%s\n\n## Tests\n$ %s\n%s\n## Commits\n%s\n\n## Unsure\nnothing\n",
-				d.N, task.Title, strings.Join(done, "\n"), task.Test, orNone(test), strings.Join(shas, "\n")))
+			fmt.Fprintf(&report, "## Commits\n%s\n\n## Unsure\nnothing\n", strings.Join(shas, "\n"))
+			a.write(a.field("Report"), report.String())
 			first, last := strings.Fields(shas[0])[0], strings.Fields(shas[len(shas)-1])[0]
 			return fmt.Sprintf("Status: DONE\nCommits: %s..%s (%d)\nTests: %s: passed\nNotes: none", first, last, len(shas), task.Test)
 		})
@@ -500,31 +508,43 @@ func (sc Scenario) reviewer(d Dispatch) Script {
 	return func(t Tools) string {
 		return run(t, d, reviewerFailed, func(a *agent) string {
 			a.readRole("", reviewerLabels...)
-			task, err := sc.task(d.N)
-			if err != nil {
+			if _, err := sc.task(d.N); err != nil {
 				a.fail("%v", err)
 			}
-			a.read(a.field("Brief"))
+			brief := a.read(a.field("Brief"))
 			path, pkg := a.readPackage()
 			if report := a.field("Report"); !strings.HasPrefix(report, "none") {
 				a.read(report)
 			}
 			a.read(a.field("Constraints"))
-			open := numbered(judge(task, pkg, false), 1)
+			// A batch's brief: each task judged on its own, each finding
+			// naming its task (task-reviewer-prompt.md).
+			tasks := sc.briefTasks(a, d.N, brief)
+			var open []finding
+			var minors, unverifiable []string
+			for _, t := range tasks {
+				for _, f := range judge(t, pkg, false) {
+					if len(tasks) > 1 {
+						f.text = fmt.Sprintf("Task %d: %s", t.N, f.text)
+					}
+					open = append(open, f)
+				}
+				minors = append(minors, t.Minors...)
+				if t.Unverifiable != "" {
+					unverifiable = append(unverifiable, t.Unverifiable)
+				}
+			}
+			open = numbered(open, 1)
 			spec := "✅"
 			switch {
 			case len(open) > 0:
 				spec = "❌"
-			case task.Unverifiable != "":
+			case len(unverifiable) > 0:
 				spec = "⚠️"
-			}
-			unver := "none"
-			if task.Unverifiable != "" {
-				unver = task.Unverifiable
 			}
 			reviewPath := strings.TrimSuffix(path, ".diff") + ".md"
 			answer := fmt.Sprintf("Spec: %s\nOpen: %s\nMinor: %s\nNot verifiable: %s\nReview: %s",
-				spec, graded(open), joinOr(task.Minors), unver, reviewPath)
+				spec, graded(open), joinOr(minors), joinOr(unverifiable), reviewPath)
 			a.write(reviewPath, answer+fmt.Sprintf("\n\n## Details\nTask %d, package %s: %d finding(s).\n", d.N, path, len(open)))
 			return answer
 		})
@@ -615,4 +635,23 @@ func lastFixRound(report string) int {
 		return 0
 	}
 	return atoiOr(m[len(m)-1][1])
+}
+
+var briefHeadingRe = regexp.MustCompile(`(?m)^#+ Task (\d+):`)
+
+// briefTasks are the scenario's tasks a brief holds, in its order: one,
+// or a batch's, the first being the task dispatched (n).
+func (sc Scenario) briefTasks(a *agent, n int, brief string) []Task {
+	var out []Task
+	for _, m := range briefHeadingRe.FindAllStringSubmatch(brief, -1) {
+		t, err := sc.task(atoiOr(m[1]))
+		if err != nil {
+			a.fail("the brief holds Task %s, which the scenario has not", m[1])
+		}
+		out = append(out, t)
+	}
+	if len(out) == 0 || out[0].N != n {
+		a.fail("the brief does not begin with Task %d:\n%s", n, brief)
+	}
+	return out
 }

@@ -1,6 +1,7 @@
 package skilltext
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -463,5 +464,33 @@ func TestResumeMovedPlan(t *testing.T) {
 	kept := dirFiles(t, filepath.Join(r.keep, "greet"))
 	for name := range before {
 		assert.Contains(t, kept, name[1:], "the old workspace's files stay in it")
+	}
+}
+
+// TestResumeMidBatch: a compaction in the middle of a batch (its
+// implementer's answer in, the package not built): the ledger says the
+// batch's first task is at row package and its other tasks batched, and
+// the new controller takes the batch on as one unit, to its end.
+func TestResumeMidBatch(t *testing.T) {
+	t.Parallel()
+	repo, cut := cutRun(t, follower.MicroPlanPath, follower.MicroPlan, follower.MicroScenario(), 6, "")
+	require.Equal(t, "Agent implementer 1 (haiku)", actions(t, "", cut.calls)[5], "the cut's last step")
+	r := resumeRun(t, repo, cut, follower.MicroScenario(), "")
+	require.Equal(t, "package", lookRow(t, r))
+	var look string
+	for _, c := range r.calls {
+		if c.Tool == "Bash" && strings.HasPrefix(c.Input, "sdd-ledger look ") {
+			look = c.Output
+			break
+		}
+	}
+	for i := 2; i <= follower.MicroTasks; i++ {
+		assert.Contains(t, look, fmt.Sprintf("Task %d: last=batched ", i))
+	}
+	requireNext(t, "", r, "Read color.md", "Bash Package", "Agent reviewer 1 (sonnet)", "Bash Close+Final package")
+	requireFinished(t, r)
+	ledger := finishedLedgerOf(r, "color")
+	for i := 2; i <= follower.MicroTasks; i++ {
+		assert.Contains(t, ledger, fmt.Sprintf("\nTask %d: complete (commits ", i))
 	}
 }

@@ -183,7 +183,7 @@ func TestUsageCatches(t *testing.T) {
 		broken skillText
 		want   string
 	}{
-		"an extra argument":  {x.edit(t, skillMD, task, "sdd-ledger task '<plan file>' <N> 2\n"), "the block passes 3"},
+		"an extra argument":  {x.edit(t, skillMD, "sdd-ledger round '<plan file>' <N>\n", "sdd-ledger round '<plan file>' <N> 2\n"), "the block passes 3"},
 		"a missing argument": {x.edit(t, skillMD, "sdd-ledger look '<plan file>' '<start branch>'", "sdd-ledger look '<plan file>'"), "the block passes 1"},
 		"arguments swapped":  {x.edit(t, skillMD, task, "sdd-ledger task <N> '<plan file>'\n"), "PLAN_FILE is <N>"},
 		"a typed head":       {x.edit(t, skillMD, "sdd-ledger package '<plan file>' <N> <agent id>", "sdd-ledger package '<plan file>' <N> HEAD~1"), "AGENT_ID is HEAD~1"},

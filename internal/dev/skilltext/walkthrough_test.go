@@ -244,10 +244,13 @@ func walk(t *testing.T, skillDir string) (problems, *directRun) {
 
 // finishedLedger is the ledger as the run left it: the copy the executor
 // made before the call that ran Finish, then the lines that call recorded.
-func finishedLedger(r *directRun) string {
+func finishedLedger(r *directRun) string { return finishedLedgerOf(r, "greet") }
+
+// finishedLedgerOf is finishedLedger for the workspace named ws.
+func finishedLedgerOf(r *directRun, ws string) string {
 	for _, c := range r.calls {
 		if c.Actor == "controller" && c.Tool == "Bash" && strings.Contains(c.Input, "sdd-ledger finish ") {
-			b, _ := os.ReadFile(filepath.Join(r.keep, "greet", "progress.md"))
+			b, _ := os.ReadFile(filepath.Join(r.keep, ws, "progress.md"))
 			return follower.FinishedLedger(string(b), c.Output)
 		}
 	}
@@ -389,4 +392,34 @@ func TestWalkThroughWritingPlansFormat(t *testing.T) {
 	require.Equal(t, "## Global Constraints\n- Plain text files only, each ending with a newline.\n\n\n",
 		readFileT(t, filepath.Join(r.keep, "greet", "constraints.md")), "the rule that closes the header is no constraint")
 	t.Log(walkLine("writing-plans format", 3, countDispatches(r.calls), r.calls))
+}
+
+// TestWalkThroughMicroTasks: a plan of eight tiny tasks of one shape (the
+// same edit in eight files, as writing-plans writes tasks) goes to one
+// implementer as one batch: one review, one close completing every task
+// with its own line, then the final review; dispatches I + R ≤ 4.
+func TestWalkThroughMicroTasks(t *testing.T) {
+	t.Parallel()
+	repo := walkRepo(t, follower.MicroPlanPath, follower.MicroPlan)
+	r := runDirect(t, repo, follower.MicroScenario(), directOptions{})
+	requireFinished(t, r)
+	d := countDispatches(r.calls)
+	t.Log(walkLine("micro-tasks", follower.MicroTasks, d, r.calls))
+	if d.implementers+d.reviewers > 4 {
+		t.Errorf("%d implementer and %d reviewer dispatches for %d micro-tasks: the batch did not batch", d.implementers, d.reviewers, follower.MicroTasks)
+	}
+	ledger := finishedLedgerOf(r, "color")
+	for i := 1; i <= follower.MicroTasks; i++ {
+		if !strings.Contains(ledger, fmt.Sprintf("\nTask %d: complete (commits ", i)) {
+			t.Errorf("Task %d has no complete line:\n%s", i, ledger)
+		}
+	}
+	if got := strings.Fields(repo.Git("log", "--format=%s", "main..HEAD")); len(got) == 0 {
+		t.Error("no commits")
+	}
+	for i := 1; i <= follower.MicroTasks; i++ {
+		if b, _ := os.ReadFile(filepath.Join(repo.Root, fmt.Sprintf("palette/p%d.txt", i))); string(b) != "color\n" {
+			t.Errorf("palette/p%d.txt is %q", i, b)
+		}
+	}
 }
