@@ -186,3 +186,13 @@ func MicroScenario() Scenario {
 	}
 	return sc
 }
+
+// MicroDefectScenario is MicroScenario with a planted defect in Task 3 of
+// the batch: the batch's review names it with its task, one fix round
+// fixes it.
+func MicroDefectScenario() Scenario {
+	sc := MicroScenario()
+	sc.Tasks[2].Defect = &Defect{Path: "palette/p3.txt", Wrong: "colour\n", Marker: "colour", Finding: "palette/p3.txt:1 says colour, the brief says color"}
+	sc.Tasks[2].Test = "test -s palette/p3.txt" // what the implementer ran, which the defect passes
+	return sc
+}

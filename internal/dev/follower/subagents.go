@@ -248,8 +248,12 @@ func (sc Scenario) implementer(d Dispatch) Script {
 				a.fail("the brief is not Task %d's (%q):\n%s", d.N, task.Title, brief)
 			}
 			// A batch's brief holds each of its tasks (implementer-prompt.md:
-			// do each, in its order, one commit each).
+			// do each, in its order, one commit each); without that rule an
+			// implementer does the task it was named.
 			tasks := sc.briefTasks(a, d.N, brief)
+			if !doEachRe.MatchString(strings.Join(strings.Fields(a.role), " ")) {
+				tasks = tasks[:1]
+			}
 			// The constraints are the plan's Global Constraints, never
 			// its tasks: an implementer reads only its own task.
 			if cons := a.read(a.field("Constraints")); taskHeadingRe.MatchString(cons) {
@@ -520,11 +524,12 @@ func (sc Scenario) reviewer(d Dispatch) Script {
 			// A batch's brief: each task judged on its own, each finding
 			// naming its task (task-reviewer-prompt.md).
 			tasks := sc.briefTasks(a, d.N, brief)
+			namesTask := taskFirstRe.MatchString(strings.Join(strings.Fields(a.role), " "))
 			var open []finding
 			var minors, unverifiable []string
 			for _, t := range tasks {
 				for _, f := range judge(t, pkg, false) {
-					if len(tasks) > 1 {
+					if len(tasks) > 1 && namesTask {
 						f.text = fmt.Sprintf("Task %d: %s", t.N, f.text)
 					}
 					open = append(open, f)
@@ -638,6 +643,13 @@ func lastFixRound(report string) int {
 }
 
 var briefHeadingRe = regexp.MustCompile(`(?m)^#+ Task (\d+):`)
+
+// doEachRe is the implementer's rule for a batch's brief.
+var doEachRe = regexp.MustCompile(`A brief may hold several tasks of the plan \(a batch\): do each, in its order, one commit each`)
+
+// taskFirstRe is the reviewer's rule for a batch: each finding names its
+// task first.
+var taskFirstRe = regexp.MustCompile("A brief of several tasks \\(a batch\\): judge each task's requirements, and begin each finding's text with its task")
 
 // briefTasks are the scenario's tasks a brief holds, in its order: one,
 // or a batch's, the first being the task dispatched (n).

@@ -237,6 +237,14 @@ func TestTextMutants(t *testing.T) {
 			})},
 		{"a fix committed but not re-reviewed, dispatched again",
 			[]textEdit{row("| `refix` | `after>0` | **Package** |\n", "")}, resumeState("refix")},
+		{"batches never taken",
+			[]textEdit{row("**Start task N**, or **Start a batch** where Look's `batch?:` line begins at it |", "**Start task N** |")}, microRun},
+		{"a batched task started on its own",
+			[]textEdit{row("| `batched` | `last=batched` | the next unit |\n", "")}, microRun},
+		{"a batch's implementer does its first task only",
+			[]textEdit{{file: "implementer-prompt.md", old: "- A brief may hold several tasks of the plan (a batch): do each, in its\n  order, one commit each, and report each under its own heading.\n", new: ""}}, microRun},
+		{"a batch's findings not named by their task",
+			[]textEdit{{file: "task-reviewer-prompt.md", old: "- A brief of several tasks (a batch): judge each task's requirements, and\n  begin each finding's text with its task: `F2 [Important] Task 4: …`.\n", new: ""}}, microDefectRun},
 		{"a commit after a clean review closed over",
 			[]textEdit{row("| `refix` | `after>0` |", "| `refix` | `open>0 after>0` |")}, resumeState("refix: a commit after a clean review")},
 
@@ -304,6 +312,8 @@ func TestNewRunsPassOnTheText(t *testing.T) {
 		"a fast task's reviewer on standard":      scenarioRun(fastTask3, wants("Agent implementer 3 (haiku)", "Bash Package", "Agent reviewer 3 (sonnet)")),
 		"a terse fix answer sent back":            scenarioRun(terseFix, wants("Agent fix 2 (sonnet)", "Agent fix 2 (sonnet)", "Bash Package")),
 		"two rounds, each re-reviewed as its own": scenarioRun(func() follower.Scenario { return follower.StubbornScenario(2, "") }, nil),
+		"a batch":                  microRun,
+		"a batch with a fix round": microDefectRun,
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
@@ -312,4 +322,29 @@ func TestNewRunsPassOnTheText(t *testing.T) {
 			}
 		})
 	}
+}
+
+// microRun is the micro-task walk-through: one batch, I + R ≤ 4.
+func microRun(t *testing.T, dir string) []string {
+	return microRunOf(t, dir, follower.MicroScenario())
+}
+
+// microDefectRun is the micro-task walk-through with a defect in Task 3,
+// fixed in one round of the batch.
+func microDefectRun(t *testing.T, dir string) []string {
+	return microRunOf(t, dir, follower.MicroDefectScenario())
+}
+
+func microRunOf(t *testing.T, dir string, sc follower.Scenario) []string {
+	repo := walkRepo(t, follower.MicroPlanPath, follower.MicroPlan)
+	r := runDirect(t, repo, sc, directOptions{skillDir: dir})
+	var p []string
+	if !strings.HasPrefix(r.final, "Done: ") {
+		p = append(p, "the run did not finish: "+r.final)
+	}
+	p = append(p, failedCalls(r.calls)...)
+	if d := countDispatches(r.calls); d.implementers+d.reviewers > 5 || d.implementers != 1 {
+		p = append(p, fmt.Sprintf("not one batch: %+v", d))
+	}
+	return p
 }

@@ -423,3 +423,25 @@ func TestWalkThroughMicroTasks(t *testing.T) {
 		}
 	}
 }
+
+// TestWalkThroughMicroTasksFixLoop: a defect in one task of a batch: the
+// review names it with its task, one fix round of the batch fixes it, and
+// one close completes every task.
+func TestWalkThroughMicroTasksFixLoop(t *testing.T) {
+	t.Parallel()
+	repo := walkRepo(t, follower.MicroPlanPath, follower.MicroPlan)
+	r := runDirect(t, repo, follower.MicroDefectScenario(), directOptions{})
+	requireFinished(t, r)
+	d := countDispatches(r.calls)
+	t.Log(walkLine("micro-tasks with a fix", follower.MicroTasks, d, r.calls))
+	if d.implementers != 1 || d.fixes != 1 {
+		t.Errorf("%+v: one implementer and one fix for the batch", d)
+	}
+	ledger := finishedLedgerOf(r, "color")
+	if !strings.Contains(ledger, "Task 1: fix round 1/5 (1 addressed, 0 open — none; commits ") {
+		t.Errorf("the batch's round:\n%s", ledger)
+	}
+	if b, _ := os.ReadFile(filepath.Join(repo.Root, "palette/p3.txt")); string(b) != "color\n" {
+		t.Errorf("palette/p3.txt is %q", b)
+	}
+}
