@@ -670,6 +670,9 @@ func (c *controller) following(u *unit) *unit {
 func (c *controller) commandOf(u *unit) string {
 	r := c.pick(factsOf(u))
 	next := c.choose(u, r.next)
+	if strings.Contains(next, "(rare.md") {
+		c.readRare()
+	}
 	m := boldNameRe.FindAllStringSubmatch(next, -1)
 	if len(m) != 1 || strings.Contains(next, "+") {
 		return ""
@@ -687,7 +690,7 @@ func (c *controller) commandOf(u *unit) string {
 
 // batchAltRe is a Next of two steps, the second where Look proposes a
 // batch from the unit: "**Start task N**, or **Start a batch** where …".
-var batchAltRe = regexp.MustCompile(`^(.+?), or (\*\*[^*]+\*\*) where Look's ` + "`batch\\?:`" + ` line begins at it$`)
+var batchAltRe = regexp.MustCompile(`^(.+?), or (\[?\*\*[^*]+\*\*(?:\]\([^)]*\))?) where Look's ` + "`batch\\?:`" + ` line begins at it$`)
 
 // choose takes, of a Next that offers a batch, the step the controller
 // decides on: the batch when Look proposes one from u that the controller

@@ -238,7 +238,7 @@ func TestTextMutants(t *testing.T) {
 		{"a fix committed but not re-reviewed, dispatched again",
 			[]textEdit{row("| `refix` | `after>0` | **Package** |\n", "")}, resumeState("refix")},
 		{"batches never taken",
-			[]textEdit{row("**Start task N**, or **Start a batch** where Look's `batch?:` line begins at it |", "**Start task N** |")}, microRun},
+			[]textEdit{row("**Start task N**, or [**Start a batch**](rare.md#batches) where Look's `batch?:` line begins at it |", "**Start task N** |")}, microRun},
 		{"a batched task started on its own",
 			[]textEdit{row("| `batched` | `last=batched` | the next unit |\n", "")}, microRun},
 		{"a batch's implementer does its first task only",

@@ -115,8 +115,8 @@ var protocolFacts = []protocolFact{
 	{"Read's limit", "Read refuses a file over 256 KB without `offset` and `limit`", hostClaudeMD, "Read refuses a file over 256 KB without `offset` and `limit`"},
 	{"the reviewer reads in parts", "the reviewer reads it in parts", "skill/task-reviewer-prompt.md", "Read it once, completely, in parts: `offset` and `limit` of 2000 lines at a time"},
 	{"asynchronous subagents", "a subagent may answer later as a notification", skillMD, "a subagent's answer may come later: wait for it"},
-	{"the manual recipe", "gives the manual equivalent of each step", skillMD, "read \\[manual.md\\]\\(manual.md\\) and do their work by hand"},
-	{"go install", "The text says how to install them otherwise (`go install`)", skillMD, "`go install -tags urfave_cli_no_docs github.com/sdd-go/sdd-go/cmd/...@latest`"},
+	{"the manual recipe", "gives the manual equivalent of each step", skillMD, "\\[manual.md\\]\\(manual.md\\)\\s+says how to install them, or to do their work by hand"},
+	{"go install", "The text says how to install them otherwise (`go install`)", "skill/manual.md", "`go install -tags urfave_cli_no_docs github.com/sdd-go/sdd-go/cmd/...@latest`"},
 }
 
 // factRes are the facts' statements, compiled.

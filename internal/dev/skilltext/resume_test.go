@@ -473,8 +473,8 @@ func TestResumeMovedPlan(t *testing.T) {
 // the new controller takes the batch on as one unit, to its end.
 func TestResumeMidBatch(t *testing.T) {
 	t.Parallel()
-	repo, cut := cutRun(t, follower.MicroPlanPath, follower.MicroPlan, follower.MicroScenario(), 6, "")
-	require.Equal(t, "Agent implementer 1 (haiku)", actions(t, "", cut.calls)[5], "the cut's last step")
+	repo, cut := cutRun(t, follower.MicroPlanPath, follower.MicroPlan, follower.MicroScenario(), 7, "")
+	require.Equal(t, "Agent implementer 1 (haiku)", actions(t, "", cut.calls)[6], "the cut's last step")
 	r := resumeRun(t, repo, cut, follower.MicroScenario(), "")
 	require.Equal(t, "package", lookRow(t, r))
 	var look string
