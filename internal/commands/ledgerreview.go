@@ -206,8 +206,11 @@ func runBlock(ctx context.Context, env *cliapp.Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if u.Last == ledger.Complete || u.Last == ledger.Blocked || u.Last == ledger.Batched {
+	if u.Last == ledger.Batched {
 		return outOfStep(u, "a unit under way (a task in a batch is blocked by blocking the batch's first task)")
+	}
+	if u.Last == ledger.Complete || u.Last == ledger.Blocked {
+		return outOfStep(u, "a unit under way")
 	}
 	line := ledger.FormatBlocked(unit, args[2])
 	if err := r.append(lf, line); err != nil {

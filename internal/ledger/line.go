@@ -16,6 +16,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/sdd-go/sdd-go/internal/lazyre"
+
 	"github.com/sdd-go/sdd-go/internal/workspace"
 )
 
@@ -102,9 +104,9 @@ type Line struct {
 }
 
 var (
-	roundRe    = lazyRegexp(`^fix round (\d+)/(\d+) \((\d+) addressed, (\d+) open — (.*); commits ([0-9a-f]+)\.\.([0-9a-f]+)\)$`)
-	completeRe = lazyRegexp(`^complete \(commits ([0-9a-f]+)\.\.([0-9a-f]+), (.+)\)$`)
-	parkedRe   = lazyRegexp(`^parked — (.+) — ruling: (.+)$`)
+	roundRe    = lazyre.New(`^fix round (\d+)/(\d+) \((\d+) addressed, (\d+) open — (.*); commits ([0-9a-f]+)\.\.([0-9a-f]+)\)$`)
+	completeRe = lazyre.New(`^complete \(commits ([0-9a-f]+)\.\.([0-9a-f]+), (.+)\)$`)
+	parkedRe   = lazyre.New(`^parked — (.+) — ruling: (.+)$`)
 )
 
 // Parse reads one line (without its newline; a trailing CR is ignored);
@@ -235,7 +237,7 @@ type Finding struct {
 // and its text, without the grade.
 func (f Finding) String() string { return f.ID + " " + f.Text }
 
-var findingRe = lazyRegexp(`^(F\d+)(?: \[([A-Za-z]+)\])? (.+)$`)
+var findingRe = lazyre.New(`^(F\d+)(?: \[([A-Za-z]+)\])? (.+)$`)
 
 func parseFinding(s string) (Finding, bool) {
 	m := findingRe().FindStringSubmatch(strings.TrimSpace(s))
@@ -245,7 +247,7 @@ func parseFinding(s string) (Finding, bool) {
 	return Finding{ID: m[1], Grade: m[2], Text: m[3]}, true
 }
 
-var nextFindingRe = lazyRegexp(`; (F\d+ )`)
+var nextFindingRe = lazyre.New(`; (F\d+ )`)
 
 // ParseFindings reads a list of findings as reviews and round lines write
 // it: "F1 [Important] a.go:1 x; F2 …", or "none". A finding's own "; "

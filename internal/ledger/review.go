@@ -3,6 +3,8 @@ package ledger
 import (
 	"fmt"
 	"strings"
+
+	"github.com/sdd-go/sdd-go/internal/lazyre"
 )
 
 // A reviewer writes its review beside the package it read (.diff becomes
@@ -98,7 +100,7 @@ func ParseReview(text string) (Review, error) {
 	return r, nil
 }
 
-var verdictRe = lazyRegexp(`^(ADDRESSED|NOT ADDRESSED)(?:\s*—.*)?$`)
+var verdictRe = lazyre.New(`^(ADDRESSED|NOT ADDRESSED)(?:\s*—.*)?$`)
 
 // ParseReReview reads a re-review file's answer: a verdict for each of
 // ids, the findings still open going into it.

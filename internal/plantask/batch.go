@@ -6,8 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"regexp"
 	"strings"
+
+	"github.com/sdd-go/sdd-go/internal/lazyre"
 )
 
 // A batch is consecutive small tasks of one shape given to one
@@ -94,10 +95,10 @@ func Texts(plan io.Reader, numbers []string, max int) (texts map[string]string, 
 }
 
 var (
-	filesRe    = regexp.MustCompile(`(?i)^\s*\*\*files:?\*\*:?\s*$`)
-	fileItemRe = regexp.MustCompile("^\\s*[-*]\\s+(?:\\*\\*)?([A-Za-z]+)(?:\\*\\*)?:\\s*`([^`]+)`")
-	stepTestRe = regexp.MustCompile(`(?i)\*\*step [0-9]+:[^*]*\btests?\b`)
-	producesRe = regexp.MustCompile(`(?i)^\s*[-*]\s+(?:\*\*)?produces(?:\*\*)?:\s*(.*)$`)
+	filesRe    = lazyre.New(`(?i)^\s*\*\*files:?\*\*:?\s*$`)
+	fileItemRe = lazyre.New("^\\s*[-*]\\s+(?:\\*\\*)?([A-Za-z]+)(?:\\*\\*)?:\\s*`([^`]+)`")
+	stepTestRe = lazyre.New(`(?i)\*\*step [0-9]+:[^*]*\btests?\b`)
+	producesRe = lazyre.New(`(?i)^\s*[-*]\s+(?:\*\*)?produces(?:\*\*)?:\s*(.*)$`)
 )
 
 // Unbatchable says why a task with this text cannot join a batch, by the
@@ -113,11 +114,11 @@ func Unbatchable(text string, truncated bool) string {
 	files, inFiles := 0, false
 	for _, l := range lines {
 		switch {
-		case filesRe.MatchString(l):
+		case filesRe().MatchString(l):
 			inFiles = true
 			continue
 		case inFiles:
-			if m := fileItemRe.FindStringSubmatch(l); m != nil {
+			if m := fileItemRe().FindStringSubmatch(l); m != nil {
 				if strings.EqualFold(m[1], "test") {
 					return "its Files list names a test of its own"
 				}
@@ -126,10 +127,10 @@ func Unbatchable(text string, truncated bool) string {
 			}
 			inFiles = false
 		}
-		if stepTestRe.MatchString(l) {
+		if stepTestRe().MatchString(l) {
 			return "a step of it is about a test of its own"
 		}
-		if m := producesRe.FindStringSubmatch(l); m != nil && !nothing(m[1]) {
+		if m := producesRe().FindStringSubmatch(l); m != nil && !nothing(m[1]) {
 			return "it produces something later tasks build on"
 		}
 	}
