@@ -50,8 +50,8 @@ test-host-claude:
 	@set -e; mkdir -p $(BIN); \
 	claude=$$($(GO) run ./scripts/claude-code); \
 	$(GO) mod download; \
-	$(GO) test -c -o $(abspath $(BIN))/host.test ./internal/dev/host/; \
-	$(call host_run,host.test,internal/dev/host,SDD_CLAUDE_CODE="$$claude")
+	$(GO) test -c -o $(abspath $(BIN))/claudehost.test ./internal/dev/claudehost/; \
+	$(call host_run,claudehost.test,internal/dev/claudehost,SDD_CLAUDE_CODE="$$claude")
 
 ## test-host-codex: the pinned Codex CLI against a scripted Responses API model on loopback: its shell, subagent and skill round trips (needs npm).
 test-host-codex:
