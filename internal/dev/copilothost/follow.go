@@ -45,32 +45,34 @@ const SkillName = ship.SkillName
 const AgentType = "general-purpose"
 
 // adapter is Copilot CLI as the shared scenarios drive it
-// (harness.Host).
-type adapter struct{}
+// (harness.Host), its model speaking wireAPI (COPILOT_PROVIDER_WIRE_API).
+type adapter struct{ wireAPI string }
 
 // Host is Copilot CLI: its file of the skill is host-copilot.md.
 func (adapter) Host() string { return "copilot" }
 
-func (adapter) Facts() harness.Facts {
+func (ad adapter) Facts() harness.Facts {
+	resumes := resumeStates
+	if ad.wireAPI == copilotcli.Responses {
+		resumes = []string{} // a resume tests the text, which the wire does not change: the Completions suite's are enough
+	}
 	return harness.Facts{
 		Skill:   SkillName,
 		Model:   copilotcli.Model,
 		Reads:   harness.Pieces,
 		Calls:   map[string]*regexp.Regexp{"Bash": regexp.MustCompile(`^bash $`), "Read": regexp.MustCompile(`^(view )+$`), "Skill": regexp.MustCompile(`^skill $`), "Agent": regexp.MustCompile(`^task $`)},
-		Resumes: resumeStates,
+		Resumes: resumes,
 	}
 }
 
 // resumeStates are the states of follower.Resumes this suite resumes
-// from (each costs about a walk-through): a run cut in Task 2's fix
-// round, after the fix was dispatched and before its package, so the new
-// session must find the fix's commits from the disk alone.
-var resumeStates = []string{"refix"}
+// from: all of them, each a new session after a cut one.
+var resumeStates []string
 
 // Start makes a host for repo with the skill installed, its sessions run
 // with the rules a user gives sc's run (userRules).
 func (ad adapter) Start(t *testing.T, repo string, sc follower.Scenario) *harness.Sessions {
-	h := New(t, repo)
+	h := New(t, repo, ad.wireAPI)
 	h.Timeout = 5 * time.Minute
 	dir := h.InstallSkill()
 	h.Allow = userRules(sc, dir)

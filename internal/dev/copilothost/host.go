@@ -30,6 +30,7 @@ import (
 type Host struct {
 	*harness.Machine
 	Copilot string // the copilot binary
+	WireAPI string // COPILOT_PROVIDER_WIRE_API: copilotcli.Completions or Responses
 	// Allow are the --allow-tool rules a session runs with, what a user
 	// gives a non-interactive run ("--flag=value" is that flag: --add-dir);
 	// AllowAll runs it with --allow-all-tools instead.
@@ -39,12 +40,18 @@ type Host struct {
 	AllowError func(u ToolUse) bool
 }
 
-// New makes a host for sessions in repo. Without the CLI (no
+// New makes a host for sessions in repo whose model speaks the wire API
+// wireAPI: Chat Completions (copilotcli.Completions, the CLI's default)
+// or the Responses API (copilotcli.Responses). Without the CLI (no
 // $SDD_COPILOT_CLI) the test is skipped, or fails under make test-host.
-func New(t testing.TB, repo string) *Host {
+func New(t testing.TB, repo, wireAPI string) *Host {
 	t.Helper()
 	bin := copilotcli.Binary(t)
-	h := &Host{Machine: harness.NewMachine(t, repo, scripted.Chat{}, harness.SystemPath(t)), Copilot: bin}
+	var wire scripted.Wire = scripted.Chat{}
+	if wireAPI == copilotcli.Responses {
+		wire = scripted.Responses{}
+	}
+	h := &Host{Machine: harness.NewMachine(t, repo, wire, harness.SystemPath(t)), Copilot: bin, WireAPI: wireAPI}
 	h.Server.PromptOf = promptOf
 	warm(t, bin)
 	return h
@@ -80,7 +87,7 @@ func warm(t testing.TB, bin string) {
 
 // Env is the environment of a copilot process on this host.
 func (h *Host) Env() []string {
-	return copilotcli.Env(h.Home, h.Tmp, copilotcli.Cache(h.Copilot), h.Server.URL, copilotcli.Completions, h.Path)
+	return copilotcli.Env(h.Home, h.Tmp, copilotcli.Cache(h.Copilot), h.Server.URL, h.WireAPI, h.Path)
 }
 
 // InstallSkill installs the skill for Copilot CLI as a user does, with the
