@@ -30,11 +30,13 @@ build:
 
 ## test: everything CI checks: formatting, vet, cross builds, every test with the race detector.
 # The tests run with a fresh TMPDIR of mode 1777, as /tmp is, and fail if
-# they leave it otherwise: a test must change only what it made.
+# they leave it otherwise: a test must change only what it made. The e2e
+# and skilltext packages take minutes each, more than go test's default
+# ten on a shared, loaded machine: hence -timeout 30m.
 test: lint cross
 	@tmp=$$(mktemp -d) && chmod 1777 "$$tmp" || exit 1; \
-	echo "TMPDIR=$$tmp $(GO) test -race -count=1 ./..."; \
-	TMPDIR="$$tmp" $(GO) test -race -count=1 ./...; status=$$?; \
+	echo "TMPDIR=$$tmp $(GO) test -race -count=1 -timeout 30m ./..."; \
+	TMPDIR="$$tmp" $(GO) test -race -count=1 -timeout 30m ./...; status=$$?; \
 	mode=$$(stat -c %a "$$tmp" 2>/dev/null); rm -rf "$$tmp"; \
 	if [ -n "$$mode" ] && [ "$$mode" != 1777 ]; then \
 		echo "test: the suite left its TMPDIR at mode $$mode, not 1777" >&2; exit 1; fi; \

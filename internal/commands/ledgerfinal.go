@@ -84,12 +84,12 @@ func runFinish(ctx context.Context, env *cliapp.Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	us, err := r.units(lines)
+	u, err := r.unitOf(lines, ledger.FinalUnit)
 	if err != nil {
 		lf.Close()
 		return err
 	}
-	if err := needRow(find(us, ledger.FinalUnit), "finished", "finished"); err != nil {
+	if err := needRow(u, "finished", "finished"); err != nil {
 		lf.Close()
 		return err
 	}

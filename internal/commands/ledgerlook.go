@@ -113,14 +113,21 @@ func runLook(ctx context.Context, env *cliapp.Env, args []string) error {
 		}
 	}
 	next := ""
+	var first *ledger.Facts
 	for _, u := range us {
 		r.printUnit(u)
 		if n := r.renamed(u); n != "" {
 			fmt.Fprintf(w, "  note: %s\n", n)
 		}
-		if next == "" && u.Row != "done" {
+		if first == nil && u.Row != "done" {
+			first = u
 			next = u.Unit + " row=" + u.Row
 		}
+	}
+	if first != nil && first.Row == "implement" && first.Task != "" {
+		// An implementer to dispatch after a compaction: what earlier
+		// tasks settled, as Start task N printed it.
+		r.printSettled(lines, first.Unit)
 	}
 	if state == ledgerNone {
 		next = "Ledger row=" + ledgerRow(state)

@@ -35,11 +35,10 @@ func runFinding(ctx context.Context, env *cliapp.Env, args []string) error {
 		return err
 	}
 	defer lf.Close()
-	us, err := r.units(lines)
+	u, err := r.unitOf(lines, unit)
 	if err != nil {
 		return err
 	}
-	u := find(us, unit)
 	// A finding joins a unit whose review is in and whose last re-review
 	// is recorded: added before its round is, it would leave that round
 	// unrecorded and its count to start again.
@@ -97,11 +96,10 @@ func runRound(ctx context.Context, env *cliapp.Env, args []string) error {
 		return err
 	}
 	defer lf.Close()
-	us, err := r.units(lines)
+	u, err := r.unitOf(lines, unit)
 	if err != nil {
 		return err
 	}
-	u := find(us, unit)
 	if err := needRow(u, "record or record-close", "record", "record-close"); err != nil {
 		return err
 	}
@@ -161,11 +159,10 @@ func runPark(ctx context.Context, env *cliapp.Env, args []string) error {
 		return err
 	}
 	defer lf.Close()
-	us, err := r.units(lines)
+	u, err := r.unitOf(lines, unit)
 	if err != nil {
 		return err
 	}
-	u := find(us, unit)
 	if err := needRow(u, fmt.Sprintf("the breaker (only after round %d)", ledger.Cap(unit)), "breaker", "final-breaker"); err != nil {
 		return err
 	}
@@ -205,11 +202,11 @@ func runBlock(ctx context.Context, env *cliapp.Env, args []string) error {
 		return err
 	}
 	defer lf.Close()
-	us, err := r.units(lines)
+	u, err := r.unitOf(lines, unit)
 	if err != nil {
 		return err
 	}
-	if u := find(us, unit); u.Last == ledger.Complete || u.Last == ledger.Blocked {
+	if u.Last == ledger.Complete || u.Last == ledger.Blocked {
 		return outOfStep(u, "a unit under way")
 	}
 	line := ledger.FormatBlocked(unit, args[2])
@@ -241,11 +238,11 @@ func runUnblock(ctx context.Context, env *cliapp.Env, args []string) error {
 		return err
 	}
 	defer lf.Close()
-	us, err := r.units(lines)
+	u, err := r.unitOf(lines, unit)
 	if err != nil {
 		return err
 	}
-	if err := needRow(find(us, unit), "blocked, late or final-late", "blocked", "late", "final-late"); err != nil {
+	if err := needRow(u, "blocked, late or final-late", "blocked", "late", "final-late"); err != nil {
 		return err
 	}
 	if err := r.append(lf, ledger.FormatUnblocked(unit, args[2])); err != nil {
@@ -275,11 +272,10 @@ func runClose(ctx context.Context, env *cliapp.Env, args []string) error {
 		return err
 	}
 	defer lf.Close()
-	us, err := r.units(lines)
+	u, err := r.unitOf(lines, unit)
 	if err != nil {
 		return err
 	}
-	u := find(us, unit)
 	if err := needRow(u, "close, check or ruled (nothing left open)", "close", "check", "ruled"); err != nil {
 		return err
 	}

@@ -126,6 +126,7 @@ func (r *run) ledgerState(text string) (state string, lines []ledger.Line, bad [
 		// so it is not taken for this plan's.
 		return ledgerOther, nil, nil
 	}
+	lines = make([]ledger.Line, 0, len(rest))
 	for _, s := range rest {
 		if strings.TrimSpace(s) == "" {
 			continue
@@ -221,6 +222,24 @@ func (r *run) units(lines []ledger.Line) ([]*ledger.Facts, error) {
 	return us, nil
 }
 
+// unitOf computes the facts and row of one unit from lines: a step on a
+// unit reads no other, and on a long run's ledger every unit's facts cost
+// hundreds of milliseconds.
+func (r *run) unitOf(lines []ledger.Line, unit string) (*ledger.Facts, error) {
+	var nums []string
+	if unit != ledger.FinalUnit {
+		nums = []string{strings.TrimPrefix(unit, "Task ")}
+	}
+	r.files = nil
+	us, err := ledger.Units(lines, nums, r)
+	if err != nil {
+		return nil, err
+	}
+	u := find(us, unit)
+	u.Row = ledger.Pick(ledger.UnitRows, u.Map())
+	return u, nil
+}
+
 func find(us []*ledger.Facts, unit string) *ledger.Facts {
 	for _, u := range us {
 		if u.Unit == unit {
@@ -282,11 +301,16 @@ func (r *run) after(lf *ledger.File, unit string) error {
 		return exit.FileOf(exit.IO, err)
 	}
 	_, lines, _ := r.ledgerState(text)
-	us, err := r.units(lines)
+	u, err := r.unitOf(lines, unit)
 	if err != nil {
 		return err
 	}
-	if u := find(us, unit); u != nil {
+	if u != nil {
+		if u.Row == "implement" && u.Task != "" {
+			// An implementer to dispatch next (a task started, or going on
+			// after a block): what earlier tasks settled.
+			r.printSettled(lines, unit)
+		}
 		r.printUnit(u)
 	}
 	return nil

@@ -185,8 +185,7 @@ func (r *run) earlierRange(lines []ledger.Line, start, first, last string) (comm
 	return commits, from, to, nil
 }
 
-func (r *run) fresh(us []*ledger.Facts, unit string) error {
-	u := find(us, unit)
+func fresh(u *ledger.Facts) error {
 	if u.Last != ledger.None {
 		return outOfStep(u, "a task not yet begun")
 	}
@@ -210,11 +209,11 @@ func runEarlierDone(ctx context.Context, env *cliapp.Env, args []string) error {
 		return err
 	}
 	defer lf.Close()
-	us, err := r.units(lines)
+	u, err := r.unitOf(lines, unit)
 	if err != nil {
 		return err
 	}
-	if err := r.fresh(us, unit); err != nil {
+	if err := fresh(u); err != nil {
 		return err
 	}
 	commits, from, to, err := r.earlierRange(lines, args[1], args[3], args[4])
@@ -276,11 +275,11 @@ func runEarlierReview(ctx context.Context, env *cliapp.Env, args []string) error
 		return err
 	}
 	defer lf.Close()
-	us, err := r.units(lines)
+	u, err := r.unitOf(lines, unit)
 	if err != nil {
 		return err
 	}
-	if err := r.fresh(us, unit); err != nil {
+	if err := fresh(u); err != nil {
 		return err
 	}
 	commits, from, _, err := r.earlierRange(lines, args[1], args[3], "")

@@ -61,12 +61,18 @@ func runTask(ctx context.Context, env *cliapp.Env, args []string) error {
 	if err := r.append(lf, ledger.FormatBase(unit, head)); err != nil {
 		return err
 	}
+	return r.after(lf, unit)
+}
+
+// printSettled prints the decisions and parked findings of every task but
+// unit (of every epoch: a restart does not unsettle them), for the
+// implementer's dispatch: "Settled by earlier tasks".
+func (r *run) printSettled(lines []ledger.Line, unit string) {
 	for _, l := range lines {
-		if l.Unit != unit && (l.Kind == ledger.Settled || l.Kind == ledger.Parked) {
-			fmt.Fprintf(env.Stdout, "settled: %s\n", l.Text)
+		if l.Unit != unit && l.Unit != ledger.FinalUnit && (l.Kind == ledger.Settled || l.Kind == ledger.Parked) {
+			fmt.Fprintf(r.env.Stdout, "settled: %s\n", l.Text)
 		}
 	}
-	return r.after(lf, unit)
 }
 
 // package
@@ -89,11 +95,10 @@ func runPackage(ctx context.Context, env *cliapp.Env, args []string) error {
 		return err
 	}
 	defer lf.Close()
-	us, err := r.units(lines)
+	u, err := r.unitOf(lines, unit)
 	if err != nil {
 		return err
 	}
-	u := find(us, unit)
 	var out []string
 	if agent != "none" && agent != u.Implementer {
 		out = append(out, ledger.FormatImplementer(unit, agent))

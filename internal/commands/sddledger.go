@@ -99,15 +99,15 @@ fix round (5 for a task, 1 for the final review) with findings still open.`},
 		{Name: "block", Args: "PLAN_FILE N|final REASON", MinArgs: 3, MaxArgs: 3, Run: runBlock,
 			Short:       "record that unit N is BLOCKED",
 			Description: `Record "BLOCKED — REASON": the run stops there for the human.`},
-		{Name: "unblock", Args: "PLAN_FILE N|final DECISION", MinArgs: 3, MaxArgs: 3, Run: runUnblock,
+		{Name: "unblock", Args: "PLAN_FILE N|final WHAT_CHANGED", MinArgs: 3, MaxArgs: 3, Run: runUnblock,
 			Short: "record the human's decision to go on with a BLOCKED (or late) unit",
-			Description: `Record "unblocked — DECISION", the human's decision to go on with unit N after its
+			Description: `Record "unblocked — WHAT_CHANGED", the human's decision to go on with unit N after its
 BLOCKED line (a changed plan, more context, another model, a smaller task), or with
 commits after its last review that no fix round is left for (row late). The unit goes
 on from where it stopped, with a fresh budget of fix rounds.`},
-		{Name: "restart", Args: "PLAN_FILE REASON", MinArgs: 2, MaxArgs: 2, Run: runRestart,
+		{Name: "restart", Args: "PLAN_FILE WHAT_HAPPENED", MinArgs: 2, MaxArgs: 2, Run: runRestart,
 			Short: "begin the ledger's record again after the branch's history changed under it",
-			Description: `Record "Run: restarted — REASON", the human's decision to keep the branch as it is
+			Description: `Record "Run: restarted — WHAT_HAPPENED", the human's decision to keep the branch as it is
 now when the commits the ledger records are no longer its history (a rebase, a reset,
 an amend, a gc). The lines before it stay (their deferred minors and parked findings
 are still printed at the finish); the run's facts are read from the lines after it,

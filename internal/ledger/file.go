@@ -137,6 +137,7 @@ func (l *File) Append(ctx context.Context, lines ...string) error {
 		return context.Cause(ctx)
 	}
 	_, werr := l.f.Write(b.Bytes())
+	afterWrite()
 	if werr == nil && ctx.Err() != nil {
 		werr = context.Cause(ctx)
 	}
@@ -152,6 +153,10 @@ func (l *File) Append(ctx context.Context, lines ...string) error {
 	}
 	return nil
 }
+
+// afterWrite runs between an append's write and its look at ctx: a test
+// stops the command there, as a signal caught during the write does.
+var afterWrite = func() {}
 
 func unwrapPath(err error) error {
 	var pe *fs.PathError

@@ -2,6 +2,7 @@ package ledger
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -273,4 +274,33 @@ func TestAppend(t *testing.T) {
 	require.NoError(t, err)
 	assert.Error(t, f.Append(context.Background(), "two\nlines"))
 	f.Close()
+}
+
+// TestAppendTakenBackWhenStopped: an append whose command is stopped (a
+// signal caught) before or during its write leaves the ledger's bytes as
+// they were, and says why.
+func TestAppendTakenBackWhenStopped(t *testing.T) {
+	p := filepath.Join(t.TempDir(), FileName)
+	before := Identity("p.md") + "\nTask 1: base=" + shaA + "\n"
+	require.NoError(t, os.WriteFile(p, []byte(before), 0o644))
+	stop := errors.New("interrupted by terminated")
+	for name, during := range map[string]bool{"before the write": false, "during the write": true} {
+		t.Run(name, func(t *testing.T) {
+			ctx, cancel := context.WithCancelCause(context.Background())
+			if during {
+				afterWrite = func() { cancel(stop) }
+				defer func() { afterWrite = func() {} }()
+			} else {
+				cancel(stop)
+			}
+			f, err := Open(p)
+			require.NoError(t, err)
+			defer f.Close()
+			err = f.Append(ctx, FormatReviewedHead("Task 1", shaB), FormatSettled("Task 1", strings.Repeat("x", 5000)))
+			assert.ErrorIs(t, err, stop)
+			b, rerr := os.ReadFile(p)
+			require.NoError(t, rerr)
+			assert.Equal(t, before, string(b))
+		})
+	}
 }

@@ -98,7 +98,6 @@ type Line struct {
 }
 
 var (
-	unitRe     = lazyRegexp(`^(Task \d+|Final|Run): (.*)$`)
 	roundRe    = lazyRegexp(`^fix round (\d+)/(\d+) \((\d+) addressed, (\d+) open — (.*); commits ([0-9a-f]+)\.\.([0-9a-f]+)\)$`)
 	completeRe = lazyRegexp(`^complete \(commits ([0-9a-f]+)\.\.([0-9a-f]+), (.+)\)$`)
 	parkedRe   = lazyRegexp(`^parked — (.+) — ruling: (.+)$`)
@@ -108,12 +107,11 @@ var (
 // ok is false for a line in no format of the protocol.
 func Parse(text string) (Line, bool) {
 	text = strings.TrimSuffix(text, "\r")
-	m := unitRe().FindStringSubmatch(text)
-	if m == nil {
+	unit, rest, ok := cutUnit(text)
+	if !ok {
 		return Line{}, false
 	}
-	l := Line{Text: text, Unit: m[1]}
-	rest := m[2]
+	l := Line{Text: text, Unit: unit}
 	if l.Unit == RunUnit {
 		v, ok := strings.CutPrefix(rest, "restarted — ")
 		if !ok || v == "" {
@@ -134,7 +132,7 @@ func Parse(text string) (Line, bool) {
 			l.Kind, l.Value = k.kind, v
 			switch k.kind {
 			case Base, ReviewedHead:
-				if !shaRe().MatchString(v) {
+				if !isSha(v) {
 					return Line{}, false
 				}
 			case Added:
@@ -146,6 +144,11 @@ func Parse(text string) (Line, bool) {
 			}
 			return l, true
 		}
+	}
+	// The expressions run only on a line that begins as their kind does:
+	// a long run's ledger has tens of thousands of lines.
+	if !strings.HasPrefix(rest, "parked — ") && !strings.HasPrefix(rest, "complete (") && !strings.HasPrefix(rest, "fix round ") {
+		return Line{}, false
 	}
 	if p := parkedRe().FindStringSubmatch(rest); p != nil {
 		l.Kind, l.Value, l.Ruling = Parked, p[1], p[2]
@@ -172,7 +175,35 @@ func Parse(text string) (Line, bool) {
 	return Line{}, false
 }
 
-var shaRe = lazyRegexp(`^[0-9a-f]{40}([0-9a-f]{24})?$`)
+// cutUnit splits a line into its unit ("Task 3", "Final", "Run") and the
+// rest after ": ".
+func cutUnit(text string) (unit, rest string, ok bool) {
+	head, rest, found := strings.Cut(text, ": ")
+	if !found {
+		return "", "", false
+	}
+	switch {
+	case head == FinalUnit || head == RunUnit:
+		return head, rest, true
+	case strings.HasPrefix(head, "Task ") && len(head) > len("Task ") && strings.Trim(head[len("Task "):], "0123456789") == "":
+		return head, rest, true
+	}
+	return "", "", false
+}
+
+// isSha says whether s is a full sha: 40 (SHA-1) or 64 (SHA-256) hex
+// digits, lower case.
+func isSha(s string) bool {
+	if len(s) != 40 && len(s) != 64 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
 
 // Finding is one numbered finding: "F2 [Important] parse.go:3 off by one".
 type Finding struct {

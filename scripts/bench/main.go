@@ -87,7 +87,7 @@ func run() error {
 		return err
 	}
 	bin := filepath.Join(work, "bin")
-	build := ship.Build{Go: goTool, Root: root, Out: bin, Only: ship.DropIns, Extra: []string{"./internal/dev/bench/floor"}}
+	build := ship.Build{Go: goTool, Root: root, Out: bin, Only: ship.Commands, Extra: []string{"./internal/dev/bench/floor"}}
 	if err := build.Run(ctx); err != nil {
 		return fmt.Errorf("%w (run from the module root)", err)
 	}
@@ -119,6 +119,12 @@ func run() error {
 		cases = bench.RealisticCases(repo)
 	}
 
+	var ledger *bench.LedgerResult
+	if !*large {
+		if ledger, err = runLedger(ctx, cfg, work); err != nil {
+			return fmt.Errorf("sdd-ledger on a long run: %w", err)
+		}
+	}
 	var results []*bench.Result
 	for _, c := range cases {
 		fmt.Fprintf(os.Stderr, "bench: %s\n", c.Name)
@@ -146,7 +152,32 @@ func run() error {
 	fmt.Fprintln(w, "\nGit processes per run:")
 	fmt.Fprintln(w)
 	bench.WriteGitCalls(w, results)
+	if ledger != nil {
+		fmt.Fprintln(w)
+		bench.WriteLedger(w, ledger)
+	}
 	return nil
+}
+
+// runLedger builds the ledger's long and short runs and times sdd-ledger
+// on them.
+func runLedger(ctx context.Context, cfg bench.Config, work string) (*bench.LedgerResult, error) {
+	long, short := bench.DefaultLedgerScale, bench.LedgerScale{Tasks: 10, Rounds: 1}
+	fmt.Fprintf(os.Stderr, "bench: building a ledger of %d tasks × %d rounds\n", long.Tasks, long.Rounds)
+	longRepo, err := bench.BuildLedgerScale(ctx, mkdir(filepath.Join(work, "ledger-long")), long)
+	if err != nil {
+		return nil, err
+	}
+	shortRepo, err := bench.BuildLedgerScale(ctx, mkdir(filepath.Join(work, "ledger-short")), short)
+	if err != nil {
+		return nil, err
+	}
+	lines, files, err := bench.LedgerSize(longRepo)
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprintln(os.Stderr, "bench: sdd-ledger on a long run")
+	return bench.RunLedger(ctx, cfg, longRepo, shortRepo, long, short, lines, files)
 }
 
 func mkdir(dir string) string {

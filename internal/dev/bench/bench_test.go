@@ -17,6 +17,7 @@ import (
 
 	"github.com/sdd-go/sdd-go/internal/dev/reference"
 	"github.com/sdd-go/sdd-go/internal/dev/ship"
+	"github.com/sdd-go/sdd-go/internal/dev/testutil"
 )
 
 // scratch holds what the benchmarks build once (our binaries, the
@@ -29,6 +30,7 @@ var scratch struct {
 
 func TestMain(m *testing.M) {
 	code := m.Run()
+	testutil.CleanupBinaries()
 	for _, d := range []string{scratch.dir, built.dir} {
 		if d != "" {
 			os.RemoveAll(d)
@@ -280,4 +282,20 @@ func TestGitCounter(t *testing.T) {
 	})
 	require.NoError(t, err)
 	assert.Equal(t, []string{"--version", "--version"}, calls)
+}
+
+// TestLedgerScaleIsARun: the scale scenario's ledger reads as a run of the
+// skill: every task but the last done, the last at row fix, Look in well
+// under a second even here (a small scale, under the race detector).
+func TestLedgerScaleIsARun(t *testing.T) {
+	r, err := BuildLedgerScale(context.Background(), t.TempDir(), LedgerScale{Tasks: 20, Rounds: 5})
+	require.NoError(t, err)
+	cmd := exec.Command(testutil.Bin(t, "sdd-ledger"), "look", r.Plan, "main")
+	cmd.Dir, cmd.Env = r.Dir, r.Env
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	assert.Contains(t, string(out), "Task 19: last=complete after=- review=in pass=re spec=- open=0 round=5 shas=ok row=done\n")
+	assert.Contains(t, string(out), "Task 20: last=reviewed_head after=0 review=in pass=first spec=❌ open=1 round=0 shas=ok row=fix\n")
+	assert.Contains(t, string(out), "next: Task 20 row=fix\n")
+	assert.NotContains(t, string(out), "note:")
 }

@@ -78,7 +78,7 @@ func (r *Result) Ratio(a, b string) float64 { return MedianRatio(r.Samples[a], r
 
 // Config is what a run of the suite needs.
 type Config struct {
-	Ours      string // directory holding our three binaries
+	Ours      string // directory holding our binaries (the three drop-ins, and sdd-ledger)
 	Floor     string // the floor program
 	Reference string // directory holding the three reference scripts; "" for none
 	Work      string // scratch directory for the scenarios

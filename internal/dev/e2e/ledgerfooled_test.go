@@ -7,15 +7,10 @@ package e2e
 // what the ledger holds, byte for byte.
 
 import (
-	"context"
-	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -63,92 +58,11 @@ func atFix(t *testing.T, tasks int) *ledgerRun {
 	return l
 }
 
-// Review item 1, ld3: a write cut short by the file size limit leaves the
-// ledger byte for byte as it was (not a cut line that reads back as a
-// whole, shorter one); the retried step then records each line once.
-func TestLedgerWriteCutShortIsTakenBack(t *testing.T) {
-	if _, err := exec.LookPath("bash"); err != nil {
-		t.Skip("no bash for ulimit -f")
-	}
-	long := strings.Repeat("x", 3800)
-	for _, c := range []struct {
-		name string
-		args []string
-		want []string // lines the retry must record, each once
-	}{
-		{"close", []string{"close", "plan.md", "1", long, "second decision"},
-			[]string{"Task 1: minor (deferred): m1", "Task 1: minor (deferred): m2", "Task 1: settled — " + long, "Task 1: settled — second decision"}},
-		{"finding", []string{"finding", "plan.md", "1", long}, []string{"Task 1: finding — F1 " + long}},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			l := atCheck(t, 2)
-			before := l.ledger()
-			// The limit (bash counts 1024-byte blocks) falls inside the
-			// append: the kernel writes up to it, then refuses the rest.
-			blocks := len(before)/1024 + 1
-			script := fmt.Sprintf(`ulimit -f %d && exec "$0" "$@"`, blocks)
-			res := testutil.RunIn(l.r.Root, l.r.Env, "bash", append([]string{"-c", script, testutil.Bin(t, "sdd-ledger")}, c.args...)...)
-			require.Equal(t, 1, res.Code, "%s%s", res.Stdout, res.Stderr)
-			assert.Equal(t, before, l.ledger(), "the cut write is taken back")
-			assert.Equal(t, 1, strings.Count(res.Stderr, l.path()), "the ledger named once: %s", res.Stderr)
-			assert.NotContains(t, res.Stdout, "recorded ")
-			l.run(c.args...)
-			for _, w := range c.want {
-				assert.Equal(t, 1, strings.Count(l.ledger(), w+"\n"), "%q once", w)
-			}
-		})
-	}
-}
-
-// Review item 1, ld3 with a full file system (tmpfs of 64 KiB, in a mount
-// namespace of its own): ENOSPC part way through the write is taken back
-// as the file size limit is.
-func TestLedgerFullDiskLeavesTheLedgerAsItWas(t *testing.T) {
-	needMountNamespace(t)
-	l := atCheck(t, 2)
-	ws := ws(l.r, "plan")
-	saved := filepath.Join(testutil.RealTempDir(t), "saved")
-	require.NoError(t, os.Mkdir(saved, 0o755))
-	long := strings.Repeat("y", 3800)
-	// In the namespace: the workspace's files copied onto a tmpfs mounted
-	// over it, the tmpfs filled but for 2 KiB, close run, the ledger
-	// copied out.
-	script := `set -e
-ws=$0 saved=$1 bin=$2; shift 2
-cp -a "$ws/." "$saved/"
-mount -t tmpfs -o size=64k tmpfs "$ws"
-cp -a "$saved/." "$ws/"
-cp "$ws/progress.md" "$saved/before.md"
-dd if=/dev/zero of="$ws/fill" bs=1k count=64 2>/dev/null || true
-rm "$ws/fill"; dd if=/dev/zero of="$ws/fill" bs=1k count=$(( $(df -k --output=avail "$ws" | tail -1) - 2 )) 2>/dev/null || true
-set +e
-"$bin" "$@" >"$saved/out" 2>"$saved/err"; echo $? >"$saved/status"
-cp "$ws/progress.md" "$saved/after.md"`
-	res := testutil.RunIn(l.r.Root, l.r.Env, "unshare", "-m", "sh", "-c", script, ws, saved, testutil.Bin(t, "sdd-ledger"), "close", "plan.md", "1", long, "second decision")
-	require.Equal(t, 0, res.Code, "%s%s", res.Stdout, res.Stderr)
-	status := strings.TrimSpace(readFile(t, filepath.Join(saved, "status")))
-	errOut := readFile(t, filepath.Join(saved, "err"))
-	require.Equal(t, "1", status, errOut)
-	assert.Contains(t, errOut, "no space left on device")
-	assert.Equal(t, readFile(t, filepath.Join(saved, "before.md")), readFile(t, filepath.Join(saved, "after.md")))
-}
-
-func needMountNamespace(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("needs root, to mount inside a mount namespace of its own")
-	}
-	if _, err := exec.LookPath("unshare"); err != nil {
-		t.Skip("no unshare(1)")
-	}
-	if probe := testutil.RunIn(t.TempDir(), nil, "unshare", "-m", "true"); probe.Code != 0 {
-		t.Skipf("unshare -m is not allowed here: %s", probe.Stderr)
-	}
-}
-
 // Review item 2, ld7 unblock: BLOCKED waits for the human, whose decision
 // to go on is recorded; the unit then goes on from where it was, with a
 // fresh budget of fix rounds, and the run to its end.
 func TestLedgerUnblockGoesOn(t *testing.T) {
+	t.Parallel()
 	l := atFix(t, 2)
 	for i := 0; i < 5; i++ {
 		l.run("package", "plan.md", "1", "a1") // rounds without commits
@@ -175,6 +89,7 @@ func TestLedgerUnblockGoesOn(t *testing.T) {
 // reset) is named by Look with its units, at a row that stops; no step
 // computes over it, and the human's restart begins the record again.
 func TestLedgerRewrittenHistoryStops(t *testing.T) {
+	t.Parallel()
 	t.Run("rebase at row fix", func(t *testing.T) {
 		l := atFix(t, 2)
 		l.r.Git("checkout", "-q", "main")
@@ -219,6 +134,7 @@ func TestLedgerRewrittenHistoryStops(t *testing.T) {
 // reflog expired, gc) does not make Look fail: it answers, names the sha
 // and the unit, and the row stops.
 func TestLedgerGoneShaLookAnswers(t *testing.T) {
+	t.Parallel()
 	l := atFix(t, 2)
 	l.r.Git("commit", "-q", "--amend", "-m", "task 1, amended")
 	l.r.Git("reflog", "expire", "--expire=now", "--all")
@@ -235,6 +151,7 @@ func TestLedgerGoneShaLookAnswers(t *testing.T) {
 // wrote into its answer is read as a space and recorded cleanly; the unit
 // goes on.
 func TestLedgerLineBreakInAReviewIsRecordedCleanly(t *testing.T) {
+	t.Parallel()
 	for name, bytes := range map[string]string{"CR": "\r", "NEL": "\u0085", "LS": "\u2028", "invalid UTF-8": "\xff"} {
 		t.Run(name, func(t *testing.T) {
 			l := newLedgerRun(t, 2)
@@ -261,6 +178,7 @@ func TestLedgerLineBreakInAReviewIsRecordedCleanly(t *testing.T) {
 // would leave the re-review's round unrecorded (and the round count to
 // start again): refused, the round comes first.
 func TestLedgerFindingWaitsForTheRound(t *testing.T) {
+	t.Parallel()
 	l := atFix(t, 2)
 	l.r.Commit("fix", "f1.txt", "one, fixed\n")
 	l.review(l.run("package", "plan.md", "1", "a1"), "F1: ADDRESSED — fixed\nNew: none\nOut of scope: a note\nReview: r.md\n")
@@ -275,6 +193,7 @@ func TestLedgerFindingWaitsForTheRound(t *testing.T) {
 // Review item 7, ld5/ld7: a commit after the reviewed head is reviewed
 // before the unit closes; close refuses to leave it in no unit's range.
 func TestLedgerCloseLeavesNoCommitUnreviewed(t *testing.T) {
+	t.Parallel()
 	l := atCheck(t, 2)
 	l.r.Commit("one more", "f1b.txt", "late\n")
 	out := l.look()
@@ -292,6 +211,7 @@ func TestLedgerCloseLeavesNoCommitUnreviewed(t *testing.T) {
 // Review item 7 at the cap: commits after round 5's review have no round
 // left to be reviewed in: the run stops (late) until the human's unblock.
 func TestLedgerCommitsAfterTheLastRoundStop(t *testing.T) {
+	t.Parallel()
 	l := atFix(t, 2)
 	for i := 0; i < 5; i++ {
 		l.run("package", "plan.md", "1", "a1")
@@ -308,6 +228,7 @@ func TestLedgerCommitsAfterTheLastRoundStop(t *testing.T) {
 // repository can ship one) is never written through, nor followed by
 // Look.
 func TestLedgerSymlinkIsNotFollowed(t *testing.T) {
+	t.Parallel()
 	l := newLedgerRun(t, 2)
 	l.run("start", "plan.md")
 	target := filepath.Join(testutil.RealTempDir(t), "someone-else.md")
@@ -328,6 +249,7 @@ func TestLedgerSymlinkIsNotFollowed(t *testing.T) {
 // Review item 9, ld2: a byte order mark before another plan's first line
 // does not make it this plan's.
 func TestLedgerBOMDoesNotHideAnotherPlan(t *testing.T) {
+	t.Parallel()
 	l := newLedgerRun(t, 2)
 	l.r.Run("", "sdd-workspace", "plan.md")
 	other := "\xEF\xBB\xBF# SDD ledger — plan: docs/other.md\nTask 1: BLOCKED — theirs\n"
@@ -343,34 +265,12 @@ func TestLedgerBOMDoesNotHideAnotherPlan(t *testing.T) {
 	assert.Contains(t, l.fails(4, "block", "plan.md", "2", "x"), "names no plan")
 }
 
-// Review item 12, ld2/ld6: a FIFO where the ledger (or a review) should be
-// never makes a verb wait: Look says what it is, the verbs refuse it.
-func TestLedgerFIFOIsNotWaitedOn(t *testing.T) {
-	l := newLedgerRun(t, 2)
-	l.r.Run("", "sdd-workspace", "plan.md")
-	require.NoError(t, syscall.Mkfifo(l.path(), 0o644))
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	look := exec.CommandContext(ctx, testutil.Bin(t, "sdd-ledger"), "look", "plan.md", "main")
-	look.Dir, look.Env = l.r.Root, l.r.Env
-	out, err := look.Output()
-	require.NoError(t, ctx.Err(), "look waits on a FIFO ledger (killed)")
-	require.NoError(t, err)
-	assert.Contains(t, string(out), "is a FIFO, not a regular file")
-	res := l.r.Run("", "sdd-ledger", "block", "plan.md", "1", "x")
-	assert.Equal(t, 4, res.Code, res.Stderr)
-	// In a workspace the scripts made (no marker), resolution reads the
-	// ledger's first line: a FIFO there is not waited on either.
-	require.NoError(t, os.Remove(filepath.Join(ws(l.r, "plan"), "plan-path")))
-	res = l.r.Run("", "sdd-workspace", "plan.md")
-	assert.Equal(t, 0, res.Code, res.Stderr)
-}
-
 // Review item 14, ld6: a ledger adopted from the reference's workspace
 // (no first line naming a plan, never started here) gets the constraints
 // file every dispatch names; lines of a task the plan no longer has, and a
 // brief written from another heading, are named, not dropped in silence.
 func TestLedgerLookNamesWhatItPassesOver(t *testing.T) {
+	t.Parallel()
 	l := newLedgerRun(t, 2)
 	base := strings.TrimSpace(l.r.Git("rev-parse", "HEAD"))
 	l.r.Run("", "sdd-workspace", "plan.md")

@@ -61,6 +61,7 @@ type unit struct {
 	notVerifiable string
 	open          []finding
 	noReport      bool
+	shas          []string // Look's "shas:" lines: what the branch no longer holds
 }
 
 func (u *unit) task() bool { return u.n != "final" }
@@ -160,6 +161,7 @@ func (c *controller) take(u *unit, ul *unitLine) {
 	}
 	u.notVerifiable = ul.notVerifiable
 	u.noReport = ul.noReport
+	u.shas = ul.shas
 	if len(ul.open) > 0 || ul.facts["open"] == "0" {
 		u.open = ul.open
 	}
@@ -418,11 +420,18 @@ func (c *controller) do(r stateRow, u *unit) {
 	next := r.next
 	switch {
 	case strings.HasPrefix(next, "stop"):
+		// A stop waits for the human; where the text says what their word
+		// leads to, and the human has given it, that is the next step.
+		stop, onWord, hasWord := strings.Cut(next, "; on the human's word, ")
+		if hasWord && c.humanSaid(onWord) {
+			c.chain(u, onWord)
+			return
+		}
 		who := "the ledger"
 		if u != nil {
 			who = u.name
 		}
-		c.say(fmt.Sprintf("Stopping at %s (row %s): %s. %s", who, r.name, strings.TrimPrefix(strings.TrimPrefix(next, "stop"), ": "), c.stopDetail(u)))
+		c.say(fmt.Sprintf("Stopping at %s (row %s): %s. %s", who, r.name, strings.TrimPrefix(strings.TrimPrefix(stop, "stop"), ": "), c.stopDetail(u, r.name)))
 	case strings.Contains(next, "(rare.md#breaker)"):
 		c.breaker(u)
 	case c.isPrompt(next):
@@ -455,11 +464,32 @@ func boldLast(s string) string {
 }
 
 // stopDetail is what a stop tells the human.
-func (c *controller) stopDetail(u *unit) string {
-	if u == nil {
+func (c *controller) stopDetail(u *unit, row string) string {
+	switch {
+	case u == nil:
 		return fmt.Sprintf("%s/progress.md begins %q: it is another run's only record, not %s's; I have not touched it. Whose is it?", c.v["<workspace>"], c.look.firstLine, c.sc.Plan)
+	case row == "rewritten":
+		return fmt.Sprintf("The commits the ledger records for %s are no longer this branch's history:\n%s\nPut the branch back, or keep it and tell me which commits since %s are done tasks and which to review.", u.name, strings.Join(u.shas, "\n"), c.sc.startBranch())
+	case row == "blocked":
+		return fmt.Sprintf("%s is BLOCKED; the ledger and %s hold the fix history.", u.name, c.v["<workspace>"])
 	}
-	return fmt.Sprintf("%s is BLOCKED; the ledger and %s hold the fix history.", u.name, c.v["<workspace>"])
+	return fmt.Sprintf("%s waits for your word; the ledger and %s hold its history.", u.name, c.v["<workspace>"])
+}
+
+// humanSaid says whether the human has given the word a stop's next
+// steps need: their decision to go on (Unblock), or to keep a branch
+// whose history changed (Restart).
+func (c *controller) humanSaid(steps string) bool {
+	h := c.sc.Human
+	for _, m := range boldNameRe.FindAllStringSubmatch(steps, -1) {
+		switch m[1] {
+		case "Unblock":
+			return h.GoOn != ""
+		case "Restart":
+			return h.Restart != nil
+		}
+	}
+	return false
 }
 
 // chain runs a Next made of steps joined by " + " in one Bash call: named
@@ -493,6 +523,17 @@ func (c *controller) chain(u *unit, next string) {
 			// call that starts the run.
 			before = "Before Task 1"
 		}
+		if strings.Contains(part, "(rare.md#answers)") && !strings.Contains(part, "**") {
+			// The human's answers about the branch's commits, each its
+			// step, join the call.
+			if h := c.sc.Human.Restart; h != nil {
+				cmds = append(cmds, c.answers(h.Done, h.Review)...)
+			}
+			continue
+		}
+		if strings.Contains(part, "(rare.md") {
+			c.readRare()
+		}
 		names := boldNameRe.FindAllStringSubmatch(part, -1)
 		if len(names) == 0 {
 			c.fail("row Next %q: a step %q that names no block", next, part)
@@ -503,9 +544,13 @@ func (c *controller) chain(u *unit, next string) {
 			if !ok || b.Lang != "sh" {
 				c.fail("row Next %q: %q is no command block", next, name)
 			}
-			v := c.v
+			what := ""
+			if h := c.sc.Human.Restart; h != nil {
+				what = h.What
+			}
+			v := c.v.With("<what happened>", what)
 			if u != nil {
-				v = c.values(u).With("<decisions>", c.decisions(u))
+				v = c.values(u).With("<decisions>", c.decisions(u), "<what changed>", c.sc.Human.GoOn, "<what happened>", what)
 			}
 			if before != "" && name == "Start the run" {
 				// The human's answers join the call that starts the run.

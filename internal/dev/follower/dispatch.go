@@ -417,14 +417,21 @@ func (c *controller) beforeTask1() (pre string, answers []string, stop bool) {
 		}
 		return c.rareBlock("Carry over", c.v.With("<old workspace>", lk.moved[0].dir)), nil, false
 	}
-	for _, e := range h.Done {
-		answers = append(answers, c.rareBlock("Earlier run, done", c.v.With("<N>", strconv.Itoa(e.N),
+	return "", c.answers(h.Done, h.Review), false
+}
+
+// answers are the steps of the human's answers about commits since the
+// start branch: done tasks, and the task to review.
+func (c *controller) answers(done []Earlier, review *Earlier) []string {
+	var out []string
+	for _, e := range done {
+		out = append(out, c.rareBlock("Earlier run, done", c.v.With("<N>", strconv.Itoa(e.N),
 			"<first>", strconv.Itoa(e.First), "<last>", strconv.Itoa(e.Last))))
 	}
-	if e := h.Review; e != nil {
-		answers = append(answers, c.rareBlock("Earlier run, to review", c.v.With("<N>", strconv.Itoa(e.N), "<first>", strconv.Itoa(e.First))))
+	if e := review; e != nil {
+		out = append(out, c.rareBlock("Earlier run, to review", c.v.With("<N>", strconv.Itoa(e.N), "<first>", strconv.Itoa(e.First))))
 	}
-	return "", answers, false
+	return out
 }
 
 func (c *controller) rareBlock(name string, v Values) string {

@@ -41,6 +41,7 @@ type unitLine struct {
 	open          []finding
 	pkg, bytes    string // the package a review to dispatch reads
 	noReport      bool   // "report: none": the task has no report file
+	shas          []string
 }
 
 var packageDetailRe = regexp.MustCompile(`^package: (.+) \((\d+) bytes\)$`)
@@ -80,6 +81,8 @@ func parseOutput(out string) (output, error) {
 					u.pkg, u.bytes = m[1], m[2]
 				case d == "report: none":
 					u.noReport = true
+				case strings.HasPrefix(d, "shas: "):
+					u.shas = append(u.shas, strings.TrimPrefix(d, "shas: "))
 				case strings.HasPrefix(d, "not verifiable: "):
 					u.notVerifiable = strings.TrimPrefix(d, "not verifiable: ")
 				case strings.HasPrefix(d, "open: "):

@@ -4,8 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"github.com/sdd-go/sdd-go/internal/dev/gitenv"
 )
 
 // WalkFinding is the walk-through's one finding (Task 2's defect).
@@ -84,6 +87,19 @@ func Resumes() []Resume {
 	twice := func() Scenario { return StubbornScenario(2, "") }
 	finalFix := func() Scenario { return FinalDefectScenario(1, "") }
 	finalPark := func() Scenario { return FinalDefectScenario(2, "park: the index is informational") }
+	goOn := func() Scenario {
+		sc := walk()
+		sc.Human.GoOn = "the plan now says bye"
+		return sc
+	}
+	keep := func() Scenario {
+		sc := walk()
+		// After the rebase the branch holds Task 1's two commits, then
+		// Task 2's: Task 1 done, Task 2 to be reviewed again.
+		sc.Human.Restart = &Restart{What: "the branch was rebased onto main",
+			Done: []Earlier{{N: 1, First: 1, Last: 2}}, Review: &Earlier{N: 2, First: 3}}
+		return sc
+	}
 	next := "Bash Record the round+Close+Start task N"
 	_ = review
 	return []Resume{
@@ -138,6 +154,20 @@ func Resumes() []Resume {
 				return appendLedger(ws, "Task 2: BLOCKED — F1 "+WalkFinding+": Task 3 reads bye.txt\n")
 			},
 			Next: []string{plan, "Say"}, Stop: "Task 2 is BLOCKED"},
+		{Name: "blocked: the human says go on", Row: "blocked", Scenario: goOn, Cut: 9, After: "Bash ? sh check1.sh+Close+Start task N",
+			Edit: func(_, ws string) error {
+				return appendLedger(ws, "Task 2: BLOCKED — the plan does not say which farewell\n")
+			},
+			Next: []string{plan, rare, "Bash Unblock", "Agent implementer 2 (sonnet)"}, Ends: unblockedThenDone},
+		{Name: "rewritten: the branch rebased under the run", Row: "rewritten", Scenario: walk, Cut: 12, After: "Agent reviewer 2 (sonnet)",
+			Edit: rebaseUnderTheRun, Next: []string{plan, "Say"}, Stop: "no longer this branch's history"},
+		{Name: "rewritten: the human keeps the rebased branch", Row: "rewritten", Scenario: keep, Cut: 12, After: "Agent reviewer 2 (sonnet)",
+			Edit: rebaseUnderTheRun, Next: []string{plan, rare, "Bash Restart+Start the run+Earlier run, done+Earlier run, to review+Look", "Bash Package", "Agent reviewer 2 (sonnet)"},
+			Ends: restartedThenDone},
+		{Name: "refix: a commit after a clean review", Row: "refix", Scenario: walk, Cut: 8, After: "Agent reviewer 1 (sonnet)",
+			Edit: commitOnTheRun, Next: []string{plan, "Bash Package", "Agent re-reviewer 1 (sonnet)", "Bash Record the round+Close+Start task N"}},
+		{Name: "late: a commit after round 5", Row: "late", Scenario: parked, Cut: 32, After: "Bash Record the round",
+			Edit: commitOnTheRun, Next: []string{plan, "Say"}, Stop: "waits for your word"},
 		{Name: "final: every task complete", Row: "final", Scenario: walk, Cut: 20, After: "Bash Close+Final package", Walk: true,
 			Edit: func(_, ws string) error { return dropFinal(ws) },
 			Next: []string{plan, "Bash Final package", "Agent final reviewer 0 (opus)", "Bash Close+Finish"}},
@@ -305,4 +335,85 @@ func finalRange(ws string) (base, head string, err error) {
 		return "", "", errors.New("the ledger has no Final: base= and reviewed_head= lines")
 	}
 	return strings.TrimPrefix(bl[0], "Final: base=")[:7], strings.TrimPrefix(hl[0], "Final: reviewed_head=")[:7], nil
+}
+
+// gitIn runs git in root as the tests' repositories run it (hermetic, the
+// fixed clock), for an edit a human makes under the run.
+func gitIn(root string, args ...string) error {
+	cmd := exec.Command("git", args...)
+	cmd.Dir = root
+	cmd.Env = gitenv.Hermetic(filepath.Dir(root))
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("git %s: %v: %s", strings.Join(args, " "), err, out)
+	}
+	return nil
+}
+
+// rebaseUnderTheRun is a human's rebase of the run's branch onto a start
+// branch that moved on: every sha the ledger recorded is off the branch.
+func rebaseUnderTheRun(root, _ string) error {
+	branch := exec.Command("git", "symbolic-ref", "--short", "HEAD")
+	branch.Dir = root
+	b, err := branch.Output()
+	if err != nil {
+		return err
+	}
+	if err := gitIn(root, "checkout", "-q", "main"); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(root, "upstream.txt"), []byte("from main\n"), 0o644); err != nil {
+		return err
+	}
+	for _, args := range [][]string{
+		{"add", "upstream.txt"},
+		{"commit", "-q", "-m", "upstream: a change the run did not make"},
+		{"checkout", "-q", strings.TrimSpace(string(b))},
+		{"rebase", "-q", "main"},
+	} {
+		if err := gitIn(root, args...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// commitOnTheRun is a commit someone made on the run's branch after a
+// review (a human's, an implementer's late one).
+func commitOnTheRun(root, _ string) error {
+	if err := os.WriteFile(filepath.Join(root, "late.txt"), []byte("late\n"), 0o644); err != nil {
+		return err
+	}
+	if err := gitIn(root, "add", "late.txt"); err != nil {
+		return err
+	}
+	return gitIn(root, "commit", "-q", "-m", "a late commit")
+}
+
+// unblockedThenDone: Task 2's BLOCKED line, the human's word to go on,
+// then Task 2 done and the run finished.
+func unblockedThenDone(ledger string, _ []string) error {
+	for _, want := range []string{
+		"Task 2: BLOCKED — the plan does not say which farewell\nTask 2: unblocked — the plan now says bye\n",
+		"\nTask 2: complete (commits ", "\nFinal: complete (commits ",
+	} {
+		if !strings.Contains(ledger, want) {
+			return fmt.Errorf("the ledger lacks %q:\n%s", want, ledger)
+		}
+	}
+	return nil
+}
+
+// restartedThenDone: the record begun again on the human's word, Task 1
+// counted done by them, Task 2 reviewed again, the run finished.
+func restartedThenDone(ledger string, _ []string) error {
+	_, after, ok := strings.Cut(ledger, "Run: restarted — the branch was rebased onto main\n")
+	if !ok {
+		return fmt.Errorf("the ledger has no restart line:\n%s", ledger)
+	}
+	for _, want := range []string{"Task 1: complete (commits ", "earlier run, human confirmed)", "\nTask 2: complete (commits ", "\nFinal: complete (commits "} {
+		if !strings.Contains(after, want) {
+			return fmt.Errorf("after the restart the ledger lacks %q:\n%s", want, after)
+		}
+	}
+	return nil
 }

@@ -99,6 +99,23 @@ type Human struct {
 	Done   []Earlier // commits of an earlier run the human counts as done tasks
 	Review *Earlier  // committed work of an earlier run to be reviewed (the branch's newest)
 	Moved  bool      // the plan moved from the workspace sdd-workspace's note named
+
+	// GoOn is the human's decision to go on with a unit that stopped
+	// (BLOCKED, or commits after its last round): what they changed.
+	GoOn string
+	// Restart is the human's word to keep a branch whose history changed
+	// under the ledger, with their answers about its commits; nil where
+	// they have not given it.
+	Restart *Restart
+}
+
+// Restart is the human's word at row rewritten: keep the branch, what
+// happened to it, and which of its commits since the start branch are
+// done tasks and which to review.
+type Restart struct {
+	What   string
+	Done   []Earlier
+	Review *Earlier
 }
 
 // Earlier is a task an earlier run committed: its commits' positions in

@@ -1,8 +1,9 @@
 // Package npmcli installs a pinned host CLI (Claude Code, Codex,
-// OpenCode) from npm into the user's cache: its platform's native build
-// alone, with --ignore-scripts, checked to run and report the pinned
-// version before it is used. A CLI says what differs (CLI); Install,
-// Platform and CacheDir are the one mechanism.
+// OpenCode, Gemini CLI) from npm into the user's cache: its platform's
+// native build alone, or a JavaScript CLI that the machine's node runs,
+// with --ignore-scripts, checked to run and report the pinned version
+// before it is used. A CLI says what differs (CLI); Install, Platform and
+// CacheDir are the one mechanism.
 package npmcli
 
 import (
@@ -32,6 +33,13 @@ type CLI struct {
 	Windows   string
 	Musl      bool
 	MuslLinux string
+
+	// Node says that the CLI is JavaScript that the machine's node runs
+	// (Gemini CLI), not a native build: Binary names the script, the
+	// same on every platform and with no .exe on Windows, and the
+	// version check runs it as `node SCRIPT --version`, node taken from
+	// PATH.
+	Node bool
 
 	// Packages are what npm installs for platform, in order.
 	Packages func(platform string) []Package
@@ -119,7 +127,7 @@ func (c CLI) CacheDir() (string, error) {
 // binaryIn is the path of platform's binary under the install dir.
 func (c CLI) binaryIn(dir, platform string) string {
 	bin := filepath.Join(dir, filepath.FromSlash(c.Binary(platform)))
-	if strings.HasPrefix(platform, c.Windows+"-") {
+	if !c.Node && strings.HasPrefix(platform, c.Windows+"-") {
 		bin += ".exe"
 	}
 	return bin
@@ -131,8 +139,10 @@ func (c CLI) binaryIn(dir, platform string) string {
 // again, into a directory beside dir that is renamed into place only once
 // the binary runs and reports c.Version. Every package is installed with
 // --ignore-scripts (the binaries are native and need neither node nor a
-// wrapper's install script) and --save-exact (a package.json left in the
-// install pins what it holds). npm's output goes to log.
+// wrapper's install script; a Node CLI's optional native modules that
+// need one stay unbuilt, and the CLI does without them) and --save-exact
+// (a package.json left in the install pins what it holds). npm's output
+// goes to log.
 func (c CLI) Install(ctx context.Context, npm, dir, platform string, log io.Writer) (string, error) {
 	if !c.platforms()[platform] {
 		return "", fmt.Errorf("no %s build for platform %s", c.Name, platform)
@@ -191,8 +201,9 @@ func (c CLI) Install(ctx context.Context, npm, dir, platform string, log io.Writ
 	return bin, nil
 }
 
-// checkVersion runs bin --version, which must print c.VersionOutput, in
-// c.VersionEnv with a HOME and TMPDIR of its own.
+// checkVersion runs bin --version (node bin --version for a Node CLI),
+// which must print c.VersionOutput, in c.VersionEnv with a HOME and
+// TMPDIR of its own.
 func (c CLI) checkVersion(ctx context.Context, bin string) error {
 	if _, err := os.Stat(bin); errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("%s: not installed", bin)
@@ -210,6 +221,13 @@ func (c CLI) checkVersion(ctx context.Context, bin string) error {
 	}
 	var out, errOut bytes.Buffer
 	cmd := exec.CommandContext(ctx, bin, "--version")
+	if c.Node {
+		node, err := exec.LookPath("node")
+		if err != nil {
+			return fmt.Errorf("%s is run by node: %v", c.Name, err)
+		}
+		cmd = exec.CommandContext(ctx, node, bin, "--version")
+	}
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	cmd.Env = c.VersionEnv(home, tmp)
 	if err := cmd.Run(); err != nil {

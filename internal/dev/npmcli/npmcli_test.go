@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 
@@ -148,4 +149,35 @@ func TestInstallRefusesAnotherPlatform(t *testing.T) {
 	require.EqualError(t, err, "no Fake build for platform linux-386")
 	assert.Empty(t, calls())
 	assert.NoDirExists(t, dir)
+}
+
+// nodeFake is a JavaScript CLI: one package for every platform, its
+// script run by node.
+var nodeFake = CLI{
+	Name: "Node fake", Cache: "node-fake", Version: "2.0.0",
+	Windows: "win32", Node: true,
+	Packages: func(string) []Package { return []Package{{Spec: "node-fake@2.0.0"}} },
+	Binary:   func(string) string { return "node_modules/node-fake/cli.js" },
+	VersionEnv: func(home, tmp string) []string {
+		return []string{"HOME=" + home, "TMPDIR=" + tmp, "PATH=" + os.Getenv("PATH")}
+	},
+	VersionOutput: "2.0.0",
+}
+
+// A Node CLI's script is run by node (this one has no #! line, so the
+// kernel would refuse to run it), and keeps its name on Windows.
+func TestInstallNodeCLI(t *testing.T) {
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Skip("no node on PATH")
+	}
+	npm, calls := FakeNPM(t, map[string]map[string]string{
+		"node-fake@2.0.0": {"node_modules/node-fake/cli.js": "if (process.argv[2] === '--version') console.log('2.0.0')\n"},
+	})
+	dir := filepath.Join(t.TempDir(), "2.0.0")
+	bin, err := nodeFake.Install(context.Background(), npm, dir, "linux-x64", io.Discard)
+	require.NoError(t, err)
+	assert.Equal(t, filepath.Join(dir, "node_modules/node-fake/cli.js"), bin)
+	assert.Regexp(t, `^install --ignore-scripts .* node-fake@2\.0\.0$`, calls()[0])
+	assert.Equal(t, filepath.Join("d", "node_modules/node-fake/cli.js"), nodeFake.binaryIn("d", "win32-x64"), "no .exe")
+	assert.Equal(t, filepath.Join("d", "node_modules/fake-win32-x64/bin/fake.exe"), fake.binaryIn("d", "win32-x64"))
 }

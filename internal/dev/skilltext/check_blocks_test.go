@@ -51,6 +51,8 @@ var samples = map[string][]string{
 	"<id>":                                   {"F2"},
 	"<why>":                                  {"the reviewer misread the loop bound (see $HOME/x)"},
 	"<reason>":                               {"F3 leak in Close breaks the pool of Task 4"},
+	"<what changed>":                         {"the plan now says bye (Task 2)"},
+	"<what happened>":                        {"rebased onto main; the old commits are gone"},
 	"<what failed, one line>":                {"go test ./... fails: TestParse"},
 	"<open findings>":                        {"F2 off-by-one in Parse; F3 leak in Close"},
 	"<review>":                               {"/src/shop/.superpowers/sdd/greet/review-a..b.md"},

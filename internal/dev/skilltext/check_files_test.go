@@ -159,7 +159,7 @@ func TestLinksCatch(t *testing.T) {
 		broken skillText
 		want   string
 	}{
-		"a missing anchor":         {x.edit(t, skillMD, "(rare.md#answers)", "(rare.md#the-answers)"), "no heading with the anchor #the-answers"},
+		"a missing anchor":         {x.edit(t, skillMD, "[the ways on](rare.md#history)", "[the ways on](rare.md#the-history)"), "no heading with the anchor #the-history"},
 		"a missing file":           {x.edit(t, "docs/skill.md", "(../skill/SKILL.md)", "(../skill/skill.md)"), "no file skill/skill.md"},
 		"a missing local anchor":   {x.edit(t, skillMD, "[Before Task 1](#before-task-1)", "[Before Task 1](#before-the-first-task)"), "#before-the-first-task"},
 		"a role file not named":    {x.edit(t, skillMD, "<skill dir>/re-review-prompt.md", "re-review-prompt.md"), "skill/re-review-prompt.md: SKILL.md names it nowhere"},

@@ -92,6 +92,9 @@ func resumeState(name string) mutantRun {
 			if c.Stop == "" && !strings.HasPrefix(r.final, "Done: ") {
 				p = append(p, "the resumed run did not finish: "+r.final)
 			}
+			if c.Stop != "" && (!strings.Contains(r.final, c.Stop) || strings.HasPrefix(r.final, follower.FailPrefix)) {
+				p = append(p, "the resumed run did not stop as the state does: "+r.final)
+			}
 			return p
 		}
 		t.Fatalf("no resume state %q", name)
@@ -161,8 +164,8 @@ func TestTextMutants(t *testing.T) {
 
 		// Step order and what follows each step.
 		{"Close without the next step in its call",
-			[]textEdit{row("| `close` | `last=reviewed_head review=in open=0 spec=✅,n/a` | **Close** + next |",
-				"| `close` | `last=reviewed_head review=in open=0 spec=✅,n/a` | **Close** |")}, walkRun},
+			[]textEdit{row("| `close` | `last=reviewed_head review=in open=0 spec=✅,n/a after=0` | **Close** + next |",
+				"| `close` | `last=reviewed_head review=in open=0 spec=✅,n/a after=0` | **Close** |")}, walkRun},
 		{"no final review: Finish after every task",
 			[]textEdit{row("| `final` | `unit=final last=none` | **Final package** |", "| `final` | `unit=final last=none` | the next unit |")}, walkRun},
 		{"a fix dispatch not followed by its package",
@@ -171,7 +174,7 @@ func TestTextMutants(t *testing.T) {
 
 		// The verdict rules.
 		{"close and check swapped",
-			[]textEdit{row("open=0 spec=✅,n/a` |", "open=0 spec=⚠️` |"), row("open=0 spec=⚠️` | `<check>`", "open=0 spec=✅,n/a` | `<check>`")}, walkRun},
+			[]textEdit{row("open=0 spec=✅,n/a after=0` |", "open=0 spec=⚠️ after=0` |"), row("open=0 spec=⚠️ after=0` | `<check>`", "open=0 spec=✅,n/a after=0` | `<check>`")}, walkRun},
 		{"the check left out",
 			[]textEdit{row("| `<check>` + **Close** + next |", "| **Close** + next |")}, walkRun},
 		{"findings open closed",
@@ -199,7 +202,17 @@ func TestTextMutants(t *testing.T) {
 
 		// The stops and the breaker.
 		{"BLOCKED goes on",
-			[]textEdit{row("| `blocked` | `last=blocked` | stop: report to the human |", "| `blocked` | `last=blocked` | the next unit |")}, resumeState("blocked")},
+			[]textEdit{row("| `blocked` | `last=blocked` | stop: report to the human; on the human's word, [**Unblock**](rare.md#go-on) |", "| `blocked` | `last=blocked` | the next unit |")}, resumeState("blocked")},
+		{"BLOCKED goes on without the human's word",
+			[]textEdit{row("| `blocked` | `last=blocked` | stop: report to the human; on the human's word, [**Unblock**](rare.md#go-on) |", "| `blocked` | `last=blocked` | [**Unblock**](rare.md#go-on) |")}, resumeState("blocked")},
+		{"rewritten history computed over",
+			[]textEdit{row("| `rewritten` | `shas=rewritten,gone,missing` |", "| `rewritten` | `shas=never` |")}, resumeState("rewritten: the branch rebased under the run")},
+		{"a restart without the human's answers",
+			[]textEdit{row("[**Restart**](rare.md#history) + **Start the run** + [their answers](rare.md#answers) + **Look**", "[**Restart**](rare.md#history) + **Start the run** + **Look**")}, resumeState("rewritten: the human keeps the rebased branch")},
+		{"late commits closed over at the cap",
+			[]textEdit{row("| `late` | `unit=task after>0 round=5` |", "| `late` | `unit=task after>9 round=5` |")}, resumeState("late: a commit after round 5")},
+		{"the human's decision to go on not recorded",
+			[]textEdit{{file: "rare.md", old: "sdd-ledger unblock '<plan file>' <N> '<what changed>'", new: "sdd-ledger look '<plan file>' '<start branch>'"}}, resumeState("blocked: the human says go on")},
 		{"a block ruling that does not stop",
 			[]textEdit{{file: "rare.md", old: "| **Block**, then stop: report to the human", new: "| **Block** + next; report to the human"}}, stopRun(blocked, "Task 2 is BLOCKED")},
 		{"the breaker parks without closing",
@@ -213,7 +226,9 @@ func TestTextMutants(t *testing.T) {
 				return []string{"the last ruling did not close the task and start the next in its call"}
 			})},
 		{"a fix committed but not re-reviewed, dispatched again",
-			[]textEdit{row("| `refix` | `open>0 after>0` | **Package** |\n", "")}, resumeState("refix")},
+			[]textEdit{row("| `refix` | `after>0` | **Package** |\n", "")}, resumeState("refix")},
+		{"a commit after a clean review closed over",
+			[]textEdit{row("| `refix` | `after>0` |", "| `refix` | `open>0 after>0` |")}, resumeState("refix: a commit after a clean review")},
 
 		// What survives: the decisions later tasks build on, and what the
 		// human must still decide.

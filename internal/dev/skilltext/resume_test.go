@@ -423,8 +423,8 @@ func TestResumeForeignLedger(t *testing.T) {
 // Task 1's review; every command passes over the old workspace, whose plan
 // path is gone, and Look says so; the controller asks, and on yes carries
 // the record over (Carry over: a new first line, the old lines and files;
-// the old workspace becomes this plan's where it is), runs Look again and resumes from the
-// carried ledger.
+// the old workspace becomes this plan's where it is), runs Look again and
+// resumes from the carried ledger, the move's commit reviewed with Task 1.
 func TestResumeMovedPlan(t *testing.T) {
 	t.Parallel()
 	const oldPath = "docs/plans/old/greet.md"
@@ -444,7 +444,9 @@ func TestResumeMovedPlan(t *testing.T) {
 
 	sc.Human = follower.Human{Answered: true, Moved: true}
 	r := resumeRun(t, repo, ask, sc, "")
-	requireNext(t, "", r, "Read greet.md", "Read rare.md", "Bash Carry over", "Bash Look", "Bash ? sh check1.sh+Close+Start task N")
+	// The move is a commit after Task 1's review: it is reviewed before
+	// Task 1 closes (no commit is left in no task's range).
+	requireNext(t, "", r, "Read greet.md", "Read rare.md", "Bash Carry over", "Bash Look", "Bash Package", "Agent re-reviewer 1 (sonnet)", "Bash Record the round+Close+Start task N")
 	requireFinished(t, r)
 	assert.NoDirExists(t, filepath.Join(repo.Root, ".superpowers", "sdd", "greet-plans"), "the fresh workspace goes")
 

@@ -13,6 +13,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -47,7 +48,15 @@ func main() {
 	if style == "" {
 		style = relay.StyleGitForWindows
 	}
+	var stdin []byte
+	if relay.ReadsStdin(os.Args[1:]) {
+		if stdin, err = io.ReadAll(os.Stdin); err != nil {
+			fmt.Fprintf(os.Stderr, "git (test stand-in): reading stdin: %v\n", err)
+			os.Exit(128)
+		}
+	}
 	code, err := relay.Run(addr, relay.Request{
+		Stdin: stdin,
 		Args:  os.Args[1:],
 		Dir:   dir,
 		Env:   env,

@@ -21,6 +21,7 @@ package relay
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/binary"
 	"encoding/json"
@@ -68,6 +69,21 @@ type Request struct {
 	Style string   // how --show-toplevel is printed
 	Mount string   // the Windows directory mounted (StyleMount)
 	At    string   // where it is mounted in MSYS's name space; "" is "/"
+	// Stdin is git's standard input, read whole by the stand-in, for a
+	// call that reads it (ReadsStdin); nil for the others, which get none.
+	Stdin []byte
+}
+
+// ReadsStdin says whether git with args reads its standard input, which
+// the stand-in then reads to its end and sends: `--stdin` (rev-list) or
+// a `cat-file --batch…` (sdd-ledger's check of its recorded shas).
+func ReadsStdin(args []string) bool {
+	for _, a := range args {
+		if a == "--stdin" || strings.HasPrefix(a, "--batch") {
+			return true
+		}
+	}
+	return false
 }
 
 // Frame types on the wire: one byte, a big-endian uint32 length, the payload.
@@ -309,6 +325,9 @@ func (s *Server) run(c net.Conn, r io.Reader, req Request, stdout, stderr io.Wri
 	cmd.Dir = dir
 	cmd.Env = env
 	cmd.Stderr = stderr
+	if req.Stdin != nil {
+		cmd.Stdin = bytes.NewReader(req.Stdin)
+	}
 	topLevel := isTopLevel(req.Args)
 	var out io.Writer = stdout
 	var buf strings.Builder

@@ -130,6 +130,15 @@ func TestRoundTrip(t *testing.T) {
 	at = "/tmp"
 	_, out, _ = run(StyleMount, "rev-parse", "--show-toplevel")
 	assert.Equal(t, "/tmp/my repo\n", out)
+	// Git's standard input goes over for a call that reads it (sdd-ledger's
+	// check of its shas).
+	var out2, errb2 bytes.Buffer
+	code, err = Run(l.Addr().String(), Request{Args: []string{"hash-object", "--stdin"}, Dir: win(repo), Env: env, Stdin: []byte("x\n")}, &out2, &errb2)
+	require.NoError(t, err)
+	assert.Equal(t, 0, code, errb2.String())
+	assert.Equal(t, "587be6b4c3f93f93c489c0111bba5596147a26cb\n", out2.String(), "git hash-object of \"x\\n\"")
+	assert.True(t, ReadsStdin([]string{"cat-file", "--batch-check=%(objectname)"}))
+	assert.False(t, ReadsStdin([]string{"rev-parse", "HEAD"}))
 	// The commands ask for the top level and the way up in one call: the
 	// way up passes unchanged.
 	_, out, _ = run(StyleMount, "rev-parse", "--show-toplevel", "--show-cdup")

@@ -1,0 +1,87 @@
+package geminiwire
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func output(s string) FunctionResponse {
+	return FunctionResponse{Name: "t", Response: map[string]any{"output": s}}
+}
+
+func TestParseShell(t *testing.T) {
+	for _, c := range []struct {
+		text string
+		want Shell
+	}{
+		{"<untrusted_context>\nOutput: a\nb\nProcess Group PGID: 7\n</untrusted_context>", Shell{Output: "a\nb"}},
+		{"<untrusted_context>\nOutput: err\nExit Code: 3\nProcess Group PGID: 7\n</untrusted_context>", Shell{Output: "err", ExitCode: 3}},
+		{"<untrusted_context>\nOutput: (empty)\nExit Code: 1\nProcess Group PGID: 7\n</untrusted_context>", Shell{ExitCode: 1}},
+		// An output's own line that looks like a trailer, before the trailers.
+		{"<untrusted_context>\nOutput: Exit Code: 9\nProcess Group PGID: 7\n</untrusted_context>", Shell{Output: "Exit Code: 9"}},
+		{"Output too large. Showing first 8,000 and last 32,000 characters. For full output see: /h/.gemini/tmp/repo/tool-outputs/session-1/x.txt\n<untrusted_context>\nOutput: 1\n…\n9\nProcess Group PGID: 7\n</untrusted_context>",
+			Shell{Output: "1\n…\n9", Saved: "/h/.gemini/tmp/repo/tool-outputs/session-1/x.txt"}},
+	} {
+		r := output(c.text)
+		c.want.Response = r
+		assert.Equal(t, c.want, ParseShell(r), c.text)
+	}
+	denied := FunctionResponse{Name: "run_shell_command", Response: map[string]any{"error": "Tool execution denied by policy."}}
+	assert.Equal(t, Shell{Error: "Tool execution denied by policy.", Response: denied}, ParseShell(denied))
+}
+
+func TestParseSkill(t *testing.T) {
+	text := "<activated_skill name=\"x\">\n  <instructions>\n    # X\n\nRun bin/hello.\n  </instructions>\n\n  <available_resources>\n    Showing up to 200 items (files + folders).\n\n/h/.agents/skills/x/\n├───SKILL.md\n└───bin/\n    └───hello\n  </available_resources>\n</activated_skill>"
+	s := ParseSkill(output(text))
+	assert.Equal(t, "x", s.Name)
+	assert.Equal(t, "# X\n\nRun bin/hello.", s.Instructions)
+	assert.Equal(t, "/h/.agents/skills/x", s.Dir)
+	assert.Contains(t, s.Resources, "└───hello")
+}
+
+func TestParseRead(t *testing.T) {
+	whole := ParseRead(output("a\nb\n"))
+	assert.Equal(t, Read{Content: "a\nb\n"}, whole)
+
+	part := ParseRead(output("\nIMPORTANT: The file content has been truncated.\nStatus: Showing lines 1-2000 of 2501 total lines.\nAction: To read more of the file, you can use the 'start_line' and 'end_line' parameters in a subsequent 'read_file' call. For example, to read the next section of the file, use start_line: 2001.\n\n--- FILE CONTENT (truncated) ---\nline 1\nline 2"))
+	assert.Equal(t, Read{Content: "line 1\nline 2", From: 1, To: 2000, Total: 2501, Next: 2001}, part)
+
+	last := ParseRead(output("\nIMPORTANT: The file content has been truncated.\nStatus: Showing lines 2001-2501 of 2501 total lines.\nAction: …\n\n--- FILE CONTENT (truncated) ---\nline 2001\n"))
+	assert.Equal(t, 0, last.Next, "the end is reached")
+
+	denied := ParseRead(FunctionResponse{Response: map[string]any{"error": "Path not in workspace: …"}})
+	assert.Equal(t, "Path not in workspace: …", denied.Error)
+}
+
+func TestParseSubagent(t *testing.T) {
+	s := ParseSubagent(output("Subagent 'impl' finished.\nTermination Reason: GOAL\nResult:\nimpl done\nsecond line"))
+	assert.Equal(t, Subagent{Name: "impl", Reason: "GOAL", Result: "impl done\nsecond line"}, s)
+	f := ParseSubagent(output("Subagent 'impl' failed. Error: boom"))
+	assert.Equal(t, Subagent{Name: "impl", Error: "boom"}, f)
+}
+
+func TestFill(t *testing.T) {
+	for _, c := range []struct{ schema, want string }{
+		{`{"type":"OBJECT","properties":{"a":{"type":"STRING"},"n":{"type":"INTEGER"}},"required":["a","n"]}`, `{"a":"scripted","n":1}`},
+		{`{"type":"object","properties":{"choice":{"type":"string","enum":["flash","pro"]},"ok":{"type":"boolean"}}}`, `{"choice":"flash","ok":false}`},
+		{`{"type":"number","minimum":5}`, `5`},
+		{`{"type":"integer","maximum":0}`, `0`},
+		{`{"type":"array","items":{"type":"string"},"minItems":2}`, `["scripted","scripted"]`},
+		{`{"type":"array","items":{"type":"string"}}`, `[]`},
+		{`{"type":["null","string"]}`, `"scripted"`},
+		{`{"anyOf":[{"type":"integer"},{"type":"string"}]}`, `1`},
+		{`{"type":"string","default":"given"}`, `"given"`},
+		{`{"properties":{"nested":{"type":"OBJECT","properties":{"x":{"type":"NUMBER"}}}}}`, `{"nested":{"x":1}}`},
+	} {
+		v, err := Fill(json.RawMessage(c.schema))
+		require.NoError(t, err, c.schema)
+		assert.JSONEq(t, c.want, marshal(v), c.schema)
+	}
+	_, err := Fill(json.RawMessage(`{"description":"no type"}`))
+	assert.ErrorContains(t, err, "no value for the schema")
+	_, err = Fill(json.RawMessage(`[`))
+	assert.Error(t, err)
+}
