@@ -1,20 +1,19 @@
-# The host suites: the skill run by the real Claude Code CLI (the version
-# pinned in internal/dev/claudecode), offline, against a scripted model on
-# loopback (internal/dev/host, docs/host.md); and the harnesses of the
-# Codex CLI (pinned in internal/dev/codexcli; internal/dev/codexhost, a
-# scripted Responses API model) and of OpenCode (pinned in
-# internal/dev/opencodecli; internal/dev/opencodehost, a scripted Chat
-# Completions model), and of GitHub Copilot CLI (pinned in
-# internal/dev/copilotcli; internal/dev/copilothost, the same Chat
-# Completions model through its BYOK provider). Needs npm to install the
-# CLIs (into the user's cache, once per version), and ripgrep (rg) for
-# OpenCode.
+# The host suites: the skill run in real host CLIs, each pinned in its
+# internal/dev/<cli> package, offline against the scripted model on
+# loopback (internal/dev/scripted), the same scenarios in each
+# (internal/dev/harness, docs/host.md): Claude Code (claudecode,
+# internal/dev/claudehost, the Messages API), the Codex CLI (codexcli,
+# codexhost, the Responses API), OpenCode (opencodecli, opencodehost,
+# Chat Completions) and GitHub Copilot CLI (copilotcli, copilothost,
+# Chat Completions and the Responses API through its BYOK provider).
+# Needs npm to install the CLIs (into the user's cache, once per
+# version), and ripgrep (rg) for OpenCode.
 #
 #   make test-host                         # every suite
-#   make test-host-claude HOST_FLAGS='-test.run TestSmoke'
+#   make test-host-claude HOST_FLAGS='-test.run TestFollow/WalkThrough'
 #   make test-host-codex HOST_FLAGS='-test.run TestSubagent'
 #   make test-host-opencode HOST_FLAGS='-test.run TestTask'
-#   make test-host-copilot HOST_FLAGS='-test.run TestFollowWalkThrough'
+#   make test-host-copilot HOST_FLAGS="-test.run 'TestFollow/Resume/^refix$$'"
 #
 # HOST_FLAGS go to the test binary of whichever suites run. Each test
 # binary is built first, with the module cache filled, so that it can run
@@ -45,15 +44,15 @@ endef
 ## test-host: every host suite: test-host-claude, test-host-codex, test-host-opencode, test-host-copilot (needs npm).
 test-host: test-host-claude test-host-codex test-host-opencode test-host-copilot
 
-## test-host-claude: run the skill in the pinned Claude Code CLI against a scripted model on loopback (needs npm).
+## test-host-claude: the skill in the pinned Claude Code CLI against the scripted Messages API on loopback (needs npm).
 test-host-claude:
 	@set -e; mkdir -p $(BIN); \
 	claude=$$($(GO) run ./scripts/claude-code); \
 	$(GO) mod download; \
-	$(GO) test -c -o $(abspath $(BIN))/host.test ./internal/dev/host/; \
-	$(call host_run,host.test,internal/dev/host,SDD_CLAUDE_CODE="$$claude")
+	$(GO) test -c -o $(abspath $(BIN))/claudehost.test ./internal/dev/claudehost/; \
+	$(call host_run,claudehost.test,internal/dev/claudehost,SDD_CLAUDE_CODE="$$claude")
 
-## test-host-codex: the pinned Codex CLI against a scripted Responses API model on loopback: its shell, subagent and skill round trips (needs npm).
+## test-host-codex: the skill in the pinned Codex CLI against the scripted Responses API on loopback, and its shell, subagent and skill round trips (needs npm).
 test-host-codex:
 	@set -e; mkdir -p $(BIN); \
 	codex=$$($(GO) run ./scripts/codex-cli); \
@@ -61,7 +60,7 @@ test-host-codex:
 	$(GO) test -c -o $(abspath $(BIN))/codexhost.test ./internal/dev/codexhost/; \
 	$(call host_run,codexhost.test,internal/dev/codexhost,SDD_CODEX_CLI="$$codex")
 
-## test-host-opencode: the pinned OpenCode CLI against a scripted Chat Completions model on loopback: its shell, file, subagent, skill and plugin round trips (needs npm, rg).
+## test-host-opencode: the skill in the pinned OpenCode CLI against the scripted Chat Completions on loopback, and its shell, file, subagent and skill round trips (needs npm, rg).
 test-host-opencode:
 	@set -e; mkdir -p $(BIN); \
 	opencode=$$($(GO) run ./scripts/opencode-cli); \
@@ -69,7 +68,7 @@ test-host-opencode:
 	$(GO) test -c -o $(abspath $(BIN))/opencodehost.test ./internal/dev/opencodehost/; \
 	$(call host_run,opencodehost.test,internal/dev/opencodehost,SDD_OPENCODE_CLI="$$opencode")
 
-## test-host-copilot: run the skill in the pinned GitHub Copilot CLI against a scripted Chat Completions model on loopback, with a user's --allow-tool rules (needs npm).
+## test-host-copilot: the skill in the pinned GitHub Copilot CLI against the scripted Chat Completions and Responses API on loopback, with a user's --allow-tool rules (needs npm).
 test-host-copilot:
 	@set -e; mkdir -p $(BIN); \
 	copilot=$$($(GO) run ./scripts/copilot-cli); \

@@ -9,6 +9,17 @@ import (
 	"github.com/sdd-go/sdd-go/internal/dev/scripted"
 )
 
+// Turns is a script's view of its conversation (scripted.Turns) with
+// the Codex CLI's tools as calls.
+type Turns struct{ *scripted.Turns }
+
+// A Script is a scripted agent in Codex (scripted.Script), with Codex's
+// calls.
+type Script func(a *Turns)
+
+// play is s as the server runs it.
+func (s Script) play() scripted.Script { return func(t *scripted.Turns) { s(&Turns{t}) } }
+
 // Command is the input of an exec_command call.
 type Command struct {
 	Cmd     string `json:"cmd"`
@@ -132,7 +143,7 @@ type SpawnArgs struct {
 func (a *Turns) SpawnWith(args SpawnArgs, script Script) Agent {
 	message := args.Message
 	if script != nil {
-		a.srv.Handle(message, script)
+		a.Handle(message, script.play())
 	}
 	r := a.CallIn(agentTools, "spawn_agent", args)
 	var out struct {

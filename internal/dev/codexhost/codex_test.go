@@ -10,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/sdd-go/sdd-go/internal/dev/scripted"
 )
 
 // These tests run the real Codex CLI ($SDD_CODEX_CLI) against the
@@ -17,7 +19,7 @@ import (
 
 // outputsOf are the function_call_output items of a request's input, as
 // sent (raw), in order.
-func outputsOf(t *testing.T, r Request) []map[string]any {
+func outputsOf(t *testing.T, r scripted.Request) []map[string]any {
 	t.Helper()
 	var body struct{ Input []map[string]any }
 	require.NoError(t, json.Unmarshal(r.Body, &body))
@@ -25,18 +27,6 @@ func outputsOf(t *testing.T, r Request) []map[string]any {
 	for _, it := range body.Input {
 		if it["type"] == "function_call_output" {
 			out = append(out, it)
-		}
-	}
-	return out
-}
-
-// conversation are the requests of the conversation whose first prompt
-// is prompt.
-func conversation(s *Server, prompt string) []Request {
-	var out []Request
-	for _, r := range s.Requests() {
-		if r.Prompt == prompt {
-			out = append(out, r)
 		}
 	}
 	return out
@@ -72,6 +62,7 @@ func TestExecEcho(t *testing.T) {
 // the output carries no error flag.
 func TestExecFailure(t *testing.T) {
 	h := New(t, t.TempDir())
+	h.AllowError = func(c scripted.CallResult) bool { return c.Name == "exec_command" }
 	s := h.Run("Run a failing command.", func(a *Turns) {
 		e := a.Exec("echo oops >&2; exit 3")
 		if e.Code != 3 || e.Output != "oops\n" {
@@ -133,12 +124,9 @@ func TestExecPolls(t *testing.T) {
 		a.Say("late")
 	})
 	assert.Equal(t, "late", s.Final)
-	last := h.Server.Requests()
 	var names []string
-	for _, it := range last[len(last)-1].Input {
-		if it.Type == "function_call" {
-			names = append(names, it.Name)
-		}
+	for _, c := range h.Server.Calls(s.Prompt) {
+		names = append(names, c.Name)
 	}
 	require.GreaterOrEqual(t, len(names), 2, "%v", names)
 	assert.Equal(t, "exec_command", names[0])
@@ -183,22 +171,17 @@ func TestSubagent(t *testing.T) {
 	}
 	assert.Equal(t, []string{"spawn_agent", "wait", "send_input", "wait"}, tools)
 
-	child := conversation(h.Server, brief)
+	child := h.Server.Conversation(brief)
 	require.NotEmpty(t, child)
 	for _, r := range child {
 		assert.Equal(t, "collab_spawn", r.Header.Get("X-Openai-Subagent"), "request %d", r.Seq)
 	}
-	last := child[len(child)-1]
 	var ran []string
-	for _, it := range last.Input {
-		if it.Type == "function_call" {
-			var c Command
-			json.Unmarshal([]byte(it.Arguments), &c)
-			ran = append(ran, c.Cmd)
-		}
+	for _, c := range h.Server.Calls(brief) {
+		ran = append(ran, c.Str("cmd"))
 	}
 	assert.Equal(t, []string{"echo sub", "echo fixed"}, ran)
-	for _, r := range conversation(h.Server, s.Prompt) {
+	for _, r := range h.Server.Conversation(s.Prompt) {
 		assert.Empty(t, r.Header.Get("X-Openai-Subagent"), "request %d", r.Seq)
 	}
 }
@@ -230,12 +213,8 @@ func TestSkillListedAndRead(t *testing.T) {
 	reqs := h.Server.Requests()
 	require.NotEmpty(t, reqs)
 	var listed []Skill
-	for _, it := range reqs[0].Input {
-		if it.Type == "message" && it.Role == "developer" {
-			for _, t := range it.Texts() {
-				listed = append(listed, parseSkills(t)...)
-			}
-		}
+	for _, t := range reqs[0].Texts("developer") {
+		listed = append(listed, parseSkills(t)...)
 	}
 	assert.Contains(t, listed, Skill{Name: "probe-skill", Description: "Use when probing the host.", Path: skillMD})
 	cmds := s.Commands()

@@ -6,18 +6,22 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"testing"
+	"time"
 	"unicode/utf8"
 
+	"github.com/sdd-go/sdd-go/internal/dev/codexcli"
 	"github.com/sdd-go/sdd-go/internal/dev/follower"
+	"github.com/sdd-go/sdd-go/internal/dev/harness"
 	"github.com/sdd-go/sdd-go/internal/dev/scripted"
+	"github.com/sdd-go/sdd-go/internal/dev/ship"
 )
 
-// This file is the follower (internal/dev/follower) in the Codex CLI: its
-// Tools over the tools the CLI offers a model it has no metadata for
-// (0.171.0: exec_command, write_stdin, the multi_agent_v1 namespace, no
-// apply_patch, no file tools, no skill tool), as internal/dev/host's
-// follow.go is for Claude Code. Each follower call becomes what a Codex
-// model does for it:
+// This file is the follower (internal/dev/follower) in the Codex CLI
+// (harness.Adapter): its tools over the tools the CLI offers a model it
+// has no metadata for (0.171.0: exec_command, write_stdin, the
+// multi_agent_v1 namespace, no apply_patch, no file tools, no skill
+// tool). Each follower call becomes what a Codex model does for it:
 //
 //	Bash    one exec_command, the command as the follower wrote it (the
 //	        skill's commands as <skill dir>/bin/<command>: host-codex.md's
@@ -38,64 +42,38 @@ import (
 //	        subagent for the prompt, in a conversation of its own
 //	Say     an assistant message, which ends the turn
 
-// Follow is the controller of scenario sc as a session's script.
-func Follow(sc follower.Scenario) Script {
-	return func(a *Turns) { follower.Controller(sc)(&tools{a: a, sc: sc}) }
-}
+// adapter is the Codex CLI as the shared scenarios drive it
+// (harness.Host).
+type adapter struct{}
 
-// FollowKeeping is Follow that copies the plan's workspace (every one
-// under repo's .superpowers/sdd) into keep just before the call that runs
-// Finish, which deletes it. The copy is made once: a replay finds it made.
-func FollowKeeping(sc follower.Scenario, repo, keep string) Script {
-	return func(a *Turns) {
-		follower.Controller(sc)(&tools{a: a, sc: sc, repo: repo, keep: keep})
+// Host is the Codex CLI: its file of the skill is host-codex.md.
+func (adapter) Host() string { return "codex" }
+
+func (adapter) Facts() harness.Facts {
+	exec := "exec_command (write_stdin )*"
+	return harness.Facts{
+		Skill:    ship.SkillName,
+		Model:    codexcli.Model,
+		AgentIDs: true,
+		Reads:    harness.Pieces,
+		Calls: map[string]*regexp.Regexp{
+			"Bash": regexp.MustCompile("^" + exec + "$"), "Read": regexp.MustCompile("^(" + exec + "){1,3}$"),
+			"Skill": regexp.MustCompile("^(" + exec + ")+$"), "Agent": regexp.MustCompile("^" + regexp.QuoteMeta(strings.ReplaceAll("A.spawn_agent A.wait_agent A.close_agent ", "A", agentTools)) + "$")},
 	}
 }
 
-// FollowUntil is Follow cut after the controller's first calls follower
-// calls (a Read or an Agent of several tool calls counts once): the
-// session then ends its turn, as a controller whose context is lost
-// stops, and a later session resumes from what is on disk.
-func FollowUntil(sc follower.Scenario, calls int) Script {
-	return func(a *Turns) {
-		follower.Controller(sc)(&tools{a: a, sc: sc, left: calls, cut: true})
-	}
+// Start makes a host for repo with the skill installed in its
+// $CODEX_HOME/skills.
+func (adapter) Start(t *testing.T, repo string, _ follower.Scenario) *harness.Sessions {
+	h := New(t, repo)
+	h.Timeout = 4 * time.Minute
+	dir := h.InstallSkill()
+	return &harness.Sessions{Machine: h.Machine, SkillDir: dir, BinDir: filepath.Join(dir, "bin"),
+		Session: func(prompt string, s scripted.Script) *harness.Played { return h.Run(prompt, fromScripted(s)).Played }}
 }
 
-// CutText is what a cut controller says last.
-const CutText = "Stopping here: the run is cut."
-
-// tools are the follower's Tools over one replay of a conversation.
-type tools struct {
-	a    *Turns
-	sc   follower.Scenario
-	left int // calls before the cut
-	cut  bool
-	repo string // FollowKeeping's repository and copy
-	keep string
-}
-
-// call counts one follower call toward the cut; past it the turn ends.
-func (t *tools) call() {
-	if !t.cut {
-		return
-	}
-	if t.left == 0 {
-		for {
-			t.a.Say(CutText)
-		}
-	}
-	t.left--
-}
-
-func (t *tools) Bash(command string) follower.Result {
-	t.call()
-	if t.keep != "" && follower.RunsFinish(command) {
-		if err := follower.KeepWorkspaces(t.repo, t.keep); err != nil {
-			t.a.Failf("%v", err)
-		}
-	}
-	e := t.a.Exec(command)
+func (adapter) Bash(a *scripted.Turns, command string) follower.Result {
+	e := (&Turns{a}).Exec(command)
 	return follower.Result{Text: e.Output, IsError: e.Code != 0}
 }
 
@@ -138,7 +116,7 @@ func keptLines(out string) (string, bool) {
 // read reads lines offset.. (1 when 0) of path, limit of them (0: to the
 // end), in as many exec_command calls as the output cap needs, and
 // returns the text read.
-func (t *tools) read(path string, offset, limit int) (string, follower.Result, bool) {
+func read(t *Turns, path string, offset, limit int) (string, follower.Result, bool) {
 	from := max(offset, 1)
 	to := 0
 	if limit > 0 {
@@ -146,7 +124,11 @@ func (t *tools) read(path string, offset, limit int) (string, follower.Result, b
 	}
 	var text strings.Builder
 	for {
-		e := t.a.Exec(ReadCommand(path, from, to))
+		cmd := ReadCommand(path, from, to)
+		e := t.Exec(cmd)
+		for try := 0; e.Code == 0 && e.Output == "" && try < emptyRereads; try++ {
+			e = t.Exec(cmd)
+		}
 		if e.Code != 0 {
 			return "", follower.Result{Text: e.Output, IsError: true}, false
 		}
@@ -163,42 +145,29 @@ func (t *tools) read(path string, offset, limit int) (string, follower.Result, b
 	}
 }
 
-// numbered is the view of a file tool the follower reads (FileLines):
-// each line numbered from first, a tab, its text. A read to the end shows
-// the empty piece after a last newline, as Claude Code's Read does, so
-// that the pieces joined with newlines are what was read.
-func numbered(text string, first, limit int) string {
-	if text == "" {
-		return ""
-	}
-	pieces := strings.Split(text, "\n")
-	if limit > 0 && strings.Count(text, "\n") >= limit && pieces[len(pieces)-1] == "" {
-		pieces = pieces[:len(pieces)-1]
-	}
-	var b strings.Builder
-	for i, p := range pieces {
-		if i > 0 {
-			b.WriteByte('\n')
-		}
-		fmt.Fprintf(&b, "%d\t%s", first+i, p)
-	}
-	return b.String()
-}
+// emptyRereads is how many more times read reads a part that came back
+// empty with code 0. The CLI collects a command's output until the
+// command exits and then at most 50 ms more (unified exec's
+// POST_EXIT_CLOSE_WAIT_CAP in openai/codex); output that reaches it later
+// is not in the answer. sed writes a small part at its exit, all at once,
+// so on a machine under load a part came back empty, exit code 0, and a
+// reviewer read "0 bytes" of a package (once in a suite's 28 resumes).
+// A model that reads a file it knows holds something reads it again; a
+// part that is empty every time is empty.
+const emptyRereads = 2
 
-func (t *tools) Read(path string, offset, limit int) follower.Result {
-	t.call()
-	text, r, ok := t.read(path, offset, limit)
+func (adapter) Read(a *scripted.Turns, path string, offset, limit int) follower.Result {
+	text, r, ok := read(&Turns{a}, path, offset, limit)
 	if !ok {
 		return r
 	}
-	return follower.Result{Text: numbered(text, max(offset, 1), limit)}
+	return follower.Result{Text: harness.Numbered(text, max(offset, 1), limit)}
 }
 
-func (t *tools) Write(path, content string) follower.Result {
-	t.call()
+func (adapter) Write(a *scripted.Turns, path, content string) follower.Result {
 	var out strings.Builder
 	for _, cmd := range WriteCommands(path, content) {
-		e := t.a.Exec(cmd)
+		e := (&Turns{a}).Exec(cmd)
 		out.WriteString(e.Output)
 		if e.Code != 0 {
 			return follower.Result{Text: out.String(), IsError: true}
@@ -238,17 +207,17 @@ func WriteCommands(path, content string) []string {
 // Skill reads the SKILL.md the instructions list under name, as a Codex
 // model does, and hands over what Claude Code's Skill tool would: the
 // skill's directory and the body after the front matter.
-func (t *tools) Skill(name string) follower.Result {
-	t.call()
-	sk, ok := t.a.Skill(name)
+func (adapter) Skill(a *scripted.Turns, name string) follower.Result {
+	t := &Turns{a}
+	sk, ok := t.Skill(name)
 	if !ok {
 		var names []string
-		for _, s := range t.a.Skills() {
+		for _, s := range t.Skills() {
 			names = append(names, s.Name)
 		}
 		return follower.Result{Text: fmt.Sprintf("no skill %q in the instructions (they list %s)", name, strings.Join(names, ", ")), IsError: true}
 	}
-	body, r, ok := t.read(sk.Path, 0, 0)
+	body, r, ok := read(t, sk.Path, 0, 0)
 	if !ok {
 		return r
 	}
@@ -265,61 +234,33 @@ func (t *tools) Skill(name string) follower.Result {
 // on the model the dispatch names, waits for its final answer, and closes
 // it. Codex has no foreground dispatch: every spawn_agent returns at
 // once, and the parent waits with wait_agent.
-func (t *tools) Agent(c follower.AgentCall) follower.AgentResult {
-	t.call()
-	script, ok := t.sc.Subagent(c.Prompt)
-	if !ok {
-		t.a.Failf("a dispatch no subagent of the follower answers: %q", scripted.Clip(c.Prompt, 300))
-	}
-	ag := t.a.SpawnWith(SpawnArgs{Message: c.Prompt, Model: t.spawnModel(c.Model)}, t.subagent(script))
-	t.a.Record(ModelRecord(ag.ID), c.Model)
-	st := t.a.Wait(ag)
+func (adapter) Agent(a *scripted.Turns, c follower.AgentCall, sub scripted.Script) follower.AgentResult {
+	t := &Turns{a}
+	ag := t.SpawnWith(SpawnArgs{Message: c.Prompt, Model: spawnModel(t, c.Model)}, fromScripted(sub))
+	st := t.Wait(ag)
 	if st.State != "completed" {
-		t.a.Failf("%s ended %s: %q", c.Description, st.State, scripted.Clip(st.Message, 300))
+		a.Failf("%s ended %s: %q", c.Description, st.State, scripted.Clip(st.Message, 300))
 	}
 	// Its answer taken, the subagent is done with (the next dispatch is a
 	// fresh one): closed, as close_agent's description asks, since an
 	// open one counts toward the limit of six.
-	t.a.Close(ag)
+	t.Close(ag)
 	return follower.AgentResult{ID: ag.ID, Reply: strings.TrimSpace(st.Message)}
 }
-
-// ModelRecord is the key under which Agent records the model the
-// follower asked for a subagent (Server.Records), by its agent id.
-func ModelRecord(agentID string) string { return "model of " + agentID }
 
 // spawnModel is the model spawn_agent gets for the dispatch's model: the
 // same name when the tool's description lists it among its overrides,
 // else none (the subagent runs on the session's model). 0.171.0 refuses
 // any other name ("Unknown model `sonnet` for spawn_agent. Available
 // models: …", the call failed), and the text names Claude's models.
-func (t *tools) spawnModel(model string) string {
+func spawnModel(t *Turns, model string) string {
 	if model == "" {
 		return ""
 	}
-	if sp, ok := t.a.Tool("spawn_agent"); ok && strings.Contains(sp.Description, "`"+model+"`") {
+	if sp, ok := t.Tool("spawn_agent"); ok && strings.Contains(sp.Description, "`"+model+"`") {
 		return model
 	}
 	return ""
 }
 
-// subagent is a dispatched subagent's conversation: the follower's script
-// for its prompt, its reply said as its final text.
-func (t *tools) subagent(first follower.Script) Script {
-	sc := t.sc
-	return func(a *Turns) {
-		reply := first(&tools{a: a, sc: sc})
-		for {
-			a.Say(reply)
-		}
-	}
-}
-
-func (t *tools) Say(text string) {
-	for {
-		t.a.Say(text)
-	}
-}
-
-// Host is the Codex CLI: its file of the skill is host-codex.md.
-func (t *tools) Host() string { return "codex" }
+func fromScripted(s scripted.Script) Script { return func(a *Turns) { s(a.Turns) } }

@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/sdd-go/sdd-go/internal/dev/follower"
+	"github.com/sdd-go/sdd-go/internal/dev/scripted"
 )
 
 // The adapter's pure parts, without the CLI.
@@ -23,18 +23,6 @@ func TestKeptLines(t *testing.T) {
 	assert.Equal(t, "1\n2\n", kept)
 	_, ok = keptLines("Warning: truncated output\nTotal output lines: 1\n\nno marker")
 	assert.False(t, ok)
-}
-
-// numbered shows what was read so that the follower reads it back
-// exactly: a whole read keeps the piece after the last newline, a read of
-// limit lines that got them all does not.
-func TestNumbered(t *testing.T) {
-	for _, text := range []string{"", "a\n", "a\nb", "a\n\nb\n"} {
-		assert.Equal(t, text, follower.FileText(numbered(text, 1, 0)), "%q", text)
-	}
-	assert.Equal(t, "3\tc\n4\td", numbered("c\nd\n", 3, 2))
-	assert.Equal(t, "3\tc\n4\t", numbered("c\n", 3, 2))
-	assert.Equal(t, "1\ta\n2\tb", numbered("a\nb\n", 1, 2))
 }
 
 // WriteCommands write the content exactly, a long one in parts of whole
@@ -59,4 +47,37 @@ func TestWriteCommands(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, content, string(got), name)
 	}
+}
+
+// A part that comes back empty with code 0 is read again (the CLI may
+// answer before a fast command's output reached it), at most twice; one
+// that is empty every time is empty.
+func TestReadAgainWhenEmpty(t *testing.T) {
+	c := newFakeCLI(t)
+	c.srv.Handle("read", func(a *scripted.Turns) {
+		a.Say("read: " + adapter{}.Read(a, "/r/f.diff", 1, 2000).Text)
+	})
+	// answers plays the reads, each answered with the next output, and
+	// returns the commands and the last words.
+	answers := func(outputs ...string) (cmds []string, said string) {
+		transcript := []map[string]any{msg("user", "read")}
+		for i := 0; ; i++ {
+			it := c.ask(transcript...)
+			if it.Type != "function_call" {
+				return cmds, it.said()
+			}
+			require.Less(t, i, len(outputs), "more reads than answers")
+			cmds = append(cmds, it.Arguments)
+			transcript = append(transcript, call(it), output(it.CallID, execText(0, outputs[i])))
+		}
+	}
+	cmds, said := answers("", "a\nb\n")
+	assert.Len(t, cmds, 2)
+	assert.Equal(t, cmds[0], cmds[1], "the same read again")
+	assert.Equal(t, "read: 1\ta\n2\tb\n3\t", said)
+
+	cmds, said = answers("", "", "")
+	assert.Len(t, cmds, 3)
+	assert.Equal(t, "read:", strings.TrimSpace(said))
+	assert.Empty(t, c.srv.Failures())
 }

@@ -1,18 +1,9 @@
 package codexhost
 
 import (
-	"os"
 	"testing"
 
-	"github.com/sdd-go/sdd-go/internal/dev/host"
-	"github.com/sdd-go/sdd-go/internal/dev/testutil"
+	"github.com/sdd-go/sdd-go/internal/dev/harness"
 )
 
-// TestMain removes the commands testutil built and the installer
-// InstallSkill built, if any.
-func TestMain(m *testing.M) {
-	code := m.Run()
-	testutil.CleanupBinaries()
-	host.RemoveInstaller()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { harness.Main(m) }

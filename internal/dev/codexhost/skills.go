@@ -48,14 +48,9 @@ func parseSkills(text string) []Skill {
 // Skills are the skills the CLI listed in this conversation's
 // instructions, as the model sees them.
 func (a *Turns) Skills() []Skill {
-	for _, it := range a.items {
-		if it.Type != "message" || it.Role == "assistant" {
-			continue
-		}
-		for _, t := range it.Texts() {
-			if s := parseSkills(t); s != nil {
-				return s
-			}
+	for _, t := range a.Seen() {
+		if s := parseSkills(t.Text); s != nil {
+			return s
 		}
 	}
 	return nil

@@ -11,6 +11,7 @@ package copilotcli
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -68,9 +69,18 @@ func Env(home, tmp, cache, baseURL, wire string, path []string) []string {
 		"COPILOT_PROVIDER_API_KEY=" + Key,
 		"COPILOT_PROVIDER_WIRE_API=" + wire,
 		"COPILOT_MODEL=" + Model,
+		"COPILOT_PROVIDER_MAX_PROMPT_TOKENS=" + strconv.Itoa(MaxPromptTokens),
 		"GIT_CONFIG_NOSYSTEM=1",
 	}
 }
+
+// MaxPromptTokens is the model's prompt limit the CLI is told
+// (COPILOT_PROVIDER_MAX_PROMPT_TOKENS). Without it, a BYOK model's
+// conversation is compacted once it nears about 400 KB (1.0.102: a
+// reviewer's, after twenty views of a 300 KB package): the history is
+// summarized into a new first message, which no script answers, and the
+// calls already made are made again. A scripted model has no limit.
+const MaxPromptTokens = 10_000_000
 
 // Cache is the XDG_CACHE_HOME the sessions of bin share, beside its
 // install: on its first start in a cache the CLI unpacks its own

@@ -9,18 +9,9 @@ import (
 	"github.com/sdd-go/sdd-go/internal/dev/scripted"
 )
 
-// A Script is a scripted agent in Copilot CLI (scripted.Script), with
-// Copilot's calls.
-type Script func(a *Turns)
-
 // Turns is a script's view of its conversation (scripted.Turns) with
 // Copilot CLI's tools as calls.
 type Turns struct{ *scripted.Turns }
-
-// play is s as the server runs it.
-func (s Script) play() scripted.Script { return func(t *scripted.Turns) { s(&Turns{t}) } }
-
-func fromScripted(s scripted.Script) Script { return func(a *Turns) { s(a.Turns) } }
 
 // Shell is what came back for a bash command: its output and exit code,
 // read from the line the CLI ends the result with (1.0.102):
@@ -96,9 +87,9 @@ type Dispatch struct {
 // Task runs a subagent whose conversation script plays (its first prompt
 // is d.Prompt, less the white space it ends with, which the CLI drops)
 // with the task tool and returns what came back.
-func (a *Turns) Task(d Dispatch, script Script) scripted.Result {
+func (a *Turns) Task(d Dispatch, script scripted.Script) scripted.Result {
 	if script != nil {
-		a.Handle(strings.TrimRightFunc(d.Prompt, unicode.IsSpace), script.play())
+		a.Handle(strings.TrimRightFunc(d.Prompt, unicode.IsSpace), script)
 	}
 	return a.Call("task", d)
 }

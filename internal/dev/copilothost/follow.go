@@ -1,9 +1,15 @@
 package copilothost
 
 import (
+	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
+	"testing"
+	"time"
+
+	"github.com/sdd-go/sdd-go/internal/dev/copilotcli"
 
 	"github.com/sdd-go/sdd-go/internal/dev/follower"
 	"github.com/sdd-go/sdd-go/internal/dev/harness"
@@ -38,35 +44,64 @@ const SkillName = ship.SkillName
 // agent, with every tool.
 const AgentType = "general-purpose"
 
-// Follow is the controller of scenario sc as a session's script.
-func Follow(sc follower.Scenario) Script {
-	return fromScripted(harness.Follow(adapter{}, forCopilot(sc)))
-}
-
-// FollowKeeping is Follow that copies the plan's workspace into keep just
-// before Finish deletes it (harness.FollowKeeping).
-func FollowKeeping(sc follower.Scenario, repo, keep string) Script {
-	return fromScripted(harness.FollowKeeping(adapter{}, forCopilot(sc), repo, keep))
-}
-
-// FollowUntil is Follow cut after the controller's first calls follower
-// calls (harness.FollowUntil).
-func FollowUntil(sc follower.Scenario, calls int) Script {
-	return fromScripted(harness.FollowUntil(adapter{}, forCopilot(sc), calls))
-}
-
-// CutText is what a cut controller says last.
-const CutText = harness.CutText
-
-func forCopilot(sc follower.Scenario) follower.Scenario {
-	sc.Skill = SkillName
-	return sc
-}
-
-type adapter struct{}
+// adapter is Copilot CLI as the shared scenarios drive it
+// (harness.Host), its model speaking wireAPI (COPILOT_PROVIDER_WIRE_API).
+type adapter struct{ wireAPI string }
 
 // Host is Copilot CLI: its file of the skill is host-copilot.md.
 func (adapter) Host() string { return "copilot" }
+
+func (ad adapter) Facts() harness.Facts {
+	resumes := resumeStates
+	if ad.wireAPI == copilotcli.Responses {
+		resumes = []string{} // a resume tests the text, which the wire does not change: the Completions suite's are enough
+	}
+	return harness.Facts{
+		Skill:   SkillName,
+		Model:   copilotcli.Model,
+		Reads:   harness.Pieces,
+		Calls:   map[string]*regexp.Regexp{"Bash": regexp.MustCompile(`^bash $`), "Read": regexp.MustCompile(`^(view )+$`), "Skill": regexp.MustCompile(`^skill $`), "Agent": regexp.MustCompile(`^task $`)},
+		Resumes: resumes,
+	}
+}
+
+// resumeStates are the states of follower.Resumes this suite resumes
+// from: all of them, each a new session after a cut one.
+var resumeStates []string
+
+// Start makes a host for repo with the skill installed, its sessions run
+// with the rules a user gives sc's run (userRules).
+func (ad adapter) Start(t *testing.T, repo string, sc follower.Scenario) *harness.Sessions {
+	h := New(t, repo, ad.wireAPI)
+	h.Timeout = 5 * time.Minute
+	dir := h.InstallSkill()
+	h.Allow = userRules(sc, dir)
+	return &harness.Sessions{Machine: h.Machine, SkillDir: dir, BinDir: filepath.Join(dir, "bin"),
+		Session: func(prompt string, s scripted.Script) *harness.Played { return h.Run(prompt, s).Played }}
+}
+
+// userRules are the rules a user gives a non-interactive run of the
+// skill: --add-dir for the skill's folder (outside the repository, where
+// the CLI's path check refuses it), its four commands as host-copilot.md
+// writes them (quoted: a rule matches the command's text), the plan's
+// git add, git commit and test commands for the subagents, and write
+// (create and edit) for the reports and the code.
+func userRules(sc follower.Scenario, skillDir string) []string {
+	rules := []string{"--add-dir=" + skillDir, "write"}
+	for _, c := range ship.Commands {
+		rules = append(rules, "shell('"+skillDir+"/bin/"+c+"':*)")
+	}
+	rules = append(rules, "shell(git add)", "shell(git commit)")
+	// A rule names a command (git's and gh's: with their subcommand),
+	// not its arguments: "shell(sh check1.sh)" does not allow sh
+	// check1.sh, "shell(sh)" does.
+	for _, t := range sc.Tasks {
+		if name, _, _ := strings.Cut(t.Test, " "); t.Test != "" && !slices.Contains(rules, "shell("+name+")") {
+			rules = append(rules, "shell("+name+")")
+		}
+	}
+	return rules
+}
 
 func (adapter) Bash(a *scripted.Turns, command string) follower.Result {
 	sh := (&Turns{a}).Bash(command)
@@ -171,7 +206,7 @@ func (adapter) Skill(a *scripted.Turns, name string) follower.Result {
 // as Copilot's general-purpose agent, on the session's model (the text's
 // tiers name no model here).
 func (adapter) Agent(a *scripted.Turns, c follower.AgentCall, sub scripted.Script) follower.AgentResult {
-	r := (&Turns{a}).Task(Dispatch{Name: agentName(c.Description), Description: c.Description, Prompt: c.Prompt, AgentType: AgentType}, fromScripted(sub))
+	r := (&Turns{a}).Task(Dispatch{Name: agentName(c.Description), Description: c.Description, Prompt: c.Prompt, AgentType: AgentType}, sub)
 	return follower.AgentResult{Reply: strings.TrimSpace(r.Text)}
 }
 

@@ -8,6 +8,7 @@
 package copilothost
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -17,7 +18,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/sdd-go/sdd-go/internal/dev/copilotcli"
 	"github.com/sdd-go/sdd-go/internal/dev/harness"
@@ -30,6 +30,7 @@ import (
 type Host struct {
 	*harness.Machine
 	Copilot string // the copilot binary
+	WireAPI string // COPILOT_PROVIDER_WIRE_API: copilotcli.Completions or Responses
 	// Allow are the --allow-tool rules a session runs with, what a user
 	// gives a non-interactive run ("--flag=value" is that flag: --add-dir);
 	// AllowAll runs it with --allow-all-tools instead.
@@ -39,12 +40,18 @@ type Host struct {
 	AllowError func(u ToolUse) bool
 }
 
-// New makes a host for sessions in repo. Without the CLI (no
+// New makes a host for sessions in repo whose model speaks the wire API
+// wireAPI: Chat Completions (copilotcli.Completions, the CLI's default)
+// or the Responses API (copilotcli.Responses). Without the CLI (no
 // $SDD_COPILOT_CLI) the test is skipped, or fails under make test-host.
-func New(t testing.TB, repo string) *Host {
+func New(t testing.TB, repo, wireAPI string) *Host {
 	t.Helper()
 	bin := copilotcli.Binary(t)
-	h := &Host{Machine: harness.NewMachine(t, repo, scripted.Chat{}, harness.SystemPath(t)), Copilot: bin}
+	var wire scripted.Wire = scripted.Chat{}
+	if wireAPI == copilotcli.Responses {
+		wire = scripted.Responses{}
+	}
+	h := &Host{Machine: harness.NewMachine(t, repo, wire, harness.SystemPath(t)), Copilot: bin, WireAPI: wireAPI}
 	h.Server.PromptOf = promptOf
 	warm(t, bin)
 	return h
@@ -80,7 +87,7 @@ func warm(t testing.TB, bin string) {
 
 // Env is the environment of a copilot process on this host.
 func (h *Host) Env() []string {
-	return copilotcli.Env(h.Home, h.Tmp, copilotcli.Cache(h.Copilot), h.Server.URL, copilotcli.Completions, h.Path)
+	return copilotcli.Env(h.Home, h.Tmp, copilotcli.Cache(h.Copilot), h.Server.URL, h.WireAPI, h.Path)
 }
 
 // InstallSkill installs the skill for Copilot CLI as a user does, with the
@@ -94,16 +101,15 @@ func (h *Host) InstallSkill() string {
 	return dir
 }
 
-// Session is what one `copilot -p` run did, from its JSON events.
+// Session is what one `copilot -p` run did, from its JSON events (the
+// process, the follower's steps and the last assistant message's text:
+// Played).
 type Session struct {
-	Prompt  string
-	Events  []Event
-	Uses    []ToolUse // every tool call the stream reports, the subagents' among them
-	Final   string    // the last assistant message's text
-	Result  *Event    // the closing result event; nil if none came
-	Stderr  string
-	Elapsed time.Duration
-	Err     error
+	*harness.Played
+	Prompt string
+	Events []Event
+	Uses   []ToolUse // every tool call the stream reports, the subagents' among them
+	Result *Event    // the closing result event; nil if none came
 }
 
 // Event is one line of the JSON output.
@@ -138,7 +144,7 @@ func (u ToolUse) Command() string {
 // well, no script failed, the result came with exit code 0, and every
 // tool call ended in success (but those AllowError accepts). Failures
 // are the test's (t.Errorf), with the transcript logged.
-func (h *Host) Run(prompt string, controller Script) *Session {
+func (h *Host) Run(prompt string, controller scripted.Script) *Session {
 	t := h.T
 	t.Helper()
 	s := &Session{Prompt: prompt}
@@ -153,41 +159,40 @@ func (h *Host) Run(prompt string, controller Script) *Session {
 		}
 		args = append(args, "--allow-tool", a)
 	}
-	run, problems := h.Play(prompt, controller.play(), h.Env(), func(ctx context.Context) *exec.Cmd {
+	var readErr error
+	var final string
+	p := h.Play(prompt, controller, h.Env(), func(ctx context.Context) *exec.Cmd {
 		return exec.CommandContext(ctx, h.Copilot, args...)
-	}, func(r io.Reader) { readStream(r, s) })
-	s.Err, s.Elapsed, s.Stderr = run.Err, run.Elapsed, run.Stderr
-	if s.Err != nil {
-		problems = append([]string{fmt.Sprintf("copilot: %v\nstderr: %s", s.Err, s.Stderr)}, problems...)
+	}, func(r io.Reader) { readErr = readStream(r, s, &final) })
+	s.Played, p.Final = p, final
+	if err := cmp.Or(p.Err, readErr); err != nil {
+		p.Problems = append([]string{fmt.Sprintf("copilot: %v\nstderr: %s", err, p.Stderr)}, p.Problems...)
 	}
 	switch {
 	case s.Result == nil:
-		problems = append(problems, "the stream has no result event")
+		p.Problems = append(p.Problems, "the stream has no result event")
 	case s.Result.ExitCode == nil || *s.Result.ExitCode != 0:
-		problems = append(problems, "the result event's exit code is not 0: "+string(s.Result.Raw))
+		p.Problems = append(p.Problems, "the result event's exit code is not 0: "+string(s.Result.Raw))
 	}
 	for _, u := range s.Uses {
 		if u.Done && u.Success || h.AllowError != nil && h.AllowError(u) {
 			continue
 		}
-		problems = append(problems, fmt.Sprintf("%s %s came back failed (done %v): %s %s", u.Name, scripted.Clip(string(u.Input), 300), u.Done, scripted.Clip(u.Error, 500), scripted.Clip(u.Output, 500)))
+		p.Problems = append(p.Problems, fmt.Sprintf("%s %s came back failed (done %v): %s %s", u.Name, scripted.Clip(string(u.Input), 300), u.Done, scripted.Clip(u.Error, 500), scripted.Clip(u.Output, 500)))
 	}
-	h.Report(problems, s.Elapsed, s.Transcript)
+	p.Report(h.Machine, s.Transcript)
 	return s
 }
 
-func readStream(r io.Reader, s *Session) {
-	s.Err = harness.ReadLines(r, func(line []byte) {
-		var e Event
-		if json.Unmarshal(line, &e) == nil {
-			e.Raw = append(json.RawMessage(nil), line...)
-			s.Events = append(s.Events, e)
-			s.take(e)
-		}
+func readStream(r io.Reader, s *Session, final *string) error {
+	return harness.ReadEvents(r, func(e Event, line json.RawMessage) {
+		e.Raw = line
+		s.Events = append(s.Events, e)
+		s.take(e, final)
 	})
 }
 
-func (s *Session) take(e Event) {
+func (s *Session) take(e Event, final *string) {
 	var d struct {
 		ToolCallID      string          `json:"toolCallId"`
 		ToolName        string          `json:"toolName"`
@@ -207,7 +212,7 @@ func (s *Session) take(e Event) {
 		s.Result = &ev
 	case "assistant.message":
 		if d.ParentToolCall == "" && len(d.ToolRequests) == 0 {
-			s.Final = d.Content
+			*final = d.Content
 		}
 	case "tool.execution_start":
 		s.Uses = append(s.Uses, ToolUse{ID: d.ToolCallID, Name: d.ToolName, Input: d.Arguments, Agent: d.ParentToolCall})

@@ -1,6 +1,8 @@
 package harness
 
 import (
+	"encoding/json"
+
 	"github.com/sdd-go/sdd-go/internal/dev/follower"
 	"github.com/sdd-go/sdd-go/internal/dev/scripted"
 )
@@ -57,58 +59,89 @@ const CutText = "Stopping here: the run is cut."
 
 // tools are the follower's Tools over one replay of a conversation.
 type tools struct {
-	ad   Adapter
-	a    *scripted.Turns
-	sc   follower.Scenario
-	left int // calls before the cut
-	cut  bool
-	repo string // FollowKeeping's repository and copy
-	keep string
+	ad    Adapter
+	a     *scripted.Turns
+	sc    follower.Scenario
+	left  int // calls before the cut
+	cut   bool
+	repo  string // FollowKeeping's repository and copy
+	keep  string
+	steps int // the follower calls made so far
 }
 
 // call counts one follower call toward the cut; past it the turn ends
 // for good (a host that wakes the conversation gets the same words
-// again).
-func (t *tools) call() {
-	if !t.cut {
-		return
-	}
-	if t.left == 0 {
-		for {
-			t.a.Say(CutText)
+// again). It returns the count of turns before the call, for step.
+func (t *tools) call() int {
+	if t.cut {
+		if t.left == 0 {
+			for {
+				t.a.Say(CutText)
+			}
 		}
+		t.left--
 	}
-	t.left--
+	return t.a.Count()
+}
+
+// step records a follower call that came back, as Step, with the host's
+// calls it took since turn from (Played.Steps reads them).
+func (t *tools) step(s Step, from int) {
+	s.Calls = t.a.CallNames(from)
+	t.steps++
+	b, err := json.Marshal(s)
+	if err != nil {
+		t.a.Failf("%v", err)
+	}
+	t.a.Record(stepKey(t.a.Prompt(), t.steps), string(b))
+}
+
+// errorText is what a failed call gave back; a step keeps the text of a
+// Bash alone otherwise (a read's text would be kept again on every
+// replay).
+func errorText(r follower.Result) string {
+	if r.IsError {
+		return r.Text
+	}
+	return ""
 }
 
 func (t *tools) Bash(command string) follower.Result {
-	t.call()
+	from := t.call()
 	if t.keep != "" && follower.RunsFinish(command) {
 		if err := follower.KeepWorkspaces(t.repo, t.keep); err != nil {
 			t.a.Failf("%v", err)
 		}
 	}
-	return t.ad.Bash(t.a, command)
+	r := t.ad.Bash(t.a, command)
+	t.step(Step{Call: follower.Call{Tool: "Bash", Input: command}, Text: r.Text, IsError: r.IsError}, from)
+	return r
 }
 
 func (t *tools) Read(path string, offset, limit int) follower.Result {
-	t.call()
-	return t.ad.Read(t.a, path, offset, limit)
+	from := t.call()
+	r := t.ad.Read(t.a, path, offset, limit)
+	t.step(Step{Call: follower.Call{Tool: "Read", Input: path}, Offset: offset, Limit: limit, Next: r.Next, IsError: r.IsError, Text: errorText(r)}, from)
+	return r
 }
 
 func (t *tools) Write(path, content string) follower.Result {
-	t.call()
-	return t.ad.Write(t.a, path, content)
+	from := t.call()
+	r := t.ad.Write(t.a, path, content)
+	t.step(Step{Call: follower.Call{Tool: "Write", Input: path}, IsError: r.IsError, Text: errorText(r)}, from)
+	return r
 }
 
 func (t *tools) Skill(name string) follower.Result {
-	t.call()
-	return t.ad.Skill(t.a, name)
+	from := t.call()
+	r := t.ad.Skill(t.a, name)
+	t.step(Step{Call: follower.Call{Tool: "Skill", Input: name}, IsError: r.IsError, Text: errorText(r)}, from)
+	return r
 }
 
 // Agent dispatches the follower's subagent for the prompt.
 func (t *tools) Agent(c follower.AgentCall) follower.AgentResult {
-	t.call()
+	from := t.call()
 	script, ok := t.sc.Subagent(c.Prompt)
 	if !ok {
 		t.a.Failf("a dispatch no subagent of the follower answers: %q", scripted.Clip(c.Prompt, 300))
@@ -120,10 +153,13 @@ func (t *tools) Agent(c follower.AgentCall) follower.AgentResult {
 			a.Say(reply)
 		}
 	}
-	return t.ad.Agent(t.a, c, sub)
+	r := t.ad.Agent(t.a, c, sub)
+	t.step(Step{Call: follower.Call{Tool: "Agent", Input: c.Prompt, Model: c.Model}, ID: r.ID}, from)
+	return r
 }
 
 func (t *tools) Say(text string) {
+	t.step(Step{Call: follower.Call{Tool: "Say", Input: text}}, t.a.Count())
 	for {
 		t.a.Say(text)
 	}

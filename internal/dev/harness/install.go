@@ -58,12 +58,15 @@ func Install(t testing.TB, home string, args []string, env ...string) {
 	}
 }
 
-// RemoveInstaller removes the installer Install built (each host suite's
-// TestMain calls it).
-func RemoveInstaller() {
+// Main is a host suite's TestMain: it runs the tests, then removes the
+// installer Install built and the commands testutil built, if any.
+func Main(m *testing.M) {
+	code := m.Run()
 	if installer.bin != "" {
 		os.RemoveAll(filepath.Dir(installer.bin))
 	}
+	testutil.CleanupBinaries()
+	os.Exit(code)
 }
 
 // SystemPath is the PATH a session gets: the directories of git, sh and

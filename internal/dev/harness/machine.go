@@ -60,38 +60,33 @@ func NewMachine(t testing.TB, repo string, wire scripted.Wire, path []string) *M
 }
 
 // Play runs one session: script answers the conversation whose prompt is
-// prompt, and the process cmd makes runs in the repository with env, its
-// stdout handed to read. It returns how the process went and the
-// failures of the scripts during the session, each as a problem.
-func (m *Machine) Play(prompt string, script scripted.Script, env []string, cmd func(context.Context) *exec.Cmd, read func(io.Reader)) (scripted.Run, []string) {
+// prompt (as the server names it: Server.PromptOf), and the process cmd
+// makes runs in the repository with env, its stdout handed to read. It
+// returns how the process went, the failures of the scripts during the
+// session, each as a problem, and the follower's steps the session made.
+func (m *Machine) Play(prompt string, script scripted.Script, env []string, cmd func(context.Context) *exec.Cmd, read func(io.Reader)) *Played {
 	m.T.Helper()
 	m.Server.Handle(prompt, script)
+	m.Server.ClearRecords()
 	before := len(m.Server.Failures())
 	run, err := scripted.RunCLI(cmd, m.Repo, env, m.Timeout, m.Server.Failed(), read)
 	if err != nil {
 		m.T.Fatal(err)
 	}
-	var problems []string
+	p := &Played{Run: run, Conversation: prompt, Steps: map[string][]Step{}}
 	for _, f := range m.Server.Failures()[before:] {
-		problems = append(problems, "script failed: "+f)
+		p.Problems = append(p.Problems, "script failed: "+f)
 	}
-	return run, problems
-}
-
-// Report fails the test with each problem, the session's transcript
-// logged first.
-func (m *Machine) Report(problems []string, elapsed time.Duration, transcript func() string) {
-	m.T.Helper()
-	if len(problems) == 0 {
-		return
+	if err := p.readSteps(m.Server.Records()); err != nil {
+		p.Problems = append(p.Problems, err.Error())
 	}
-	m.T.Logf("transcript of the session (%v):\n%s", elapsed.Round(time.Millisecond), transcript())
-	for _, p := range problems {
-		m.T.Errorf("%s", p)
+	for conv, steps := range p.Steps {
+		for _, st := range steps {
+			if st.IsError {
+				p.Problems = append(p.Problems, fmt.Sprintf("%s %q of the conversation %q came back an error: %s",
+					st.Tool, scripted.Clip(st.Input, 200), scripted.Clip(conv, 60), scripted.Clip(st.Text, 1000)))
+			}
+		}
 	}
-}
-
-// Problem is a problem's line for a tool call and its result.
-func Problem(what string, c scripted.CallResult) string {
-	return fmt.Sprintf("%s %s came back %s", c.Qualified(), scripted.Clip(string(c.Input), 300), scripted.Clip(what, 1000))
+	return p
 }

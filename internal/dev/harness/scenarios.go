@@ -3,6 +3,7 @@ package harness
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -84,14 +85,19 @@ func LookRow(output string) (string, bool) {
 	return "", false
 }
 
-// ReadLines hands each non-blank line of a session's event stream to
-// take, as it comes, and returns the stream's error but its end.
-func ReadLines(r io.Reader, take func(line []byte)) error {
+// ReadEvents decodes each non-blank line of a session's JSON event
+// stream as an E and hands it to take, with the line, as it comes (a line
+// that is no E is passed over); it returns the stream's error but its
+// end.
+func ReadEvents[E any](r io.Reader, take func(e E, line json.RawMessage)) error {
 	br := bufio.NewReaderSize(r, 1<<16)
 	for {
 		line, err := br.ReadBytes('\n')
 		if l := bytes.TrimSpace(line); len(l) > 0 {
-			take(l)
+			var e E
+			if json.Unmarshal(l, &e) == nil {
+				take(e, append(json.RawMessage(nil), l...))
+			}
 		}
 		if err != nil {
 			if errors.Is(err, io.EOF) {

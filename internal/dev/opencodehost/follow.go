@@ -2,12 +2,16 @@ package opencodehost
 
 import (
 	"fmt"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
+	"testing"
+	"time"
 
 	"github.com/sdd-go/sdd-go/internal/dev/follower"
 	"github.com/sdd-go/sdd-go/internal/dev/harness"
+	"github.com/sdd-go/sdd-go/internal/dev/opencodecli"
 	"github.com/sdd-go/sdd-go/internal/dev/scripted"
 	"github.com/sdd-go/sdd-go/internal/dev/ship"
 )
@@ -32,41 +36,44 @@ const SkillName = ship.SkillName
 // Code's general-purpose).
 const SubagentType = "general"
 
-// Follow is the controller of scenario sc as a session's script.
-func Follow(sc follower.Scenario) Script {
-	return fromScripted(harness.Follow(adapter{}, forOpenCode(sc)))
-}
-
-// FollowKeeping is Follow that copies the plan's workspace into keep just
-// before Finish deletes it (harness.FollowKeeping).
-func FollowKeeping(sc follower.Scenario, repo, keep string) Script {
-	return fromScripted(harness.FollowKeeping(adapter{}, forOpenCode(sc), repo, keep))
-}
-
-// FollowUntil is Follow cut after the controller's first calls follower
-// calls (harness.FollowUntil).
-func FollowUntil(sc follower.Scenario, calls int) Script {
-	return fromScripted(harness.FollowUntil(adapter{}, forOpenCode(sc), calls))
-}
-
-// CutText is what a cut controller says last.
-const CutText = harness.CutText
-
 func fromScripted(s scripted.Script) Script { return func(a *Turns) { s(a.Turns) } }
 
-// forOpenCode names the skill as OpenCode lists it.
-func forOpenCode(sc follower.Scenario) follower.Scenario {
-	if sc.Skill == "" {
-		sc.Skill = SkillName
-	}
-	return sc
-}
-
-// adapter is OpenCode's harness.Adapter.
+// adapter is OpenCode as the shared scenarios drive it (harness.Host).
 type adapter struct{}
 
 // Host is OpenCode: its file of the skill is host-opencode.md.
 func (adapter) Host() string { return "opencode" }
+
+func (adapter) Facts() harness.Facts {
+	one := func(name string) *regexp.Regexp { return regexp.MustCompile("^" + name + " $") }
+	return harness.Facts{
+		Skill:    SkillName,
+		Model:    opencodecli.Model,
+		AgentIDs: true,
+		Reads:    harness.GoesOn,
+		Calls:    map[string]*regexp.Regexp{"Bash": one("bash"), "Read": one("read"), "Skill": one("skill"), "Agent": one("task")},
+		Resumes:  resumeStates,
+	}
+}
+
+// resumeStates are the states of follower.Resumes this suite resumes
+// from (each costs about a walk-through, and the suite's time is CI's):
+// a run cut in Task 2's fix round, after the fix was dispatched and
+// before its package, so the new session must find the fix's commits
+// from the disk alone.
+var resumeStates = []string{"refix"}
+
+// Start makes a host for repo with the skill installed, its sessions run
+// with OpenCode's default permissions: what `opencode run` allows unasked
+// (every tool in the project, and reads in a skill's directory) and
+// nothing more.
+func (adapter) Start(t *testing.T, repo string, _ follower.Scenario) *harness.Sessions {
+	h := New(t, repo)
+	h.Timeout = 5 * time.Minute
+	dir := h.InstallSkill()
+	return &harness.Sessions{Machine: h.Machine, SkillDir: dir, BinDir: filepath.Join(dir, "bin"),
+		Session: func(prompt string, s scripted.Script) *harness.Played { return h.Run(prompt, fromScripted(s)).Played }}
+}
 
 // Bash runs the command with the bash tool in the session's directory.
 // OpenCode shows the model the output alone (stdout and stderr as they

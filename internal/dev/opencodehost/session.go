@@ -1,16 +1,16 @@
 package opencodehost
 
 import (
-	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -68,18 +68,18 @@ func RunMessage(args ...string) string {
 	return strings.Join(out, " ")
 }
 
-// Session is what one `opencode run` did, from its JSON event output.
+// Session is what one `opencode run` did, from its JSON event output
+// (the process, its log on stderr, the follower's steps and the last
+// text: Played).
 type Session struct {
-	Prompt  string    // as given to Run
-	Events  []Event   // every line of the output, in order
-	Uses    []ToolUse // every finished tool call of the session (not its subagents')
-	Texts   []string  // the session's texts, in order
-	Errors  []Event   // error events
-	Final   string    // the last text
-	Reason  string    // why the last step finished: stop (the turn is over), tool-calls
-	Stderr  string    // opencode's log (--print-logs)
-	Elapsed time.Duration
-	Err     error // how the process ended, if not with status 0
+	*harness.Played
+	Prompt    string    // as given to Run
+	Events    []Event   // every line of the output, in order
+	Uses      []ToolUse // every finished tool call of the session (not its subagents')
+	Subagents []ToolUse // the calls of its subagents (their sessions'), from opencode's database
+	Texts     []string  // the session's texts, in order
+	Errors    []Event   // error events
+	Reason    string    // why the last step finished: stop (the turn is over), tool-calls
 }
 
 // Event is one line of the JSON output: step_start, text, tool_use,
@@ -161,49 +161,75 @@ func (s *Session) Commands() []string {
 // "--", a prompt that starts with "-" is no option), the
 // scripted controller answering for the session, and checks what every
 // run must hold: the process ended well, no script failed, no error
-// event came, no tool call of the session failed (but those AllowError
-// accepts), its turn ended (a refused permission ends the run in the
-// middle of a step, with status 0), and opencode tried to fetch nothing
-// (its log says so when it does: fetched).
-// Failures are the test's (t.Errorf), with the transcript logged; the
-// session is returned for the test's own assertions either way.
+// event came, no tool call of the session or of its subagents failed
+// and every bash call exited 0 (but those AllowError accepts), no
+// permission was asked for (opencode run refuses every ask), its turn
+// ended (a refused permission ends the run in the middle of a step, with
+// status 0), and opencode tried to fetch nothing (its log says so when
+// it does: fetched). Failures are the test's (t.Errorf), with the
+// transcript logged; the session is returned for the test's own
+// assertions either way.
 func (h *Host) Run(prompt string, controller Script) *Session {
 	t := h.T
 	t.Helper()
 	s := &Session{Prompt: prompt}
-	run, problems := h.Play(RunMessage(prompt), controller.play(), h.Env(), func(ctx context.Context) *exec.Cmd {
+	var readErr error
+	p := h.Play(RunMessage(prompt), controller.play(), h.Env(), func(ctx context.Context) *exec.Cmd {
 		return exec.CommandContext(ctx, h.OpenCode, "run", "--print-logs", "--format", "json", "--", prompt)
-	}, func(r io.Reader) { readStream(r, s) })
-	s.Err, s.Elapsed, s.Stderr = run.Err, run.Elapsed, run.Stderr
-
-	if s.Err != nil {
-		problems = append([]string{fmt.Sprintf("opencode: %v", s.Err)}, problems...)
+	}, func(r io.Reader) { readErr = readStream(r, s) })
+	s.Played = p
+	if len(s.Texts) > 0 {
+		p.Final = s.Texts[len(s.Texts)-1]
+	}
+	if err := cmp.Or(p.Err, readErr); err != nil {
+		p.Problems = append([]string{fmt.Sprintf("opencode: %v", err)}, p.Problems...)
 	}
 	for _, e := range s.Errors {
-		problems = append(problems, "error event: "+string(e.Raw))
+		p.Problems = append(p.Problems, "error event: "+string(e.Raw))
 	}
+	s.Subagents = h.subagents(s)
 	accepted := false
-	for _, u := range s.Uses {
-		if u.Status == "completed" {
+	for _, u := range append(slices.Clone(s.Uses), s.Subagents...) {
+		code, exited := u.Exit()
+		ok := u.Status == "completed" && (u.Name != "bash" || !exited || code == 0)
+		if ok {
 			continue
 		}
 		if h.AllowError != nil && h.AllowError(u) {
 			accepted = true
 			continue
 		}
-		problems = append(problems, fmt.Sprintf("%s %s came back %s: %s", u.Name, scripted.Clip(string(u.Input), 300), u.Status, scripted.Clip(u.Error, 1000)))
+		p.Problems = append(p.Problems, fmt.Sprintf("%s %s came back %s (exit %d): %s", u.Name, scripted.Clip(string(u.Input), 300), u.Status, code, scripted.Clip(u.Error, 1000)))
 	}
 	// A failed call a test expects may be a refusal, which ends the run.
-	if s.Reason != "stop" && s.Err == nil && !accepted {
-		problems = append(problems, fmt.Sprintf("the run ended before the turn did (its last step finished for %q)", s.Reason))
+	if s.Reason != "stop" && p.Err == nil && !accepted {
+		p.Problems = append(p.Problems, fmt.Sprintf("the run ended before the turn did (its last step finished for %q)", s.Reason))
 	}
-	for _, l := range strings.Split(s.Stderr, "\n") {
+	for _, l := range strings.Split(p.Stderr, "\n") {
 		if fetched(l) {
-			problems = append(problems, "opencode tried to fetch something: "+l)
+			p.Problems = append(p.Problems, "opencode tried to fetch something: "+l)
+		}
+		if strings.Contains(l, "permission requested") && !accepted {
+			p.Problems = append(p.Problems, "a permission was asked for, and refused: "+l)
 		}
 	}
-	h.Report(problems, s.Elapsed, func() string { return s.Transcript() + "\nlog:\n" + s.Stderr })
+	p.Report(h.Machine, func() string { return s.Transcript() + "\nlog:\n" + p.Stderr })
 	return s
+}
+
+// subagents are the calls of the session's subagents, read from
+// opencode's database (the run's events have the session's own alone).
+func (h *Host) subagents(s *Session) []ToolUse {
+	ids := s.Tasks()
+	uses := h.ToolUses(ids)
+	var all []ToolUse
+	for _, id := range ids {
+		if len(uses[id]) == 0 {
+			s.Problems = append(s.Problems, fmt.Sprintf("subagent %s made no call", id))
+		}
+		all = append(all, uses[id]...)
+	}
+	return all
 }
 
 // fetched reports whether a line of opencode's log says it tried to get
@@ -216,25 +242,12 @@ func fetched(line string) bool {
 	return strings.Contains(line, "dependency install") || strings.Contains(line, `message="downloading`)
 }
 
-func readStream(r io.Reader, s *Session) {
-	br := bufio.NewReaderSize(r, 1<<16)
-	for {
-		line, err := br.ReadBytes('\n')
-		if len(bytes.TrimSpace(line)) > 0 {
-			var e Event
-			if json.Unmarshal(line, &e) == nil {
-				e.Raw = append(json.RawMessage(nil), bytes.TrimSpace(line)...)
-				s.Events = append(s.Events, e)
-				s.take(e)
-			}
-		}
-		if err != nil {
-			if !errors.Is(err, io.EOF) {
-				s.Err = err
-			}
-			return
-		}
-	}
+func readStream(r io.Reader, s *Session) error {
+	return harness.ReadEvents(r, func(e Event, line json.RawMessage) {
+		e.Raw = line
+		s.Events = append(s.Events, e)
+		s.take(e)
+	})
 }
 
 func (s *Session) take(e Event) {
@@ -244,7 +257,6 @@ func (s *Session) take(e Event) {
 	case e.Part == nil:
 	case e.Part.Type == "text":
 		s.Texts = append(s.Texts, e.Part.Text)
-		s.Final = e.Part.Text
 	case e.Part.Type == "tool" && e.Part.State != nil:
 		s.Uses = append(s.Uses, e.Part.use())
 	case e.Part.Type == "step-finish":
@@ -262,20 +274,11 @@ func (p *Part) use() ToolUse {
 func (s *Session) Tasks() []string {
 	var out []string
 	for _, u := range s.Uses {
-		if id := u.TaskSession(); u.Name == "task" && id != "" && !contains(out, id) {
+		if id := u.TaskSession(); u.Name == "task" && id != "" && !slices.Contains(out, id) {
 			out = append(out, id)
 		}
 	}
 	return out
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // Export is a session as `opencode export` prints it: its messages with

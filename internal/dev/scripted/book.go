@@ -1,9 +1,10 @@
-// Package scripted is what the three scripted model servers (Claude
-// Code's Messages API in internal/dev/host, Codex's Responses API in
-// internal/dev/codexhost, OpenCode's Chat Completions in
-// internal/dev/opencodehost) keep alike: the scripts by conversation,
-// every request in the order it came, and the scripts' failures. Each
-// server decodes and answers its own wire format.
+// Package scripted is the scripted model every host suite talks to, once:
+// one server on loopback (Server) whose requests are decoded by a wire
+// format (Wire: Messages for Claude Code, Responses for Codex CLI, Chat
+// for OpenCode and Copilot CLI) into one transcript, answered by
+// replaying the conversation's script over it (Turns); the scripts by
+// conversation, every request in the order it came, and the scripts'
+// failures (Book); and a host CLI's session process (RunCLI).
 package scripted
 
 import "sync"

@@ -124,6 +124,14 @@ func (s *Server) Records() map[string]string {
 	return out
 }
 
+// ClearRecords forgets what scripts recorded: a new session's records
+// are its own.
+func (s *Server) ClearRecords() {
+	s.recMu.Lock()
+	defer s.recMu.Unlock()
+	s.records = map[string]string{}
+}
+
 func (s *Server) record(key, value string) {
 	s.recMu.Lock()
 	old, ok := s.records[key]

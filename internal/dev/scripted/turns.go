@@ -224,3 +224,23 @@ func (a *Turns) Made() []CallResult {
 	r := Request{Entries: a.entries[:a.seen]}
 	return r.Calls()
 }
+
+// Prompt is the prompt that names the conversation.
+func (a *Turns) Prompt() string { return a.req.Prompt }
+
+// Count is the number of turns (calls and texts) the script has made so
+// far in this replay.
+func (a *Turns) Count() int { return a.calls }
+
+// CallNames are the qualified names of the calls among the script's
+// turns from turn from on that the transcript holds: the host's calls
+// one step of a script took.
+func (a *Turns) CallNames(from int) []string {
+	var out []string
+	for k := from; k < a.calls && k < len(a.turns); k++ {
+		if c := a.entries[a.turns[k]].Turn.Call; c != nil {
+			out = append(out, c.Qualified())
+		}
+	}
+	return out
+}

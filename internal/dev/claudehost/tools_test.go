@@ -1,6 +1,7 @@
-package host
+package claudehost
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -9,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/sdd-go/sdd-go/internal/dev/follower"
+	"github.com/sdd-go/sdd-go/internal/dev/scripted"
 	"github.com/sdd-go/sdd-go/internal/dev/testutil"
 )
 
@@ -22,7 +24,7 @@ func TestTools(t *testing.T) {
 	h.Allow = append(h.Allow, "Write", "Edit")
 	notes := filepath.Join(repo, "notes.txt")
 	const prompt = "Exercise the tools."
-	helper := func(a *Turns) {
+	helper := func(a *scripted.Turns) {
 		more := a.Say("REPORT 1")
 		if !strings.Contains(strings.Join(more, "\n"), "Send the second report.") {
 			a.Failf("the continued helper got %q", more)
@@ -47,6 +49,8 @@ func TestTools(t *testing.T) {
 		a.Say("All tools answered.")
 	}
 	s := h.Run(prompt, controller)
-	require.NotNil(t, s.Final)
-	assert.Equal(t, "one\nTWO\nthree\n", readFile(t, notes))
+	assert.Equal(t, "All tools answered.", s.Final)
+	b, err := os.ReadFile(notes)
+	require.NoError(t, err)
+	assert.Equal(t, "one\nTWO\nthree\n", string(b))
 }

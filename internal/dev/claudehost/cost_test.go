@@ -1,4 +1,4 @@
-package host
+package claudehost
 
 import (
 	"testing"
@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/sdd-go/sdd-go/internal/dev/follower"
+	"github.com/sdd-go/sdd-go/internal/dev/scripted"
 	"github.com/sdd-go/sdd-go/internal/dev/testutil"
 )
 
@@ -30,7 +31,7 @@ func TestPluginTokenCost(t *testing.T) {
 	t.Logf("sdd-go plugin: always-on %d tokens (skill %d), on-invoke %d tokens; budgets %d and %d", d.AlwaysOn, c.AlwaysOn, c.OnInvoke, alwaysOnBudget, onInvokeBudget)
 	require.Positive(t, c.OnInvoke)
 	for _, r := range h.Server.Requests() {
-		assert.NotEqual(t, messagesPath, r.Path, "plugin details asks no model")
+		assert.NotEqual(t, scripted.MessagesPath, r.Path, "plugin details asks no model")
 	}
 	assert.LessOrEqual(t, d.AlwaysOn, alwaysOnBudget, "always-on tokens of the whole plugin")
 	assert.LessOrEqual(t, c.AlwaysOn, alwaysOnBudget, "always-on tokens of the skill")

@@ -1,14 +1,11 @@
 package codexhost
 
 import (
-	"bufio"
-	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -16,27 +13,21 @@ import (
 	"time"
 
 	"github.com/sdd-go/sdd-go/internal/dev/codexcli"
-	"github.com/sdd-go/sdd-go/internal/dev/host"
+	"github.com/sdd-go/sdd-go/internal/dev/harness"
 	"github.com/sdd-go/sdd-go/internal/dev/scripted"
-	"github.com/sdd-go/sdd-go/internal/dev/testutil"
+	"github.com/sdd-go/sdd-go/internal/dev/ship"
 )
 
-// Host is one machine for sessions of the real Codex CLI: an isolated
-// HOME and CODEX_HOME (whose config.toml names the scripted model as the
-// only provider) with a git identity, an isolated TMPDIR, a PATH of
-// system directories only, the scripted model, and the directory the
-// sessions run in. Sessions run one after another in the same homes.
+// Host is one machine for sessions of the real Codex CLI
+// (harness.Machine) with its CODEX_HOME, whose config.toml names the
+// scripted model, speaking the Responses API, as the only provider.
 type Host struct {
-	t         testing.TB
-	Codex     string   // the codex binary
-	Home      string   // HOME
-	CodexHome string   // CODEX_HOME: Home/.codex
-	Tmp       string   // TMPDIR, beside Home (see codexcli.Env)
-	Repo      string   // the sessions' working directory
-	Path      []string // the sessions' PATH
-	Server    *Server
-
-	Timeout time.Duration // of one session; 3 minutes unless changed
+	*harness.Machine
+	Codex     string // the codex binary
+	CodexHome string // CODEX_HOME: Home/.codex
+	// AllowError accepts a call of a conversation of the session whose
+	// result is a failure (an exit code but 0); nil: none is.
+	AllowError func(c scripted.CallResult) bool
 }
 
 // New makes a host for sessions in repo. Without the CLI (no
@@ -44,26 +35,26 @@ type Host struct {
 func New(t testing.TB, repo string) *Host {
 	t.Helper()
 	codex := codexcli.Binary(t)
-	base := testutil.RealTempDir(t)
-	h := &Host{
-		t: t, Codex: codex, Repo: repo,
-		Home: filepath.Join(base, "home"), Tmp: filepath.Join(base, "tmp"),
-		Path: host.SystemPath(t), Server: NewServer(t), Timeout: 3 * time.Minute,
-	}
+	h := &Host{Machine: harness.NewMachine(t, repo, scripted.Responses{}, harness.SystemPath(t)), Codex: codex}
+	h.Server.PromptOf = promptOf
 	h.CodexHome = filepath.Join(h.Home, ".codex")
-	for _, d := range []string{h.CodexHome, h.Tmp} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
 	if err := codexcli.WriteConfig(h.CodexHome, h.Server.URL); err != nil {
 		t.Fatal(err)
 	}
-	gitconfig := "[user]\n\tname = SDD Host Test\n\temail = host@example.com\n[init]\n\tdefaultBranch = main\n"
-	if err := os.WriteFile(filepath.Join(h.Home, ".gitconfig"), []byte(gitconfig), 0o644); err != nil {
-		t.Fatal(err)
-	}
 	return h
+}
+
+// contextTags open the user-role texts the CLI itself puts in a
+// conversation before the prompt (0.171.0): they are never its prompt.
+var contextTags = []string{"<environment_context>", "<user_instructions>", "# AGENTS.md instructions"}
+
+func promptOf(text string) string {
+	for _, tag := range contextTags {
+		if strings.HasPrefix(text, tag) {
+			return ""
+		}
+	}
+	return text
 }
 
 // Env is the environment of a codex process on this host.
@@ -71,20 +62,30 @@ func (h *Host) Env() []string {
 	return codexcli.Env(h.Home, h.CodexHome, h.Tmp, h.Path)
 }
 
+// InstallSkill installs the skill for Codex the way a user does, with the
+// project's installer (harness.Install, --host codex) run with HOME and
+// CODEX_HOME set to the host's: the skill in $CODEX_HOME/skills/
+// <ship.SkillName>/ with the commands as they ship in its bin/. Codex
+// lists the folder's SKILL.md in the instructions; nothing puts its bin/
+// on PATH. It returns the skill's directory.
+func (h *Host) InstallSkill() string {
+	h.T.Helper()
+	harness.Install(h.T, h.Home, []string{"--host", "codex"}, "CODEX_HOME="+h.CodexHome)
+	return filepath.Join(h.CodexHome, "skills", ship.SkillName)
+}
+
 // Session is what one `codex exec --json` run did, from its event stream.
 // Only the main thread's items are in it: the CLI reports a subagent's
 // calls as collab_tool_call items of the main thread, never its commands
 // (0.171.0); those are in the server's requests.
 type Session struct {
-	Prompt   string
-	ThreadID string
-	Events   []Event      // every line of the stream, in order
-	Items    []ThreadItem // every completed item, in order
-	Final    string       // the text of the last agent_message
-	Done     bool         // a turn.completed came
-	Stderr   string
-	Elapsed  time.Duration
-	Err      error // how the process ended, if not with status 0
+	*harness.Played // the process, the follower's steps, the last agent_message's text
+	Prompt          string
+	ThreadID        string
+	Events          []Event      // every line of the stream, in order
+	Items           []ThreadItem // every completed item, in order
+	Done            bool         // a turn.completed came
+	final           string
 }
 
 // Event is one line of the --json stream.
@@ -151,80 +152,90 @@ const noMetadata = "Model metadata for `" + codexcli.Model + "` not found"
 
 // Run runs `codex exec --json prompt` in the repository, script answering
 // for the main thread, and checks what every run must hold: the process
-// ended well, no script failed, the turn completed, and no error came
-// but the expected one about the model's metadata. Failures are the
+// ended well, no script failed, the turn completed, no error came but
+// the expected one about the model's metadata, no conversation went
+// unanswered by a script, and no call of any conversation of the session
+// came back a failure (a command's exit code but 0, an agent call the
+// CLI did not carry out; but those AllowError accepts). Failures are the
 // test's (t.Errorf), with the session logged; the session is returned
 // for the test's own assertions either way.
 func (h *Host) Run(prompt string, script Script) *Session {
-	t := h.t
+	t := h.T
 	t.Helper()
-	h.Server.Handle(prompt, script)
-	failuresBefore := len(h.Server.Failures())
-	requestsBefore := len(h.Server.Requests())
-
+	before := len(h.Server.Requests())
 	s := &Session{Prompt: prompt}
-	run, err := scripted.RunCLI(func(ctx context.Context) *exec.Cmd {
+	var readErr error
+	p := h.Play(prompt, script.play(), h.Env(), func(ctx context.Context) *exec.Cmd {
 		// The prompt is an argument and stdin is /dev/null: exec reads
 		// stdin when it is not a terminal, and would append it to the
 		// prompt.
 		return exec.CommandContext(ctx, h.Codex, "exec", "--skip-git-repo-check", "--json", "--color", "never", prompt)
-	}, h.Repo, h.Env(), h.Timeout, h.Server.Failed(), func(r io.Reader) { readStream(r, s) })
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.Err, s.Elapsed, s.Stderr = run.Err, run.Elapsed, run.Stderr
-
-	t.Logf("codex exec: %v, %d model requests", s.Elapsed.Round(time.Millisecond), len(h.Server.Requests())-requestsBefore)
-	var problems []string
-	if s.Err != nil {
-		problems = append(problems, fmt.Sprintf("codex: %v\nstderr: %s", s.Err, s.Stderr))
-	}
-	for _, f := range h.Server.Failures()[failuresBefore:] {
-		problems = append(problems, "script failed: "+f)
+	}, func(r io.Reader) { readErr = readStream(r, s) })
+	s.Played, p.Final = p, s.final
+	requests := h.Server.Requests()[before:]
+	t.Logf("codex exec: %v, %d model requests", p.Elapsed.Round(time.Millisecond), len(requests))
+	if err := cmp.Or(p.Err, readErr); err != nil {
+		p.Problems = append([]string{fmt.Sprintf("codex: %v\nstderr: %s", err, p.Stderr)}, p.Problems...)
 	}
 	if !s.Done {
-		problems = append(problems, "the stream has no turn.completed")
+		p.Problems = append(p.Problems, "the stream has no turn.completed")
 	}
 	for _, e := range s.Events {
 		switch {
 		case e.Type == "turn.failed" && e.Error != nil:
-			problems = append(problems, "the turn failed: "+e.Error.Message)
+			p.Problems = append(p.Problems, "the turn failed: "+e.Error.Message)
 		case e.Type == "error":
-			problems = append(problems, "error event: "+e.Message)
+			p.Problems = append(p.Problems, "error event: "+e.Message)
 		}
 	}
 	for _, it := range s.ItemsOf("error") {
 		if !strings.HasPrefix(it.Message, noMetadata) {
-			problems = append(problems, "error item: "+it.Message)
+			p.Problems = append(p.Problems, "error item: "+it.Message)
 		}
 	}
-	if len(problems) > 0 {
-		t.Logf("session (%v):\n%s", s.Elapsed.Round(time.Millisecond), s.Transcript())
-		for _, p := range problems {
-			t.Errorf("%s", p)
-		}
-	}
+	p.Problems = append(p.Problems, h.callProblems(requests)...)
+	p.Report(h.Machine, s.Transcript)
 	return s
 }
 
-func readStream(r io.Reader, s *Session) {
-	br := bufio.NewReaderSize(r, 1<<16)
-	for {
-		line, err := br.ReadBytes('\n')
-		if len(bytes.TrimSpace(line)) > 0 {
-			var e Event
-			if json.Unmarshal(line, &e) == nil {
-				e.Raw = append(json.RawMessage(nil), bytes.TrimSpace(line)...)
-				s.take(e)
-			}
+// callProblems are the calls of the conversations of requests that came
+// back a failure, and the conversations no script answered.
+func (h *Host) callProblems(requests []scripted.Request) []string {
+	var out []string
+	last := map[string]scripted.Request{}
+	for _, r := range requests {
+		if r.Answer != nil && !r.Scripted {
+			out = append(out, fmt.Sprintf("request %d of a conversation no script answers: %q", r.Seq, scripted.Clip(r.Prompt, 200)))
 		}
-		if err != nil {
-			if !errors.Is(err, io.EOF) {
-				s.Err = err
+		last[r.Prompt] = r
+	}
+	for _, r := range last {
+		for _, c := range r.Calls() {
+			if !c.Done || h.AllowError != nil && h.AllowError(c) {
+				continue
 			}
-			return
+			switch c.Name {
+			case "exec_command", "write_stdin":
+				_, code, exited, running := parseExec(c.Output)
+				if exited && code != 0 || !exited && running == 0 {
+					out = append(out, harness.Problem(c.Output, c))
+				}
+			case "spawn_agent", "wait_agent", "close_agent":
+				var v map[string]any
+				if json.Unmarshal([]byte(c.Output), &v) != nil {
+					out = append(out, harness.Problem(c.Output, c))
+				}
+			}
 		}
 	}
+	return out
+}
+
+func readStream(r io.Reader, s *Session) error {
+	return harness.ReadEvents(r, func(e Event, line json.RawMessage) {
+		e.Raw = line
+		s.take(e)
+	})
 }
 
 func (s *Session) take(e Event) {
@@ -246,7 +257,7 @@ func (s *Session) take(e Event) {
 		it.Raw = raw.Item
 		s.Items = append(s.Items, it)
 		if it.Type == "agent_message" {
-			s.Final = it.Text
+			s.final = it.Text
 		}
 	}
 }

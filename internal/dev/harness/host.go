@@ -1,0 +1,86 @@
+package harness
+
+import (
+	"regexp"
+	"testing"
+
+	"github.com/sdd-go/sdd-go/internal/dev/follower"
+	"github.com/sdd-go/sdd-go/internal/dev/scripted"
+)
+
+// Host is one host CLI as the scenarios (RunScenarios) drive it: a host
+// package's description of its CLI and the adapter of the follower's
+// tools onto its own, as a database/sql driver or an rclone backend
+// describes itself. The scenarios are written once, over this; a new
+// host is its package, and nothing else learns its name.
+type Host interface {
+	Adapter
+	// Facts are what the scenarios expect of the host where hosts
+	// differ.
+	Facts() Facts
+	// Start makes a machine for sessions in repo: the skill installed by
+	// the project's installer as a user installs it, the sessions given
+	// the permissions a user gives sc's run, and a timeout that fits a
+	// whole run.
+	Start(t *testing.T, repo string, sc follower.Scenario) *Sessions
+}
+
+// Sessions is a machine of a host ready for sessions, and where the
+// installer put the skill.
+type Sessions struct {
+	*Machine
+	SkillDir string // the skill's folder (its SKILL.md)
+	BinDir   string // the four commands' folder
+	// Session runs one session of the CLI with prompt, its controller
+	// controller, and holds it to what every session of the host must
+	// hold (no call failed or refused, no script failed, the CLI ended
+	// well): the test fails otherwise, with the transcript logged.
+	Session func(prompt string, controller scripted.Script) *Played
+}
+
+// Facts are where hosts differ, as the scenarios check them.
+type Facts struct {
+	// Skill is the skill's name as the host lists it.
+	Skill string
+	// OnPath: the commands are on the PATH of the host's shell, and the
+	// host's file has them run by name (Claude Code, where the plugin's
+	// bin/ is); else by their path in the skill, quoted.
+	OnPath bool
+	// Tiers: a dispatch names the tier's model, as the host's file gives
+	// the tiers' models; else every subagent runs on the session's.
+	Tiers bool
+	// Model is the model every request of a session names where the
+	// tiers name none: the session's, on which every subagent runs.
+	Model string
+	// AgentIDs: a dispatch's answer gives the agent's id, which the
+	// ledger records as the implementer; else the ledger records none.
+	AgentIDs bool
+	// Reads is how the host reads a 2000-line part of a package of over
+	// 256 KB.
+	Reads Reads
+	// Calls are the host's calls each follower tool of the controller is
+	// (Bash, Read, Skill, Agent): a pattern of their names, each followed
+	// by a space ("spawn_agent wait_agent close_agent "); nil for a tool
+	// is none checked.
+	Calls map[string]*regexp.Regexp
+	// Resumes are the states of follower.Resumes the host resumes from
+	// (a new session each, about a walk-through's time); nil: all.
+	Resumes []string
+}
+
+// Reads is how a host's reader gets a part of a file its read call does
+// not show at once.
+type Reads int
+
+const (
+	// Whole: one read call shows the part (Claude Code's Read).
+	Whole Reads = iota
+	// Pieces: the call shows less (Codex's output cap, Copilot's view),
+	// and the adapter reads the rest of the part in more calls, each
+	// from the line the last one cut.
+	Pieces
+	// GoesOn: the call stops early and names the line the file goes on
+	// from (OpenCode's 50 KB), and the reader goes on from there, as the
+	// role files say: more parts.
+	GoesOn
+)
