@@ -531,10 +531,10 @@ func (c *controller) chain(u *unit, next string) {
 			}
 			continue
 		}
+		part = c.choose(u, part) // a link of the step not taken is not followed
 		if strings.Contains(part, "(rare.md") {
 			c.readRare()
 		}
-		part = c.choose(u, part)
 		names := boldNameRe.FindAllStringSubmatch(part, -1)
 		if len(names) == 0 {
 			c.fail("row Next %q: a step %q that names no block", next, part)

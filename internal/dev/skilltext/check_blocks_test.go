@@ -277,7 +277,7 @@ func TestNamesCatch(t *testing.T) {
 		"a block without a name": {x.edit(t, skillMD, "**Record the round** writes", "Recording the round writes"), "a block without a name"},
 		"two blocks, one name":   {x.edit(t, "skill/rare.md", "**Carry over**: when", "**Look**: when"), "a second block named \"Look\""},
 		"a mention of no block":  {x.edit(t, "skill/example.md", "**Implementer prompt**. `Status", "**Implementer brief**. `Status"), "**Implementer brief** names no block"},
-		"a mention in a table":   {x.edit(t, skillMD, "| **Start task N** |", "| **Start the task** |"), "**Start the task** names no block"},
+		"a mention in a table":   {x.edit(t, skillMD, "| **Start task N**, or", "| **Start the task**, or"), "**Start the task** names no block"},
 	} {
 		t.Run(name, func(t *testing.T) { requireCatches(t, checkNames(c.broken), c.want) })
 	}
