@@ -43,8 +43,11 @@ func runtimeEnds(s syscall.Signal) bool {
 // fault reports a signal the kernel raises for a fault of the process's
 // own (a bad address, a bad instruction, a seccomp filter), which the Go
 // runtime must keep handling: it turns a real one into a panic or a crash
-// report. A sent one (kill) is caught from the start, at no cost: the
-// runtime starts no thread for these.
+// report. A sent one (kill) must end the command by that signal from the
+// start: where the runtime's table can say so (killQuietly) it does, and
+// the signal is caught only once a temporary name is about to be made;
+// elsewhere it is caught from the start, which starts the goroutine that
+// receives signals, and a thread for it.
 func fault(s syscall.Signal) bool {
 	switch s {
 	case syscall.SIGILL, syscall.SIGTRAP, syscall.SIGBUS, syscall.SIGFPE, syscall.SIGSEGV, syscall.SIGSYS:
@@ -102,7 +105,14 @@ func (h *handler) set(s syscall.Signal) {
 		signal.Ignore(s)
 	case ownWrites(s):
 	case fault(s):
-		h.listen(s)
+		if killQuietly(s) {
+			// Sent, it ends the process by itself until a temporary name
+			// is about to be made; from then on it is caught, so that the
+			// name is removed first.
+			h.armed = append(h.armed, s)
+		} else {
+			h.listen(s)
+		}
 	case s == syscall.SIGPROF:
 		// The runtime keeps SIGPROF for its profiler: signal.Notify
 		// cannot catch it. Where the kernel's default can be set, it
