@@ -17,13 +17,14 @@ import (
 // table of every signal, measured against the script). The others keep
 // their default: SIGCHLD, SIGURG and SIGWINCH are ignored, SIGCONT
 // continues, SIGTSTP, SIGTTIN and SIGTTOU stop; SIGQUIT, which bash
-// ignores, is quitSignal.
-var stopSignals = append([]syscall.Signal{
+// ignores, is quitSignal. With osStopSignals, the system's own, they are
+// two lists laid out by the compiler, not one built at every start.
+var stopSignals = []syscall.Signal{
 	syscall.SIGHUP, syscall.SIGINT, syscall.SIGTERM,
 	syscall.SIGUSR1, syscall.SIGUSR2, syscall.SIGALRM, syscall.SIGVTALRM, syscall.SIGPROF,
 	syscall.SIGXCPU, syscall.SIGXFSZ, syscall.SIGIO, syscall.SIGPIPE, syscall.SIGABRT,
 	syscall.SIGILL, syscall.SIGTRAP, syscall.SIGBUS, syscall.SIGFPE, syscall.SIGSEGV, syscall.SIGSYS,
-}, osStopSignals...)
+}
 
 // quitSignal is ignored by the command itself, as bash ignores it, while
 // git keeps its default: sent to the process group (Ctrl-\), git dies of
@@ -42,8 +43,11 @@ func runtimeEnds(s syscall.Signal) bool {
 // fault reports a signal the kernel raises for a fault of the process's
 // own (a bad address, a bad instruction, a seccomp filter), which the Go
 // runtime must keep handling: it turns a real one into a panic or a crash
-// report. A sent one (kill) is caught from the start, at no cost: the
-// runtime starts no thread for these.
+// report. A sent one (kill) must end the command by that signal from the
+// start: where the runtime's table can say so (killQuietly) it does, and
+// the signal is caught only once a temporary name is about to be made;
+// elsewhere it is caught from the start, which starts the goroutine that
+// receives signals, and a thread for it.
 func fault(s syscall.Signal) bool {
 	switch s {
 	case syscall.SIGILL, syscall.SIGTRAP, syscall.SIGBUS, syscall.SIGFPE, syscall.SIGSEGV, syscall.SIGSYS:
@@ -77,28 +81,10 @@ func ownWrites(s syscall.Signal) bool {
 // Elsewhere every stop signal is caught at once.
 func (h *handler) start() {
 	for _, s := range stopSignals {
-		switch {
-		case ignoredAtStart(s):
-			signal.Ignore(s)
-		case ownWrites(s):
-		case fault(s):
-			h.listen(s)
-		case s == syscall.SIGPROF:
-			// The runtime keeps SIGPROF for its profiler: signal.Notify
-			// cannot catch it. Where the kernel's default can be set, it
-			// ends the command for the whole run, as it ends the script,
-			// but leaves a temporary name that exists at that moment.
-			if kernelCleansUp {
-				takeDefault(s)
-			}
-		default:
-			h.armed = append(h.armed, s)
-			if kernelCleansUp && !runtimeEnds(s) {
-				if restore := takeDefault(s); restore != nil {
-					h.restore = append(h.restore, restore)
-				}
-			}
-		}
+		h.set(s)
+	}
+	for _, s := range osStopSignals {
+		h.set(s)
 	}
 	switch {
 	case ignoredAtStart(quitSignal):
@@ -109,6 +95,39 @@ func (h *handler) start() {
 		takeIgnore(quitSignal)
 	default:
 		h.listen(quitSignal) // caught and passed over (passedOver)
+	}
+}
+
+// set sets the action of s, a stop signal, at start.
+func (h *handler) set(s syscall.Signal) {
+	switch {
+	case ignoredAtStart(s):
+		signal.Ignore(s)
+	case ownWrites(s):
+	case fault(s):
+		if killQuietly(s) {
+			// Sent, it ends the process by itself until a temporary name
+			// is about to be made; from then on it is caught, so that the
+			// name is removed first.
+			h.armed = append(h.armed, s)
+		} else {
+			h.listen(s)
+		}
+	case s == syscall.SIGPROF:
+		// The runtime keeps SIGPROF for its profiler: signal.Notify
+		// cannot catch it. Where the kernel's default can be set, it
+		// ends the command for the whole run, as it ends the script,
+		// but leaves a temporary name that exists at that moment.
+		if kernelCleansUp {
+			takeDefault(s)
+		}
+	default:
+		h.armed = append(h.armed, s)
+		if kernelCleansUp && !runtimeEnds(s) {
+			if restore := takeDefault(s); restore != nil {
+				h.restore = append(h.restore, restore)
+			}
+		}
 	}
 }
 

@@ -203,6 +203,12 @@ func nonExecutable(dirs, name string) string {
 // Stderr). When ctx ends, git is stopped with the signal that ended ctx
 // (see exit.Signaled), so it can tidy up as it would have under the shell,
 // and killed if it is still there killDelay later.
+//
+// The calling goroutine does all of it: it reads the pipe itself, with a
+// blocking read on its own thread, and ctx is watched by a callback, not a
+// goroutine. A goroutine made while git starts (os/exec's copier of a
+// pipe, its watcher of a context) wakes or makes another thread, on every
+// call, which on a short command is as dear as its own work.
 func (r *Runner) run(ctx context.Context, stdout, stderr io.Writer, args []string) (int64, error) {
 	return r.runWith(ctx, nil, stdout, stderr, args)
 }
@@ -214,8 +220,12 @@ func (r *Runner) runWith(ctx context.Context, stdin io.Reader, stdout, stderr io
 	if lerr != nil {
 		return 0, &Error{Args: args, Status: lerr.Status, Err: lerr.Err, Unstarted: lerr.Unstarted}
 	}
-	cmd := exec.CommandContext(ctx, path, args...)
-	cmd.Args[0] = "git" // as the shell passes it
+	if ctx.Err() != nil {
+		return 0, stopped(ctx, args)
+	}
+	// A literal, not exec.Command, which would look up a GODEBUG setting
+	// on every run for a path that needs no lookup.
+	cmd := &exec.Cmd{Path: path, Args: append([]string{"git"}, args...)} // argv[0] as the shell passes it
 	if r.stdin != nil {
 		cmd.Stdin = r.stdin
 	}
@@ -223,37 +233,50 @@ func (r *Runner) runWith(ctx context.Context, stdin io.Reader, stdout, stderr io
 		cmd.Stdin = stdin
 	}
 	out := &recordingWriter{w: stdout}
-	if _, ok := stdout.(*os.File); ok {
-		cmd.Stdout = stdout
+	var pipe *os.File // the read end, when git writes into a pipe
+	if f, ok := stdout.(*os.File); ok {
+		cmd.Stdout = f
 	} else {
-		cmd.Stdout = out
+		pr, pw, err := os.Pipe()
+		if err != nil {
+			return 0, &Error{Args: args, Status: exit.IO, Err: err}
+		}
+		defer pr.Close()
+		pr.Fd() // blocking from now on: read on this thread, not the poller's
+		cmd.Stdout, pipe = pw, pr
 	}
 	cmd.Stderr = stderr
 	if stderr == nil {
 		cmd.Stderr = r.stderr()
 	}
 	cmd.SysProcAttr = sysProcAttr()
-	cmd.Cancel = func() error {
-		time.AfterFunc(killDelay, func() { _ = cmd.Process.Kill() })
-		return cmd.Process.Signal(stopSignal(ctx))
-	}
 	// The thread that starts git must outlive it (see sysProcAttr).
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	if err := cmd.Start(); err != nil {
-		if ctx.Err() != nil {
-			return 0, stopped(ctx, args)
-		}
+	err := cmd.Start()
+	if pipe != nil {
+		_ = cmd.Stdout.(*os.File).Close() // git holds the write end now
+	}
+	if err != nil {
 		return 0, startError(path, args, err)
 	}
+	stop := context.AfterFunc(ctx, func() {
+		time.AfterFunc(killDelay, func() { _ = cmd.Process.Kill() })
+		_ = cmd.Process.Signal(stopSignal(ctx))
+	})
+	defer stop()
 	afterStart()
-	err := cmd.Wait()
+	var readErr error
+	if pipe != nil {
+		readErr = copyOut(out, pipe)
+	}
+	err = cmd.Wait()
 	var ee *exec.ExitError
 	switch {
 	case ctx.Err() != nil:
 		return out.n, stopped(ctx, args)
 	case out.err != nil:
-		// Nowhere to put its output: exec closed the pipe, and git stopped.
+		// Nowhere to put its output: the pipe was closed, and git stopped.
 		return out.n, &WriteError{Err: out.err}
 	case errors.As(err, &ee):
 		ws, _ := ee.Sys().(syscall.WaitStatus)
@@ -263,9 +286,44 @@ func (r *Runner) runWith(ctx context.Context, stdin io.Reader, stdout, stderr io
 		return out.n, &Error{Args: args, Status: ws.ExitStatus(), Err: err}
 	case err != nil:
 		return out.n, &Error{Args: args, Status: exit.IO, Err: err}
+	case readErr != nil:
+		return out.n, &Error{Args: args, Status: exit.IO, Err: readErr}
 	}
 	return out.n, nil
 }
+
+// copyOut copies what git writes into pipe to out until git closes it, or
+// until out fails: the pipe is then closed, so that git stops at its next
+// write (SIGPIPE), as with nobody left to read. It returns a failure to
+// read the pipe; out keeps its own. The reads start small and grow with a
+// long output: most calls print a line, and io.Copy's 32 KiB buffer, new
+// memory, costs such a call more than its read.
+func copyOut(out *recordingWriter, pipe *os.File) error {
+	buf := make([]byte, 512)
+	var err error
+	for {
+		n, rerr := pipe.Read(buf)
+		if n > 0 {
+			if _, werr := out.Write(buf[:n]); werr != nil {
+				break
+			}
+			if n == len(buf) && len(buf) < maxRead {
+				buf = make([]byte, min(4*len(buf), maxRead))
+			}
+		}
+		if rerr != nil {
+			if rerr != io.EOF {
+				err = rerr
+			}
+			break
+		}
+	}
+	_ = pipe.Close()
+	return err
+}
+
+// maxRead is the most copyOut reads at once: a pipe's default capacity.
+const maxRead = 64 << 10
 
 // afterStart runs between git's start and the wait for it. A test makes
 // the goroutine give up its thread there, as it may at any time (a garbage
