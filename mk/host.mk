@@ -4,8 +4,9 @@
 # (internal/dev/harness, docs/host.md): Claude Code (claudecode,
 # internal/dev/claudehost, the Messages API), the Codex CLI (codexcli,
 # codexhost, the Responses API), OpenCode (opencodecli, opencodehost,
-# Chat Completions) and GitHub Copilot CLI (copilotcli, copilothost,
-# Chat Completions and the Responses API through its BYOK provider).
+# Chat Completions), GitHub Copilot CLI (copilotcli, copilothost,
+# Chat Completions and the Responses API through its BYOK provider) and
+# Gemini CLI (geminicli, geminihost, the Gemini API: geminiwire.Wire).
 # Needs npm to install the CLIs (into the user's cache, once per
 # version), and ripgrep (rg) for OpenCode.
 #
@@ -14,6 +15,7 @@
 #   make test-host-codex HOST_FLAGS='-test.run TestSubagent'
 #   make test-host-opencode HOST_FLAGS='-test.run TestTask'
 #   make test-host-copilot HOST_FLAGS="-test.run 'TestFollow/Resume/^refix$$'"
+#   make test-host-gemini HOST_FLAGS='-test.run TestFollow/WalkThrough'
 #
 # HOST_FLAGS go to the test binary of whichever suites run. Each test
 # binary is built first, with the module cache filled, so that it can run
@@ -39,10 +41,10 @@ define host_run
 	cd $(2) && $(3) SDD_HOST_REQUIRED=1 GOFLAGS=-mod=mod GOPROXY=off "$$@"
 endef
 
-.PHONY: test-host test-host-claude test-host-codex test-host-opencode test-host-copilot
+.PHONY: test-host test-host-claude test-host-codex test-host-opencode test-host-copilot test-host-gemini
 
-## test-host: every host suite: test-host-claude, test-host-codex, test-host-opencode, test-host-copilot (needs npm).
-test-host: test-host-claude test-host-codex test-host-opencode test-host-copilot
+## test-host: every host suite: test-host-claude, test-host-codex, test-host-opencode, test-host-copilot, test-host-gemini (needs npm).
+test-host: test-host-claude test-host-codex test-host-opencode test-host-copilot test-host-gemini
 
 ## test-host-claude: the skill in the pinned Claude Code CLI against the scripted Messages API on loopback (needs npm).
 test-host-claude:
@@ -75,3 +77,13 @@ test-host-copilot:
 	$(GO) mod download; \
 	$(GO) test -c -o $(abspath $(BIN))/copilothost.test ./internal/dev/copilothost/; \
 	$(call host_run,copilothost.test,internal/dev/copilothost,SDD_COPILOT_CLI="$$copilot")
+
+## test-host-gemini: the skill in the pinned Gemini CLI against the scripted Gemini API on loopback, under the install's policy and a user's rules (needs npm, node).
+test-host-gemini:
+	@set -e; mkdir -p $(BIN); \
+	gemini=$$($(GO) run ./scripts/gemini-cli); \
+	$(GO) mod download; \
+	$(GO) test -c -o $(abspath $(BIN))/geminihost.test ./internal/dev/geminihost/; \
+	$(GO) test -c -o $(abspath $(BIN))/geminiwire.test ./internal/dev/geminiwire/; \
+	($(call host_run,geminiwire.test,internal/dev/geminiwire,SDD_GEMINI_CLI="$$gemini")); \
+	$(call host_run,geminihost.test,internal/dev/geminihost,SDD_GEMINI_CLI="$$gemini")

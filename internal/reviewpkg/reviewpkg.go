@@ -25,9 +25,11 @@ const (
 	diffHeading = "\n## Diff\n"
 )
 
-func logArgs(rng string) []string   { return []string{"log", "--oneline", "--end-of-options", rng} }
-func statArgs(rng string) []string  { return []string{"diff", "--stat", "--end-of-options", rng} }
-func diffArgs(rng string) []string  { return []string{"diff", "-U10", "--end-of-options", rng} }
+func logArgs(rng string) []string  { return []string{"log", "--oneline", "--end-of-options", rng} }
+func statArgs(rng string) []string { return []string{"diff", "--stat", "--end-of-options", rng} }
+func diffArgs(rng string) []string {
+	return []string{"diff", "--no-ext-diff", "-U10", "--end-of-options", rng} // diff12: git's own diff, never diff.external's
+}
 func countArgs(rng string) []string { return []string{"rev-list", "--count", "--end-of-options", rng} }
 
 // What a call that runs ahead of its turn may leave with this process

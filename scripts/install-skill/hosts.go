@@ -11,61 +11,89 @@ import (
 )
 
 // The hosts the installer installs for (--host). Claude Code gets the
-// plugin, whose bin/ it puts on the PATH of its tools; Codex CLI and
-// OpenCode load a skill from a folder of their skills directory and put no
-// plugin's bin/ on PATH, so they get the skill as a folder with the
-// binaries in its bin/, which their file of the skill
-// (skill/host-<host>.md) has the model run by path.
+// plugin, whose bin/ it puts on the PATH of its tools; the others load a
+// skill from a folder of their skills directory and put no plugin's bin/
+// on PATH, so they get the skill as a folder with the binaries in its
+// bin/, which their file of the skill (skill/host-<host>.md) has the
+// model run by path.
 const (
 	hostClaudeCode = "claude-code"
 	hostCodex      = "codex"
 	hostOpenCode   = "opencode"
+	hostCopilot    = "copilot"
+	hostGemini     = "gemini"
 )
 
-var hosts = []string{hostClaudeCode, hostCodex, hostOpenCode}
+var hosts = []string{hostClaudeCode, hostCodex, hostOpenCode, hostCopilot, hostGemini}
+
+// home is where a host keeps its configuration: the variable that moves
+// it (key), else fallback under HOME; the skills folder is
+// <that>/<skills>/subagent-driven-development.
+type home struct{ key, fallback, skills, cli string }
+
+// homes are the folders each skill-folder host reads its user skills
+// from, its own one. Each host also reads ~/.agents/skills/ (Codex,
+// Copilot CLI 1.0.102, Gemini CLI 0.61.0: docs/host.md), which the
+// installer leaves alone: a folder there would be a second copy of the
+// skill for every host that also has its own.
+var homes = map[string]home{
+	hostCodex:    {"CODEX_HOME", ".codex", "skills", "Codex"},
+	hostOpenCode: {"XDG_CONFIG_HOME", ".config", "opencode/skills", "OpenCode"},
+	hostCopilot:  {"COPILOT_HOME", ".copilot", "skills", "Copilot CLI"},
+	hostGemini:   {"GEMINI_CLI_HOME", "", ".gemini/skills", "Gemini CLI"},
+}
 
 // defaultDir is where the install for host goes without --dir:
 //
 //	claude-code  ~/.claude/skills/sdd-go (defaultPluginDir)
 //	codex        $CODEX_HOME/skills/subagent-driven-development, CODEX_HOME being ~/.codex when unset
 //	opencode     $XDG_CONFIG_HOME/opencode/skills/subagent-driven-development, XDG_CONFIG_HOME being ~/.config when unset
-//
-// A relative CODEX_HOME or XDG_CONFIG_HOME is refused: Codex, and
-// OpenCode (1.18.33, measured: it does not ignore a relative value, as
-// the XDG Base Directory specification would have it), take it relative
-// to the directory they start in, so an install into it would serve that
-// one directory, and an install anywhere else would not be seen while it
-// is set.
+//	copilot      $COPILOT_HOME/skills/subagent-driven-development, COPILOT_HOME being ~/.copilot when unset
+//	gemini       $GEMINI_CLI_HOME/.gemini/skills/subagent-driven-development, GEMINI_CLI_HOME being HOME when unset
 func defaultDir(host string, env Env) (string, error) {
 	if host == hostClaudeCode {
 		return defaultPluginDir(env)
 	}
-	key, fallback, cli := "CODEX_HOME", ".codex", "Codex"
-	if host == hostOpenCode {
-		key, fallback, cli = "XDG_CONFIG_HOME", ".config", "OpenCode"
+	base, err := configBase(host, env)
+	if err != nil {
+		return "", err
 	}
-	base := env.Getenv(key)
-	if base != "" && !filepath.IsAbs(base) {
-		return "", fmt.Errorf("%s is %q, a relative path: %s takes it relative to the directory it starts in, so a skill installed there would serve that one directory, and one installed elsewhere would not be seen while it is set; set %s to an absolute path (or unset it, for ~/%s), or name the skill's folder with --dir",
-			key, base, cli, key, fallback)
-	}
-	if base == "" {
-		home, err := homeDir(env)
-		if err != nil {
-			return "", err
-		}
-		base = under(home, fallback)
-	}
-	if host == hostOpenCode {
-		base = under(base, "opencode")
-	}
-	return under(base, "skills/"+ship.SkillName), nil
+	return under(base, homes[host].skills+"/"+ship.SkillName), nil
 }
 
-// uninstall removes what the installer put in the host's place (or --dir):
-// every file its manifest lists, unless one was edited since (then nothing
-// is removed, unless --force), the manifest, and the directories left
-// empty. A file it did not write stays, and so does its directory.
+// configBase is the folder host's own variable names, or its fallback
+// under HOME. A relative value is refused: Codex, and OpenCode (1.18.33,
+// measured: it does not ignore a relative XDG_CONFIG_HOME, as the XDG Base
+// Directory specification would have it), take it relative to the
+// directory they start in, so an install into it would serve that one
+// directory, and an install anywhere else would not be seen while it is
+// set; Copilot's and Gemini's are refused alike.
+func configBase(host string, env Env) (string, error) {
+	h := homes[host]
+	base := env.Getenv(h.key)
+	if base != "" && !filepath.IsAbs(base) {
+		unset := "~/" + h.fallback
+		if h.fallback == "" {
+			unset = "HOME"
+		}
+		return "", fmt.Errorf("%s is %q, a relative path: %s takes it relative to the directory it starts in, so a skill installed there would serve that one directory, and one installed elsewhere would not be seen while it is set; set %s to an absolute path (or unset it, for %s), or name the skill's folder with --dir",
+			h.key, base, h.cli, h.key, unset)
+	}
+	if base != "" {
+		return base, nil
+	}
+	home, err := homeDir(env)
+	if err != nil {
+		return "", err
+	}
+	if h.fallback == "" {
+		return home, nil
+	}
+	return under(home, h.fallback), nil
+}
+
+// uninstall removes what the installer put in the host's place (or
+// --dir), and for Gemini CLI the policy file beside it (policy.go).
 func uninstall(o options, env Env) error {
 	target := o.dir
 	if target == "" {
@@ -74,6 +102,21 @@ func uninstall(o options, env Env) error {
 			return err
 		}
 	}
+	if err := uninstallFrom(target, o.force, env); err != nil || o.host != hostGemini {
+		return err
+	}
+	dir, err := policyDir(env)
+	if err != nil {
+		return err
+	}
+	return uninstallFrom(dir, o.force, env)
+}
+
+// uninstallFrom removes from target every file its manifest lists, unless
+// one was edited since (then nothing is removed, unless force), the
+// manifest, and the directories left empty. A file it did not write
+// stays, and so does its directory.
+func uninstallFrom(target string, force bool, env Env) error {
 	manifest := under(target, manifestName)
 	if ok, err := exists(manifest); err != nil {
 		return err
@@ -81,7 +124,7 @@ func uninstall(o options, env Env) error {
 		logf(env, "nothing to uninstall: %s holds no %s", target, manifestName)
 		return nil
 	}
-	did, err := place(target, map[string]newFile{}, o.force, env)
+	did, err := place(target, map[string]newFile{}, force, env)
 	if err != nil {
 		return err
 	}

@@ -35,12 +35,16 @@ func (h *harness) placeOf(host string) string {
 		return filepath.Join(h.home, ".codex", "skills", ship.SkillName)
 	case hostOpenCode:
 		return filepath.Join(h.home, ".config", "opencode", "skills", ship.SkillName)
+	case hostCopilot:
+		return filepath.Join(h.home, ".copilot", "skills", ship.SkillName)
+	case hostGemini:
+		return filepath.Join(h.home, ".gemini", "skills", ship.SkillName)
 	}
 	return h.plugin()
 }
 
-// TestInstallForEachHost: --host codex and --host opencode put the skill
-// folder where each host looks (their own variables first, then HOME), a
+// TestInstallForEachHost: --host codex, opencode, copilot and gemini put
+// the skill folder where each host looks (their own variables first, then HOME), a
 // reinstall changes nothing, an edited file is kept without --force and
 // overwritten with it, and Claude Code's place is not touched.
 func TestInstallForEachHost(t *testing.T) {
@@ -55,6 +59,12 @@ func TestInstallForEachHost(t *testing.T) {
 		{"opencode", "XDG_CONFIG_HOME",
 			func(h *harness) string { return filepath.Join(h.home, ".config", "opencode", "skills", ship.SkillName) },
 			func(v string) string { return filepath.Join(v, "opencode", "skills", ship.SkillName) }},
+		{"copilot", "COPILOT_HOME",
+			func(h *harness) string { return h.placeOf(hostCopilot) },
+			func(v string) string { return filepath.Join(v, "skills", ship.SkillName) }},
+		{"gemini", "GEMINI_CLI_HOME",
+			func(h *harness) string { return h.placeOf(hostGemini) },
+			func(v string) string { return filepath.Join(v, ".gemini", "skills", ship.SkillName) }},
 	} {
 		t.Run(c.host, func(t *testing.T) {
 			h := newHarness(t)

@@ -81,6 +81,13 @@ func install(o options, env Env) error {
 	}
 	if o.host != hostClaudeCode {
 		logf(env, "%s lists the skill as %s in new sessions; it runs the commands from %s", o.host, ship.SkillName, filepath.Join(target, "bin"))
+		if o.host != hostGemini {
+			return nil
+		}
+		if err := installPolicy(target, o.force, env); err != nil {
+			return err
+		}
+		logf(env, "Gemini CLI's read_file refuses the git-ignored review packages: for the reviewers, set \"context\": {\"fileFiltering\": {\"respectGitIgnore\": false}} in ~/.gemini/settings.json (host-gemini.md)")
 		return nil
 	}
 	if binDir == "" {

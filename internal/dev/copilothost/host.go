@@ -96,9 +96,8 @@ func (h *Host) Env() []string {
 // run by path. It returns the skill's directory.
 func (h *Host) InstallSkill() string {
 	h.T.Helper()
-	dir := filepath.Join(h.Home, ".copilot", "skills", ship.SkillName)
-	harness.Install(h.T, h.Home, []string{"--host", "codex", "--dir", dir})
-	return dir
+	harness.Install(h.T, h.Home, []string{"--host", "copilot"})
+	return filepath.Join(h.Home, ".copilot", "skills", ship.SkillName)
 }
 
 // Session is what one `copilot -p` run did, from its JSON events (the

@@ -9,7 +9,8 @@ import (
 // Fill makes a value that schema accepts, for a side request's answer:
 // every property of an object (required or not), the first of an enum or
 // of anyOf/oneOf, the default where one is given, a string's
-// "scripted", a number's minimum (else 1, kept under a maximum), false,
+// "scripted", a number's minimum (else 1 for an integer, 0 for a fraction,
+// kept under a maximum), false,
 // and as few array items as minItems asks. Types may be written as the
 // Gemini API's OpenAPI subset writes them (OBJECT, STRING) or as JSON
 // Schema does (object, string); a list of types takes the first that is
@@ -63,7 +64,14 @@ func fill(s map[string]any) (any, error) {
 	case "string":
 		return "scripted", nil
 	case "integer", "number":
+		// An integer 1 (the routing classifier's complexity score of 1
+		// routes a turn to the flash model); a fraction 0 (the loop
+		// check's unproductive_state_confidence of 1 would stop the
+		// session as a loop).
 		n := 1.0
+		if typeOf(s) == "number" {
+			n = 0
+		}
 		if min, ok := s["minimum"].(float64); ok {
 			n = min
 		} else if max, ok := s["maximum"].(float64); ok && max < n {

@@ -74,7 +74,9 @@ func TestFill(t *testing.T) {
 		{`{"type":["null","string"]}`, `"scripted"`},
 		{`{"anyOf":[{"type":"integer"},{"type":"string"}]}`, `1`},
 		{`{"type":"string","default":"given"}`, `"given"`},
-		{`{"properties":{"nested":{"type":"OBJECT","properties":{"x":{"type":"NUMBER"}}}}}`, `{"nested":{"x":1}}`},
+		{`{"properties":{"nested":{"type":"OBJECT","properties":{"x":{"type":"NUMBER"}}}}}`, `{"nested":{"x":0}}`},
+		// Gemini CLI's loop check: a confidence of 0, no loop.
+		{`{"type":"object","properties":{"unproductive_state_analysis":{"type":"string"},"unproductive_state_confidence":{"type":"number"}}}`, `{"unproductive_state_analysis":"scripted","unproductive_state_confidence":0}`},
 	} {
 		v, err := Fill(json.RawMessage(c.schema))
 		require.NoError(t, err, c.schema)

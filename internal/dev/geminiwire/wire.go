@@ -207,20 +207,24 @@ func response(model string, parts []Part, last bool) map[string]any {
 	return r
 }
 
-// write sends a as the answer to req: one GenerateContentResponse as
-// JSON, or for a stream one server-sent event a part, the last with the
-// finish reason and the usage.
+// write sends a as the answer to req.
 func write(w http.ResponseWriter, req *Request, a Answer) {
-	parts := a.parts()
-	if !req.Stream {
+	writeParts(w, req.Model, req.Stream, a.parts())
+}
+
+// writeParts sends parts as the answer of model: one
+// GenerateContentResponse as JSON, or for a stream one server-sent event
+// a part, the last with the finish reason and the usage.
+func writeParts(w http.ResponseWriter, model string, stream bool, parts []Part) {
+	if !stream {
 		w.Header().Set("Content-Type", "application/json")
-		json.NewEncoder(w).Encode(response(req.Model, parts, true))
+		json.NewEncoder(w).Encode(response(model, parts, true))
 		return
 	}
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
 	for i, p := range parts {
-		b, _ := json.Marshal(response(req.Model, []Part{p}, i == len(parts)-1))
+		b, _ := json.Marshal(response(model, []Part{p}, i == len(parts)-1))
 		fmt.Fprintf(w, "data: %s\r\n\r\n", b)
 	}
 	if f, ok := w.(http.Flusher); ok {

@@ -52,7 +52,7 @@ func Install(t testing.TB, home string, args []string, env ...string) {
 	args = append(slices.Clone(args), "--bin", installer.cmds)
 	cmd := exec.Command(installer.bin, args...)
 	cmd.Dir = testutil.ModuleRoot()
-	cmd.Env = append(append(os.Environ(), "HOME="+home, "USERPROFILE="+home, "CODEX_HOME=", "XDG_CONFIG_HOME="), env...)
+	cmd.Env = append(append(os.Environ(), "HOME="+home, "USERPROFILE="+home, "CODEX_HOME=", "XDG_CONFIG_HOME=", "COPILOT_HOME=", "GEMINI_CLI_HOME="), env...)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("install-skill %v: %v\n%s", args, err, out)
 	}

@@ -1,0 +1,186 @@
+package geminihost
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sdd-go/sdd-go/internal/dev/follower"
+	"github.com/sdd-go/sdd-go/internal/dev/geminiwire"
+	"github.com/sdd-go/sdd-go/internal/dev/harness"
+	"github.com/sdd-go/sdd-go/internal/dev/scripted"
+	"github.com/sdd-go/sdd-go/internal/dev/ship"
+)
+
+// The follower (internal/dev/follower) over Gemini CLI's tools
+// (harness.Adapter), 0.61.0:
+//
+//	Bash   run_shell_command{command}: the output wrapped, "Exit Code: N"
+//	       only when not 0 (geminiwire.ParseShell)
+//	Read   read_file{file_path, start_line, end_line}: the text,
+//	       unnumbered; past 2000 lines a notice before it names the
+//	       start_line the file goes on from (geminiwire.ParseRead)
+//	Write  write_file{file_path, content}
+//	Skill  activate_skill{name}: the body and the folder's tree, whose
+//	       root is the skill's folder (geminiwire.ParseSkill)
+//	Agent  invoke_agent{agent_name: generalist, prompt}: the subagent's
+//	       complete_task result, with no agent id (the ledger records
+//	       none); the wire makes the subagent's last text that call
+
+// SkillName is the skill's name as Gemini CLI lists it.
+const SkillName = ship.SkillName
+
+// Agent is the agent every dispatch runs: the CLI's built-in generalist,
+// with the session's tools.
+const Agent = "generalist"
+
+// adapter is Gemini CLI as the shared scenarios drive it (harness.Host).
+type adapter struct{}
+
+// Host is Gemini CLI: its file of the skill is host-gemini.md.
+func (adapter) Host() string { return "gemini" }
+
+func (adapter) Facts() harness.Facts {
+	return harness.Facts{
+		Skill: SkillName,
+		Reads: harness.Whole,
+		Calls: map[string]*regexp.Regexp{"Bash": regexp.MustCompile(`^run_shell_command $`), "Read": regexp.MustCompile(`^read_file $`),
+			"Skill": regexp.MustCompile(`^activate_skill $`), "Agent": regexp.MustCompile(`^invoke_agent $`)},
+		Resumes: resumeStates,
+	}
+}
+
+// resumeStates are the states of follower.Resumes this suite resumes
+// from, each a new session after a cut one: a representative few, since
+// every state (nil here) takes about 25 minutes on the 2-core machine
+// (docs/host.md): a fix round's second implementer, a task blocked after
+// five rounds (past the CLI's loop check at the 30th turn), a fix of the
+// final review, and a branch rebased under the run.
+var resumeStates = []string{"refix", "blocked", "final-fix", "rewritten: the branch rebased under the run"}
+
+// Start makes a host for repo with the skill installed (its policy
+// among the install), the user's settings letting read_file read the
+// git-ignored packages, and the user's own rules for what sc's subagents
+// run (userRules).
+func (adapter) Start(t *testing.T, repo string, sc follower.Scenario) *harness.Sessions {
+	h := New(t, repo)
+	h.Timeout = 6 * time.Minute
+	dir := h.InstallSkill()
+	if err := writeSettings(h); err != nil {
+		t.Fatal(err)
+	}
+	h.Policy(userRules(sc))
+	return &harness.Sessions{Machine: h.Machine, SkillDir: dir, BinDir: filepath.Join(dir, "bin"),
+		Session: func(prompt string, s scripted.Script) *harness.Played { return h.Run(prompt, s).Played }}
+}
+
+// userRules are the rules a user gives a headless run of the skill,
+// beside the install's: write_file for the reports and the code, and the
+// commands the subagents run: git add, git commit and the plan's tests
+// (a commandPrefix names a command's start).
+func userRules(sc follower.Scenario) string {
+	prefixes := []string{"git add", "git commit"}
+	for _, t := range sc.Tasks {
+		if name, _, _ := strings.Cut(t.Test, " "); t.Test != "" && !slices.Contains(prefixes, name) {
+			prefixes = append(prefixes, name)
+		}
+	}
+	quoted := make([]string, len(prefixes))
+	for i, p := range prefixes {
+		quoted[i] = strconv.Quote(p)
+	}
+	return "[[rule]]\ntoolName = \"write_file\"\ndecision = \"allow\"\npriority = 100\n\n" +
+		"[[rule]]\ntoolName = \"run_shell_command\"\ncommandPrefix = [" + strings.Join(quoted, ", ") + "]\ndecision = \"allow\"\npriority = 100\n"
+}
+
+// response is a call's result as the CLI sent it.
+func response(r scripted.Result) geminiwire.FunctionResponse {
+	key := "output"
+	if r.IsError {
+		key = "error"
+	}
+	return geminiwire.FunctionResponse{Response: map[string]any{key: r.Text}}
+}
+
+func (adapter) Bash(a *scripted.Turns, command string) follower.Result {
+	r := a.Call("run_shell_command", map[string]any{"command": command})
+	sh := geminiwire.ParseShell(response(r))
+	out := sh.Output
+	if out != "" && !strings.HasSuffix(out, "\n") {
+		out += "\n"
+	}
+	if sh.Error != "" {
+		out = sh.Error
+	}
+	return follower.Result{Text: out, IsError: r.IsError || sh.ExitCode != 0}
+}
+
+// Read reads lines offset.. (1 when 0) of path, limit of them (0: as
+// many as the tool gives, 2000), with one read_file call; a read the
+// tool stopped short says where the file goes on (Next).
+func (adapter) Read(a *scripted.Turns, path string, offset, limit int) follower.Result {
+	args := map[string]any{"file_path": path}
+	if offset > 0 {
+		args["start_line"] = offset
+	}
+	if limit > 0 {
+		args["end_line"] = max(offset, 1) + limit - 1
+	}
+	r := a.Call("read_file", args)
+	if r.IsError {
+		return follower.Result{Text: r.Text, IsError: true}
+	}
+	rd := geminiwire.ParseRead(response(r))
+	text := rd.Content
+	if rd.Next > 0 && !strings.HasSuffix(text, "\n") {
+		text += "\n" // a part that stops before the file's end comes without its last newline
+	}
+	return follower.Result{Text: harness.Numbered(text, max(offset, 1), limit), Next: next(rd, limit)}
+}
+
+// next is the line a read the tool stopped short of limit goes on from;
+// 0 for one that gave what was asked, or reached the end.
+func next(rd geminiwire.Read, limit int) int {
+	if rd.Next == 0 || limit > 0 && rd.To-rd.From+1 >= limit {
+		return 0
+	}
+	return rd.Next
+}
+
+func (adapter) Write(a *scripted.Turns, path, content string) follower.Result {
+	r := a.Call("write_file", map[string]any{"file_path": path, "content": content})
+	return follower.Result{Text: r.Text, IsError: r.IsError}
+}
+
+// Skill activates the skill and hands over its body after the line that
+// names its folder, as the follower reads a skill.
+func (adapter) Skill(a *scripted.Turns, name string) follower.Result {
+	r := a.Call("activate_skill", map[string]any{"name": name})
+	sk := geminiwire.ParseSkill(response(r))
+	if r.IsError || sk.Dir == "" {
+		return follower.Result{Text: "activate_skill handed over no skill: " + r.Text, IsError: true}
+	}
+	return follower.Result{Text: follower.BaseDirPrefix + sk.Dir + "\n\n" + sk.Instructions + "\n"}
+}
+
+// Agent runs the follower's subagent with invoke_agent as the
+// generalist, on the session's model (the text's tiers name none here),
+// and reads its complete_task result.
+func (adapter) Agent(a *scripted.Turns, c follower.AgentCall, sub scripted.Script) follower.AgentResult {
+	a.Handle(c.Prompt, sub)
+	if p := strings.TrimSpace(c.Prompt); p != c.Prompt {
+		a.Handle(p, sub)
+	}
+	r := a.Call("invoke_agent", map[string]any{"agent_name": Agent, "prompt": c.Prompt})
+	s := geminiwire.ParseSubagent(response(r))
+	var res struct{ Response string }
+	if json.Unmarshal([]byte(s.Result), &res) == nil && res.Response != "" {
+		return follower.AgentResult{Reply: strings.TrimSpace(res.Response)}
+	}
+	return follower.AgentResult{Reply: strings.TrimSpace(s.Result)}
+}
