@@ -52,7 +52,7 @@ type adapter struct{ wireAPI string }
 func (adapter) Host() string { return "copilot" }
 
 func (ad adapter) Facts() harness.Facts {
-	resumes := resumeStates
+	resumes := harness.FewResumes
 	if ad.wireAPI == copilotcli.Responses {
 		resumes = []string{} // a resume tests the text, which the wire does not change: the Completions suite's are enough
 	}
@@ -64,10 +64,6 @@ func (ad adapter) Facts() harness.Facts {
 		Resumes: resumes,
 	}
 }
-
-// resumeStates are the states of follower.Resumes this suite resumes
-// from: all of them, each a new session after a cut one.
-var resumeStates []string
 
 // Start makes a host for repo with the skill installed, its sessions run
 // with the rules a user gives sc's run (userRules).

@@ -51,17 +51,9 @@ func (adapter) Facts() harness.Facts {
 		Reads: harness.Whole,
 		Calls: map[string]*regexp.Regexp{"Bash": regexp.MustCompile(`^run_shell_command $`), "Read": regexp.MustCompile(`^read_file $`),
 			"Skill": regexp.MustCompile(`^activate_skill $`), "Agent": regexp.MustCompile(`^invoke_agent $`)},
-		Resumes: resumeStates,
+		Resumes: harness.FewResumes,
 	}
 }
-
-// resumeStates are the states of follower.Resumes this suite resumes
-// from, each a new session after a cut one: a representative few, since
-// every state (nil here) takes about 25 minutes on the 2-core machine
-// (docs/host.md): a fix round's second implementer, a task blocked after
-// five rounds (past the CLI's loop check at the 30th turn), a fix of the
-// final review, and a branch rebased under the run.
-var resumeStates = []string{"refix", "blocked", "final-fix", "rewritten: the branch rebased under the run"}
 
 // Start makes a host for repo with the skill installed (its policy
 // among the install), the user's settings letting read_file read the

@@ -68,6 +68,17 @@ type Facts struct {
 	Resumes []string
 }
 
+// FewResumes are the resume states a host's suite runs when it is not
+// the one that runs them all (Claude Code's does, and the direct
+// executor of internal/dev/skilltext): which row Look gives and what the
+// text makes of it do not depend on the host, and every state on every
+// host would put CI past its 25 minutes. These four reach what a host
+// can get wrong in a new session: a fix round's second implementer
+// found from the disk, a task blocked after five rounds (a long
+// conversation: Gemini's loop check at the 30th turn), the final
+// review's fix, and a branch rebased under the run.
+var FewResumes = []string{"refix", "blocked", "final-fix", "rewritten: the branch rebased under the run"}
+
 // Reads is how a host's reader gets a part of a file its read call does
 // not show at once.
 type Reads int

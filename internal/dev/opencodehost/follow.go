@@ -52,16 +52,9 @@ func (adapter) Facts() harness.Facts {
 		AgentIDs: true,
 		Reads:    harness.GoesOn,
 		Calls:    map[string]*regexp.Regexp{"Bash": one("bash"), "Read": one("read"), "Skill": one("skill"), "Agent": one("task")},
-		Resumes:  resumeStates,
+		Resumes:  harness.FewResumes,
 	}
 }
-
-// resumeStates are the states of follower.Resumes this suite resumes
-// from (each costs about a walk-through, and the suite's time is CI's):
-// a run cut in Task 2's fix round, after the fix was dispatched and
-// before its package, so the new session must find the fix's commits
-// from the disk alone.
-var resumeStates = []string{"refix"}
 
 // Start makes a host for repo with the skill installed, its sessions run
 // with OpenCode's default permissions: what `opencode run` allows unasked
