@@ -190,7 +190,7 @@ func TestTextMutants(t *testing.T) {
 			[]textEdit{row("| reviewer, re-reviewer | the task's tier, at least standard |", "| reviewer, re-reviewer | the task's tier |")},
 			scenarioRun(fastTask3, wants("Agent implementer 3 (haiku)", "Bash Package", "Agent reviewer 3 (sonnet)"))},
 		{"a fix's answer without its tests not sent back",
-			[]textEdit{row("A fix's answer whose `Tests:` line does not give the covering tests'\ncommand and result goes back: the same round again, saying so. Then\n", "Then\n")},
+			[]textEdit{row("A fix's answer whose `Tests:` line does not give the covering tests'\ncommand and result goes back: the same round again, saying so.\n", "")},
 			scenarioRun(terseFix, wants("Agent fix 2 (sonnet)", "Agent fix 2 (sonnet)", "Bash Package"))},
 		{"the re-review's round not the row's",
 			[]textEdit{row("the **Re-reviewer prompt**, round `round`+1 |", "the **Re-reviewer prompt**, round 1 |")},
