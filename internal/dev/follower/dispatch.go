@@ -136,15 +136,34 @@ func (c *controller) dispatch(u *unit, next string) {
 		if len(c.settled) > 0 {
 			settled = strings.Join(c.settled, "; ")
 		}
-		prompt := c.block(name, v.With(
-			"<one line>", fmt.Sprintf("Task %s of %d of the plan: %s", u.n, len(c.sc.Tasks), task.Title),
-			"<the settled: lines it needs, or none>", settled,
-			"<your answer to each ambiguity you saw in the brief, or none>", "none"))
-		d := c.how("implementer", 0)
-		ar := c.agent(u.name+": implement", prompt, c.model(d.model, u))
-		c.implementerDone(ar.Reply)
-		u.implementer = ar.ID
-		c.answered(u, ar.Reply, "implementer")
+		rulings, up := "none", 0
+		for tries := 1; ; tries++ {
+			if tries > 3 {
+				c.fail("%s: three implementer dispatches and no DONE", u.name)
+			}
+			prompt := c.block(name, v.With(
+				"<one line>", fmt.Sprintf("Task %s of %d of the plan: %s", u.n, len(c.sc.Tasks), task.Title),
+				"<the settled: lines it needs, or none>", settled,
+				"<your answer to each ambiguity you saw in the brief, or none>", rulings))
+			d := c.how("implementer", 0)
+			ar := c.agent(u.name+": implement", prompt, c.tierUp(c.model(d.model, u), up))
+			status := c.implementerStatus(ar.Reply)
+			if status == "DONE" {
+				u.implementer = ar.ID
+				c.answered(u, ar.Reply, "implementer")
+				return
+			}
+			next := c.onStatus(u, status, ar.Reply, task.Context)
+			if next.goOn {
+				u.implementer = ar.ID
+				c.answered(u, ar.Reply, "implementer")
+				return
+			}
+			rulings = task.Context
+			if next.stronger {
+				up++
+			}
+		}
 	case "Reviewer prompt", "Final reviewer prompt":
 		c.need(u, v, "<package>")
 		d := c.how(map[string]string{"Reviewer prompt": "reviewer", "Final reviewer prompt": "final reviewer"}[name], 0)
@@ -239,6 +258,19 @@ func hasTests(text string) bool {
 	return tests != "" && tests != "none"
 }
 
+// implementerStatus is an implementer's Status: one the text names.
+func (c *controller) implementerStatus(text string) string {
+	r, err := parseReply(text)
+	if err != nil {
+		c.fail("the implementer's answer: %v", err)
+	}
+	status, err := r.get("Status")
+	if err != nil || !namesStatus(c.skill.Body, status) {
+		c.fail("the implementer answered a status the text does not name:\n%s", text)
+	}
+	return status
+}
+
 // implementerDone checks an implementer's answer: DONE.
 func (c *controller) implementerDone(text string) reply {
 	r, err := parseReply(text)
@@ -310,6 +342,13 @@ func (c *controller) parseReviewer(text string) reviewerAnswer {
 	}
 	if a.open, err = parseFindings(open); err != nil {
 		c.fail("the reviewer's Open line: %v", err)
+	}
+	if minor, _ := r.get("Minor"); minor != "none" && minor != "" && !minorsDeferredRe.MatchString(oneLine(c.skill.Body)) {
+		// Without the text's rule a Minor is a finding like another: it
+		// goes into the fix loop.
+		for i, m := range strings.Split(minor, "; ") {
+			a.open = append(a.open, finding{id: fmt.Sprintf("M%d", i+1), grade: "Minor", text: m})
+		}
 	}
 	return a
 }
