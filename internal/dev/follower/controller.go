@@ -271,17 +271,24 @@ func (c *controller) readRare() {
 	c.rare = t
 }
 
-// values are the placeholders of u's steps.
+// values are the placeholders of u's steps: <N>, <who>, <brief> and
+// <report> as the Placeholder table gives them.
 func (c *controller) values(u *unit) Values {
-	who := u.name
-	brief, report := c.wsPath("task-"+u.n+"-brief.md"), c.wsPath("task-"+u.n+"-report.md")
-	if !u.task() {
-		brief, report = "none", c.wsPath("final-report.md")
-	} else if u.noReport {
-		report = "none"
+	v := c.v.With("<N>", u.n)
+	if n, ok := c.tableValue("<N>", u, v); ok {
+		v["<N>"] = n
 	}
-	v := c.v.With("<N>", u.n, "<who>", who, "<brief>", brief, "<report>", report,
-		"<agent id>", orNone(u.implementer), "<open findings>", joinFindings(u.open))
+	for _, name := range []string{"<who>", "<brief>", "<report>"} {
+		x, ok := c.tableValue(name, u, v)
+		if !ok {
+			c.fail("the Placeholder table gives %s no value", name)
+		}
+		v[name] = x
+	}
+	if u.task() && u.noReport {
+		v["<report>"] = "none"
+	}
+	v = v.With("<agent id>", orNone(u.implementer), "<open findings>", joinFindings(u.open))
 	if u.review != "" {
 		v["<review>"] = u.review
 	}

@@ -114,3 +114,41 @@ func (c *controller) tierUp(model string, up int) string {
 	c.fail("the model %q is no tier of the host's file", model)
 	return ""
 }
+
+var codeSpanRe = regexp.MustCompile("`([^`]+)`")
+
+// tableValue reads a placeholder's value for u from the Placeholder
+// table: the first code span of its Value cell before "final: " is a
+// task's, the first after it the final review's, filled with the values
+// known. ok is false where that part of the cell holds no code span (a
+// value the controller knows otherwise: "the task number").
+func (c *controller) tableValue(name string, u *unit, known Values) (value string, ok bool) {
+	for _, r := range c.skill.TableWith("Placeholder") {
+		if len(r) != 2 || !slices.Contains(strings.Split(r[0], ", "), "`"+name+"`") {
+			continue
+		}
+		task, final, _ := strings.Cut(r[1], "final: ")
+		part := task
+		if !u.task() {
+			part = final
+		}
+		m := codeSpanRe.FindStringSubmatch(part)
+		if m == nil {
+			return "", false
+		}
+		var missing []string
+		value = PlaceholderRe.ReplaceAllStringFunc(m[1], func(p string) string {
+			x, ok := known[p]
+			if !ok {
+				missing = append(missing, p)
+			}
+			return x
+		})
+		if len(missing) > 0 {
+			c.fail("the Placeholder table's value of %s, %q, needs %s, which nothing gives", name, m[1], strings.Join(missing, " "))
+		}
+		return value, true
+	}
+	c.fail("the Placeholder table has no row for %s", name)
+	return "", false
+}

@@ -174,6 +174,10 @@ func TestTextMutants(t *testing.T) {
 		{"steps joined with ;",
 			[]textEdit{row("join the steps' commands with ` && ` in one call", "join the steps' commands with ` ; ` in one call")}, walkRun},
 
+		{"the brief's path not the one Start task N writes",
+			[]textEdit{row("| `<brief>` | `<workspace>/task-<N>-brief.md`;", "| `<brief>` | `<workspace>/brief-<N>.md`;")}, walkRun},
+		{"<who> not the task's name",
+			[]textEdit{row("| `<who>` | `Task <N>`;", "| `<who>` | `task <N>`;")}, walkRun},
 		{"a Minor finding sent into the fix loop",
 			[]textEdit{row("Minor findings never enter the fix loop: the\ncommands defer them.", "The commands defer Minor findings.")}, walkRun},
 
