@@ -128,42 +128,9 @@ func (c *controller) dispatch(u *unit, next string) {
 	v := c.values(u)
 	switch name {
 	case "Implementer prompt":
-		task, err := c.sc.task(atoiOr(u.n))
-		if err != nil {
-			c.fail("%v", err)
-		}
-		settled := "none"
-		if len(c.settled) > 0 {
-			settled = strings.Join(c.settled, "; ")
-		}
-		rulings, up := "none", 0
-		for tries := 1; ; tries++ {
-			if tries > 3 {
-				c.fail("%s: three implementer dispatches and no DONE", u.name)
-			}
-			prompt := c.block(name, v.With(
-				"<one line>", fmt.Sprintf("Task %s of %d of the plan: %s", u.n, len(c.sc.Tasks), task.Title),
-				"<the settled: lines it needs, or none>", settled,
-				"<your answer to each ambiguity you saw in the brief, or none>", rulings))
-			d := c.how("implementer", 0)
-			ar := c.agent(u.name+": implement", prompt, c.tierUp(c.model(d.model, u), up))
-			status := c.implementerStatus(ar.Reply)
-			if status == "DONE" {
-				u.implementer = ar.ID
-				c.answered(u, ar.Reply, "implementer")
-				return
-			}
-			next := c.onStatus(u, status, ar.Reply, task.Context)
-			if next.goOn {
-				u.implementer = ar.ID
-				c.answered(u, ar.Reply, "implementer")
-				return
-			}
-			rulings = task.Context
-			if next.stronger {
-				up++
-			}
-		}
+		ar := c.implement(u, name, v)
+		u.implementer = ar.ID
+		c.answered(u, ar.Reply, "implementer")
 	case "Reviewer prompt", "Final reviewer prompt":
 		c.need(u, v, "<package>")
 		d := c.how(map[string]string{"Reviewer prompt": "reviewer", "Final reviewer prompt": "final reviewer"}[name], 0)
@@ -184,6 +151,44 @@ func (c *controller) dispatch(u *unit, next string) {
 	default:
 		c.fail("a row names the prompt %q, which the follower does not know", name)
 	}
+}
+
+// implement dispatches the Implementer prompt until the implementer's
+// answer is DONE, or one whose rule in the text sends the work on (the
+// review); an answer the text says to answer, or to change something
+// for, is dispatched again so.
+func (c *controller) implement(u *unit, name string, v Values) AgentResult {
+	task, err := c.sc.task(atoiOr(u.n))
+	if err != nil {
+		c.fail("%v", err)
+	}
+	settled := "none"
+	if len(c.settled) > 0 {
+		settled = strings.Join(c.settled, "; ")
+	}
+	rulings, up := "none", 0
+	for tries := 1; tries <= 3; tries++ {
+		prompt := c.block(name, v.With(
+			"<one line>", fmt.Sprintf("Task %s of %d of the plan: %s", u.n, len(c.sc.Tasks), task.Title),
+			"<the settled: lines it needs, or none>", settled,
+			"<your answer to each ambiguity you saw in the brief, or none>", rulings))
+		d := c.how("implementer", 0)
+		ar := c.agent(u.name+": implement", prompt, c.tierUp(c.model(d.model, u), up))
+		status := c.implementerStatus(ar.Reply)
+		if status == "DONE" {
+			return ar
+		}
+		next := c.onStatus(u, status, ar.Reply, task.Context)
+		if next.goOn {
+			return ar
+		}
+		rulings = task.Context
+		if next.stronger {
+			up++
+		}
+	}
+	c.fail("%s: three implementer dispatches and no DONE", u.name)
+	return AgentResult{}
 }
 
 // roundOf is the round a prompt's row gives: "round `round`+1" (the
