@@ -16,7 +16,7 @@ import (
 // time it is loaded.
 const (
 	alwaysOnBudget = 30
-	onInvokeBudget = 4000
+	onInvokeBudget = 3400
 )
 
 // TestPluginTokenCost measures the installed plugin's skill with the

@@ -19,7 +19,9 @@ type stopped string
 // order, then the final review) it takes the first row whose conditions
 // hold for the unit's facts and does the row's Next, until a row says to
 // stop or the run is finished. Every decision is the text's: which row
-// fits (the table's conditions, in its order), what a row does (its Next:
+// fits (the table's conditions, in the order its rule sentence gives:
+// rules.go), how a call's steps join, what an implementer's status leads
+// to, whether a Minor finding loops, what a row does (its Next:
 // the named blocks and prompts), which model and tool a dispatch gets (the
 // dispatch table and the tiers), how the breaker rules (rare.md's table).
 // The facts come from the commands' output, and after a subagent's answer
@@ -269,17 +271,24 @@ func (c *controller) readRare() {
 	c.rare = t
 }
 
-// values are the placeholders of u's steps.
+// values are the placeholders of u's steps: <N>, <who>, <brief> and
+// <report> as the Placeholder table gives them.
 func (c *controller) values(u *unit) Values {
-	who := u.name
-	brief, report := c.wsPath("task-"+u.n+"-brief.md"), c.wsPath("task-"+u.n+"-report.md")
-	if !u.task() {
-		brief, report = "none", c.wsPath("final-report.md")
-	} else if u.noReport {
-		report = "none"
+	v := c.v.With("<N>", u.n)
+	if n, ok := c.tableValue("<N>", u, v); ok {
+		v["<N>"] = n
 	}
-	v := c.v.With("<N>", u.n, "<who>", who, "<brief>", brief, "<report>", report,
-		"<agent id>", orNone(u.implementer), "<open findings>", joinFindings(u.open))
+	for _, name := range []string{"<who>", "<brief>", "<report>"} {
+		x, ok := c.tableValue(name, u, v)
+		if !ok {
+			c.fail("the Placeholder table gives %s no value", name)
+		}
+		v[name] = x
+	}
+	if u.task() && u.noReport {
+		v["<report>"] = "none"
+	}
+	v = v.With("<agent id>", orNone(u.implementer), "<open findings>", joinFindings(u.open))
 	if u.review != "" {
 		v["<review>"] = u.review
 	}
@@ -311,10 +320,10 @@ func (c *controller) table() []stateRow {
 	return out
 }
 
-// pick is the first row of the table whose conditions all hold for facts;
-// rows about facts the unit does not have are passed over.
+// pick is the row the text's rule takes among those whose conditions all
+// hold for facts; rows about facts the unit does not have are passed over.
 func (c *controller) pick(facts map[string]string) stateRow {
-	for _, r := range c.table() {
+	for _, r := range c.rowsInTextOrder() {
 		ok, err := match(r.when, facts)
 		if err != nil {
 			continue // a condition on a fact these facts lack: another kind of row
@@ -570,7 +579,7 @@ func (c *controller) chain(u *unit, next string) {
 				cmds = append(cmds, c.fill(text, name, v))
 				if len(answers) > 0 {
 					cmds = append(cmds, answers...)
-					c.command(strings.Join(cmds, " && "))
+					c.command(strings.Join(cmds, c.joiner()))
 					return // the next step is the row the commands printed
 				}
 				continue
@@ -579,7 +588,7 @@ func (c *controller) chain(u *unit, next string) {
 			hasClose = hasClose || name == "Close"
 		}
 	}
-	command := strings.Join(cmds, " && ")
+	command := strings.Join(cmds, c.joiner())
 	if checkStep {
 		out := c.bash(command)
 		if !strings.Contains(out, "recorded "+u.name+": complete") {
@@ -597,7 +606,7 @@ func (c *controller) chain(u *unit, next string) {
 // last step: what it printed goes to the human in the last message. The
 // commands are in the host's form, so Finish's start is too.
 func (c *controller) runChain(cmds []string) {
-	command := strings.Join(cmds, " && ")
+	command := strings.Join(cmds, c.joiner())
 	if finish := c.skill.Blocks["Finish"]; len(cmds) > 0 && strings.HasPrefix(ByName(cmds[len(cmds)-1]), strings.TrimRight(strings.SplitN(finish.Body, "<", 2)[0], " ")) {
 		out := c.bash(command)
 		last := "Done: every task of " + c.sc.Plan + " is complete and reviewed; the branch goes to the branch-finishing workflow."

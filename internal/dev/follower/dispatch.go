@@ -128,21 +128,7 @@ func (c *controller) dispatch(u *unit, next string) {
 	v := c.values(u)
 	switch name {
 	case "Implementer prompt":
-		task, err := c.sc.task(atoiOr(u.n))
-		if err != nil {
-			c.fail("%v", err)
-		}
-		settled := "none"
-		if len(c.settled) > 0 {
-			settled = strings.Join(c.settled, "; ")
-		}
-		prompt := c.block(name, v.With(
-			"<one line>", fmt.Sprintf("Task %s of %d of the plan: %s", u.n, len(c.sc.Tasks), task.Title),
-			"<the settled: lines it needs, or none>", settled,
-			"<your answer to each ambiguity you saw in the brief, or none>", "none"))
-		d := c.how("implementer", 0)
-		ar := c.agent(u.name+": implement", prompt, c.model(d.model, u))
-		c.implementerDone(ar.Reply)
+		ar := c.implement(u, name, v)
 		u.implementer = ar.ID
 		c.answered(u, ar.Reply, "implementer")
 	case "Reviewer prompt", "Final reviewer prompt":
@@ -165,6 +151,44 @@ func (c *controller) dispatch(u *unit, next string) {
 	default:
 		c.fail("a row names the prompt %q, which the follower does not know", name)
 	}
+}
+
+// implement dispatches the Implementer prompt until the implementer's
+// answer is DONE, or one whose rule in the text sends the work on (the
+// review); an answer the text says to answer, or to change something
+// for, is dispatched again so.
+func (c *controller) implement(u *unit, name string, v Values) AgentResult {
+	task, err := c.sc.task(atoiOr(u.n))
+	if err != nil {
+		c.fail("%v", err)
+	}
+	settled := "none"
+	if len(c.settled) > 0 {
+		settled = strings.Join(c.settled, "; ")
+	}
+	rulings, up := "none", 0
+	for tries := 1; tries <= 3; tries++ {
+		prompt := c.block(name, v.With(
+			"<one line>", fmt.Sprintf("Task %s of %d of the plan: %s", u.n, len(c.sc.Tasks), task.Title),
+			"<the settled: lines it needs, or none>", settled,
+			"<your answer to each ambiguity you saw in the brief, or none>", rulings))
+		d := c.how("implementer", 0)
+		ar := c.agent(u.name+": implement", prompt, c.tierUp(c.model(d.model, u), up))
+		status := c.implementerStatus(ar.Reply)
+		if status == "DONE" {
+			return ar
+		}
+		next := c.onStatus(u, status, ar.Reply, task.Context)
+		if next.goOn {
+			return ar
+		}
+		rulings = task.Context
+		if next.stronger {
+			up++
+		}
+	}
+	c.fail("%s: three implementer dispatches and no DONE", u.name)
+	return AgentResult{}
 }
 
 // roundOf is the round a prompt's row gives: "round `round`+1" (the
@@ -239,6 +263,19 @@ func hasTests(text string) bool {
 	return tests != "" && tests != "none"
 }
 
+// implementerStatus is an implementer's Status: one the text names.
+func (c *controller) implementerStatus(text string) string {
+	r, err := parseReply(text)
+	if err != nil {
+		c.fail("the implementer's answer: %v", err)
+	}
+	status, err := r.get("Status")
+	if err != nil || !namesStatus(c.skill.Body, status) {
+		c.fail("the implementer answered a status the text does not name:\n%s", text)
+	}
+	return status
+}
+
 // implementerDone checks an implementer's answer: DONE.
 func (c *controller) implementerDone(text string) reply {
 	r, err := parseReply(text)
@@ -310,6 +347,13 @@ func (c *controller) parseReviewer(text string) reviewerAnswer {
 	}
 	if a.open, err = parseFindings(open); err != nil {
 		c.fail("the reviewer's Open line: %v", err)
+	}
+	if minor, _ := r.get("Minor"); minor != "none" && minor != "" && !minorsDeferredRe.MatchString(oneLine(c.skill.Body)) {
+		// Without the text's rule a Minor is a finding like another: it
+		// goes into the fix loop.
+		for i, m := range strings.Split(minor, "; ") {
+			a.open = append(a.open, finding{id: fmt.Sprintf("M%d", i+1), grade: "Minor", text: m})
+		}
 	}
 	return a
 }

@@ -49,6 +49,15 @@ func WalkScenario() Scenario {
 	}
 }
 
+// AskingScenario is the walk-through whose Task 3 implementer first
+// answers status (NEEDS_CONTEXT, BLOCKED, DONE_WITH_CONCERNS): what the
+// controller then does is the text's rule for that status.
+func AskingScenario(status string) Scenario {
+	sc := WalkScenario()
+	sc.Tasks[2].Asks, sc.Tasks[2].Context = status, "index.txt lists the files, one a line"
+	return sc
+}
+
 // bigTable is a generated file of lines lines of about 40 bytes.
 func bigTable(lines int) string {
 	var b strings.Builder

@@ -56,6 +56,12 @@ type Task struct {
 	// its text's shape.
 	Judgment bool
 
+	// Asks is the status the implementer first answers instead of DONE
+	// (NEEDS_CONTEXT or BLOCKED: nothing done; DONE_WITH_CONCERNS: done,
+	// with a doubt), until a dispatch's Rulings line holds Context, the
+	// controller's answer from the plan.
+	Asks, Context string
+
 	Defect       *Defect  // a planted defect, or nil
 	Minors       []string // Minor one-liners the task's review reports
 	Unverifiable string   // an item the reviewer cannot verify (spec ⚠️), or ""

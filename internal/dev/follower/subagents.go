@@ -259,6 +259,12 @@ func (sc Scenario) implementer(d Dispatch) Script {
 			if cons := a.read(a.field("Constraints")); taskHeadingRe.MatchString(cons) {
 				a.fail("the constraints file holds the plan's tasks (%q):\n%s", taskHeadingRe.FindString(cons), cons)
 			}
+			// A task that asks (Asks) answers so until the dispatch's
+			// Rulings give the plan's answer (Context).
+			asking := task.Asks != "" && !strings.Contains(a.field("Rulings"), task.Context)
+			if asking && task.Asks != "DONE_WITH_CONCERNS" {
+				return fmt.Sprintf("Status: %s\nCommits: none\nTests: none\nNotes: which greeting does the plan mean?", task.Asks)
+			}
 			root := a.root()
 			var shas []string
 			var report strings.Builder
@@ -284,7 +290,11 @@ func (sc Scenario) implementer(d Dispatch) Script {
 			fmt.Fprintf(&report, "## Commits\n%s\n\n## Unsure\nnothing\n", strings.Join(shas, "\n"))
 			a.write(a.field("Report"), report.String())
 			first, last := strings.Fields(shas[0])[0], strings.Fields(shas[len(shas)-1])[0]
-			return fmt.Sprintf("Status: DONE\nCommits: %s..%s (%d)\nTests: %s: passed\nNotes: none", first, last, len(shas), task.Test)
+			status, notes := "DONE", "none"
+			if asking {
+				status, notes = task.Asks, "is the greeting's spelling the plan's?"
+			}
+			return fmt.Sprintf("Status: %s\nCommits: %s..%s (%d)\nTests: %s: passed\nNotes: %s", status, first, last, len(shas), task.Test, notes)
 		})
 	}
 }

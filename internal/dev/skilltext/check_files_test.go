@@ -24,6 +24,37 @@ const skillName = "subagent-driven-development"
 // the real count is measured by the host test (make test-host).
 const listingBudget = 120
 
+// onInvokeBudget bounds what SKILL.md costs each time the skill is
+// loaded, in the host's estimate: `claude plugin details` counts the body
+// after the front matter at four characters a token (14406 characters
+// measured 3600 tokens with Claude Code 2.1.328). Rare material goes to
+// rare.md, behind a link, to stay under it.
+const onInvokeBudget = 3400 // tokens, at bytesPerTokens a token
+
+// checkOnInvoke estimates SKILL.md's on-invoke tokens as the host does.
+func checkOnInvoke(x skillText) []string {
+	_, body, err := FrontMatter(x[skillMD])
+	if err != nil {
+		return []string{"SKILL.md: " + err.Error()}
+	}
+	if n := len(body) / bytesPerTokens; n > onInvokeBudget {
+		return []string{fmt.Sprintf("SKILL.md: about %d tokens on invoke (%d bytes / %d), over %d: move rare material to rare.md", n, len(body), bytesPerTokens, onInvokeBudget)}
+	}
+	return nil
+}
+
+func TestOnInvokeCost(t *testing.T) {
+	x := loadText(t)
+	_, body, err := FrontMatter(x[skillMD])
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("SKILL.md: %d bytes, about %d tokens on invoke (budget %d)", len(body), len(body)/bytesPerTokens, onInvokeBudget)
+	requireClean(t, checkOnInvoke(x))
+	over := x.edit(t, skillMD, "## Before Task 1\n", "## Before Task 1\n\n"+strings.Repeat("x", onInvokeBudget*bytesPerTokens-len(body)+bytesPerTokens)+"\n")
+	requireCatches(t, checkOnInvoke(over), "over 3400")
+}
+
 func checkFrontMatter(x skillText) []string {
 	var p []string
 	fm, body, err := FrontMatter(x[skillMD])

@@ -163,6 +163,36 @@ func TestTextMutants(t *testing.T) {
 		{"Look replaced by sdd-workspace",
 			[]textEdit{row("sdd-ledger look '<plan file>' '<start branch>'", "sdd-workspace '<plan file>'")}, walkRun},
 
+		// The rules that are sentences: which row, how steps join.
+		{"the last row that fits taken",
+			[]textEdit{row("first row, top down, whose conditions all hold", "last row, top down, whose conditions all hold")}, walkRun},
+		{"the rows read bottom up",
+			[]textEdit{row("first row, top down, whose conditions all hold", "first row, bottom up, whose conditions all hold")}, walkRun},
+		{"the row record above record-close",
+			[]textEdit{row("| `record-close` | `last=reviewed_head review=in pass=re open=0 after=0` | **Record the round** + **Close** + next |\n| `record` | `last=reviewed_head review=in pass=re` | **Record the round** |\n",
+				"| `record` | `last=reviewed_head review=in pass=re` | **Record the round** |\n| `record-close` | `last=reviewed_head review=in pass=re open=0 after=0` | **Record the round** + **Close** + next |\n")}, walkRun},
+		{"steps joined with ;",
+			[]textEdit{row("join the steps' commands with ` && ` in one call", "join the steps' commands with ` ; ` in one call")}, walkRun},
+
+		{"the brief's path not the one Start task N writes",
+			[]textEdit{row("| `<brief>` | `<workspace>/task-<N>-brief.md`;", "| `<brief>` | `<workspace>/brief-<N>.md`;")}, walkRun},
+		{"<who> not the task's name",
+			[]textEdit{row("| `<who>` | `Task <N>`;", "| `<who>` | `task <N>`;")}, walkRun},
+		{"a Minor finding sent into the fix loop",
+			[]textEdit{row("Minor findings never enter the fix loop: the\ncommands defer them.", "The commands defer Minor findings.")}, walkRun},
+
+		// What an implementer's status leads to.
+		{"NEEDS_CONTEXT stops the run",
+			[]textEdit{row("`NEEDS_CONTEXT` (answer, dispatch again)", "`NEEDS_CONTEXT` (ask the human)")}, askingRun("NEEDS_CONTEXT")},
+		{"BLOCKED dispatched again on the same model",
+			[]textEdit{row("more context, a stronger model, a smaller", "more context, a smaller")}, askingRun("BLOCKED")},
+		{"BLOCKED only for the human",
+			[]textEdit{row("(change something: more context, a stronger model, a smaller\ntask, or the human if the plan is wrong;", "(stop: the human only;")}, askingRun("BLOCKED")},
+		{"DONE_WITH_CONCERNS dispatched again",
+			[]textEdit{row("(settle a doubt about correctness\nor scope before the review)", "(answer, dispatch again)")}, askingRun("DONE_WITH_CONCERNS")},
+		{"DONE_WITH_CONCERNS not named",
+			[]textEdit{row("`DONE_WITH_CONCERNS` (settle a doubt about correctness\nor scope before the review), ", "")}, askingRun("DONE_WITH_CONCERNS")},
+
 		// Step order and what follows each step.
 		{"Close without the next step in its call",
 			[]textEdit{row("| `close` | `last=reviewed_head review=in open=0 spec=✅,n/a after=0` | **Close** + next |",
@@ -190,7 +220,7 @@ func TestTextMutants(t *testing.T) {
 			[]textEdit{row("| reviewer, re-reviewer | the task's tier, at least standard |", "| reviewer, re-reviewer | the task's tier |")},
 			scenarioRun(fastTask3, wants("Agent implementer 3 (haiku)", "Bash Package", "Agent reviewer 3 (sonnet)"))},
 		{"a fix's answer without its tests not sent back",
-			[]textEdit{row("A fix's answer whose `Tests:` line does not give the covering tests'\ncommand and result goes back: the same round again, saying so. Then\n", "Then\n")},
+			[]textEdit{row("A fix's answer whose `Tests:` line does not give the covering tests'\ncommand and result goes back: the same round again, saying so.\n", "")},
 			scenarioRun(terseFix, wants("Agent fix 2 (sonnet)", "Agent fix 2 (sonnet)", "Bash Package"))},
 		{"the re-review's round not the row's",
 			[]textEdit{row("the **Re-reviewer prompt**, round `round`+1 |", "the **Re-reviewer prompt**, round 1 |")},
@@ -274,6 +304,36 @@ func TestTextMutants(t *testing.T) {
 	}
 }
 
+// askingDispatches are Task 3's implementer dispatches when its first
+// answer is each status, and the step after the last: the text's rule for
+// the status (SKILL.md: answer and dispatch again; change something, a
+// stronger model among it; settle the doubt before the review).
+var askingDispatches = map[string][]string{
+	"NEEDS_CONTEXT":      {"Agent implementer 3 (sonnet)", "Agent implementer 3 (sonnet)", "Bash Package"},
+	"BLOCKED":            {"Agent implementer 3 (sonnet)", "Agent implementer 3 (opus)", "Bash Package"},
+	"DONE_WITH_CONCERNS": {"Agent implementer 3 (sonnet)", "Bash Package"},
+}
+
+// askingRun is the walk-through whose Task 3 implementer first answers
+// status: the run finishes, Task 3's dispatches being the text's.
+func askingRun(status string) mutantRun {
+	return scenarioRun(func() follower.Scenario { return follower.AskingScenario(status) }, func(actions []string) []string {
+		var got []string
+		for i, a := range actions {
+			if strings.HasPrefix(a, "Agent implementer 3 ") {
+				got = append(got, a)
+				if i+1 < len(actions) && !strings.HasPrefix(actions[i+1], "Agent implementer 3 ") {
+					got = append(got, actions[i+1])
+				}
+			}
+		}
+		if want := askingDispatches[status]; strings.Join(got, "|") != strings.Join(want, "|") {
+			return []string{fmt.Sprintf("%s: Task 3's dispatches were %q, the text's rule gives %q", status, got, want)}
+		}
+		return nil
+	})
+}
+
 // fastTask3 is the walk-through with Task 3 on the fast tier: its code is
 // in its text (one file, spelled out).
 func fastTask3() follower.Scenario {
@@ -312,8 +372,11 @@ func TestNewRunsPassOnTheText(t *testing.T) {
 		"a fast task's reviewer on standard":      scenarioRun(fastTask3, wants("Agent implementer 3 (haiku)", "Bash Package", "Agent reviewer 3 (sonnet)")),
 		"a terse fix answer sent back":            scenarioRun(terseFix, wants("Agent fix 2 (sonnet)", "Agent fix 2 (sonnet)", "Bash Package")),
 		"two rounds, each re-reviewed as its own": scenarioRun(func() follower.Scenario { return follower.StubbornScenario(2, "") }, nil),
-		"a batch":                  microRun,
-		"a batch with a fix round": microDefectRun,
+		"NEEDS_CONTEXT answered":                  askingRun("NEEDS_CONTEXT"),
+		"BLOCKED changed":                         askingRun("BLOCKED"),
+		"DONE_WITH_CONCERNS settled":              askingRun("DONE_WITH_CONCERNS"),
+		"a batch":                                 microRun,
+		"a batch with a fix round":                microDefectRun,
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()

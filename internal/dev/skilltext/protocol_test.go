@@ -90,7 +90,7 @@ var protocolFacts = []protocolFact{
 	{"exit 4", "every writing command refuses it (exit 4)", skillMD, "Exit 4: the ledger is another plan's"},
 	{"main needs a yes", "Working on `main` or `master` needs the human's consent.", skillMD, "`main` or `master` needs the human's yes"},
 	{"one checkout per controller", "Two controllers never share a checkout", skillMD, "Two controllers never share a checkout"},
-	{"a worktree's start", "(`git worktree add ../<dir> -b <branch> <start branch>`)", skillMD, "`git worktree add ../<dir> -b <branch> <start branch>`"},
+	{"a worktree's start", "(`git worktree add ../<dir> -b <branch> <start branch>`)", "skill/rare.md", "`git worktree add ../<dir> -b <branch> <start branch>`"},
 	{"another plan's ledger", "never renames, moves, edits or deletes it", skillMD, "never rename, edit or delete it"},
 	{"the old flat ledger", "which is never continued or edited", skillMD, "which is never continued or edited"},
 	{"questions once", "asks the human once, all questions in one batch", skillMD, "ask the human everything at once"},

@@ -1,0 +1,154 @@
+package follower
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// This file is the text's rules that are sentences, not tables: the
+// follower reads each rule's variable part from the sentence that states
+// it, so a text that changes the rule changes what the run does, and a
+// text that drops it stops the run.
+
+// rowRuleRe is the sentence that says which row of the state table a unit
+// takes: the first or the last that fits, read top down or bottom up.
+var rowRuleRe = regexp.MustCompile("Take the (first|last) row, (top down|bottom up), whose conditions all hold")
+
+// rowsInTextOrder are the state table's rows in the order the text's
+// rule says to try them: the first one that fits is the unit's.
+func (c *controller) rowsInTextOrder() []stateRow {
+	m := rowRuleRe.FindStringSubmatch(oneLine(c.skill.Body))
+	if m == nil {
+		c.fail("SKILL.md does not say which row of the state table to take (\"Take the first row, top down, whose conditions all hold\")")
+	}
+	rows := c.table()
+	if (m[1] == "last") != (m[2] == "bottom up") {
+		slices.Reverse(rows) // the first from the bottom, or the last from the top
+	}
+	return rows
+}
+
+// joinRuleRe is the sentence that says how the commands of one call are
+// joined where a Next says `+`.
+var joinRuleRe = regexp.MustCompile("Where a Next says `\\+`, join the steps' commands with `([^`]+)` in one call")
+
+// joiner is what the text joins one call's commands with, spaces
+// included.
+func (c *controller) joiner() string {
+	m := joinRuleRe.FindStringSubmatch(oneLine(c.skill.Body))
+	if m == nil {
+		c.fail("SKILL.md does not say how the steps of one call are joined (\"Where a Next says `+`, join the steps' commands with ` && ` in one call\")")
+	}
+	return " " + strings.TrimSpace(m[1]) + " "
+}
+
+// minorsDeferredRe is the sentence that keeps Minor findings out of the
+// fix loop.
+var minorsDeferredRe = regexp.MustCompile("Minor findings never enter the fix loop")
+
+// statusRe finds what the text says an implementer's status leads to:
+// the status in backticks and, in parentheses after it, its rule.
+func statusRe(status string) *regexp.Regexp {
+	return regexp.MustCompile("`" + regexp.QuoteMeta(status) + "` \\(([^)]*)\\)")
+}
+
+// namesStatus says whether the text names status as an answer.
+func namesStatus(body, status string) bool {
+	return status == "DONE" || statusRe(status).MatchString(oneLine(body))
+}
+
+// statusNext is what an implementer's answer other than DONE leads to,
+// as the text's rule for it says.
+type statusNext struct {
+	goOn     bool // the work stands: the row that fits takes it on (the review)
+	stronger bool // dispatched again one tier up
+}
+
+// onStatus reads the text's rule for an implementer's status: "dispatch
+// again" (with the controller's answer), "change something" (the answer,
+// and a stronger model where the rule offers one), "before the review"
+// (the doubt settled, the work goes on to it), "the human" (stop and
+// ask). The controller's answer is what the plan says (context); an
+// implementer that asks what the plan does not say goes to the human.
+func (c *controller) onStatus(u *unit, status, reply, context string) statusNext {
+	m := statusRe(status).FindStringSubmatch(oneLine(c.skill.Body))
+	if m == nil {
+		c.fail("%s: the implementer answered %s and the text does not say what that leads to", u.name, status)
+	}
+	rule := m[1]
+	r, _ := parseReply(reply)
+	notes, _ := r.get("Notes")
+	switch {
+	case strings.Contains(rule, "dispatch again") || strings.Contains(rule, "change something"):
+		if context == "" {
+			break
+		}
+		return statusNext{stronger: strings.Contains(rule, "a stronger model")}
+	case strings.Contains(rule, "before the review"):
+		return statusNext{goOn: true}
+	case !strings.Contains(rule, "the human"):
+		c.fail("%s: the text's rule for %s, %q, names no step", u.name, status, rule)
+	}
+	c.say(fmt.Sprintf("Stopping at %s: its implementer answered %s (%s); the plan does not settle it. What should it do?", u.name, status, notes))
+	return statusNext{}
+}
+
+// tierUp is the model up tiers above model, in the host file's tiers;
+// model itself where the host names no models. Above the most capable
+// there is nothing to change to: the human decides.
+func (c *controller) tierUp(model string, up int) string {
+	order, models := c.tiers()
+	if up == 0 || len(order) == 0 {
+		return model
+	}
+	for i, t := range order {
+		if models[t] == model {
+			if i+up >= len(order) {
+				c.say(fmt.Sprintf("Stopping: no model stronger than %s is left; what should change?", model))
+			}
+			return models[order[i+up]]
+		}
+	}
+	c.fail("the model %q is no tier of the host's file", model)
+	return ""
+}
+
+var codeSpanRe = regexp.MustCompile("`([^`]+)`")
+
+// tableValue reads a placeholder's value for u from the Placeholder
+// table: the first code span of its Value cell before "final: " is a
+// task's, the first after it the final review's, filled with the values
+// known. ok is false where that part of the cell holds no code span (a
+// value the controller knows otherwise: "the task number").
+func (c *controller) tableValue(name string, u *unit, known Values) (value string, ok bool) {
+	for _, r := range c.skill.TableWith("Placeholder") {
+		if len(r) != 2 || !slices.Contains(strings.Split(r[0], ", "), "`"+name+"`") {
+			continue
+		}
+		task, final, _ := strings.Cut(r[1], "final: ")
+		part := task
+		if !u.task() {
+			part = final
+		}
+		m := codeSpanRe.FindStringSubmatch(part)
+		if m == nil {
+			return "", false
+		}
+		var missing []string
+		value = PlaceholderRe.ReplaceAllStringFunc(m[1], func(p string) string {
+			x, ok := known[p]
+			if !ok {
+				missing = append(missing, p)
+			}
+			return x
+		})
+		if len(missing) > 0 {
+			c.fail("the Placeholder table's value of %s, %q, needs %s, which nothing gives", name, m[1], strings.Join(missing, " "))
+		}
+		return value, true
+	}
+	c.fail("the Placeholder table has no row for %s", name)
+	return "", false
+}
