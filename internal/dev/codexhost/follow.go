@@ -236,6 +236,9 @@ func (adapter) Skill(a *scripted.Turns, name string) follower.Result {
 // once, and the parent waits with wait_agent.
 func (adapter) Agent(a *scripted.Turns, c follower.AgentCall, sub scripted.Script) follower.AgentResult {
 	t := &Turns{a}
+	if c.Continue != "" {
+		a.Failf("%s: a fix round sent to agent %s, which this adapter cannot do: every agent is closed once it answered (host-codex.md: a fix round is a new implementer)", c.Description, c.Continue)
+	}
 	ag := t.SpawnWith(SpawnArgs{Message: c.Prompt, Model: spawnModel(t, c.Model)}, fromScripted(sub))
 	st := t.Wait(ag)
 	if st.State != "completed" {

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/sdd-go/sdd-go/internal/dev/ship"
@@ -68,6 +69,28 @@ func (c *controller) asHostRuns(chain string) string {
 		}
 	}
 	return strings.Join(parts, " && ")
+}
+
+// continuesRe is the host file's row "a fix round" where the host can
+// message a subagent that has answered: the rounds that go to the task's
+// implementer again.
+var continuesRe = regexp.MustCompile(`^rounds (\d+)-(\d+): continue the implementer\b`)
+
+// continues says whether fix round r continues the task's implementer,
+// as the host file's row "a fix round" says: "rounds A-B: continue the
+// implementer …" where the host can, "a new implementer …" where it
+// cannot; any other cell fails the run.
+func (c *controller) continues(r int) bool {
+	cell := c.hostNeed("a fix round")
+	if m := continuesRe.FindStringSubmatch(cell); m != nil {
+		from, _ := strconv.Atoi(m[1])
+		to, _ := strconv.Atoi(m[2])
+		return from <= r && r <= to
+	}
+	if !strings.HasPrefix(cell, "a new implementer") {
+		c.fail("the host's file says neither \"rounds A-B: continue the implementer\" nor \"a new implementer\" in its row \"a fix round\": %q", cell)
+	}
+	return false
 }
 
 // HostFile is the name of the skill's file for host.
