@@ -143,7 +143,7 @@ func (c *controller) dispatch(u *unit, next string) {
 		d := c.how("implementer", 0)
 		ar := c.agent(u.name+": implement", prompt, c.model(d.model, u))
 		c.implementerDone(ar.Reply)
-		u.implementer = ar.ID
+		u.implementer, u.dispatched = ar.ID, ar.ID
 		c.answered(u, ar.Reply, "implementer")
 	case "Reviewer prompt", "Final reviewer prompt":
 		c.need(u, v, "<package>")
@@ -214,7 +214,7 @@ func (c *controller) fix(u *unit, r int) {
 	d := c.how(kind, r)
 	call := AgentCall{Description: fmt.Sprintf("%s: fix round %d", u.name, r), Prompt: prompt, Model: c.model(d.model, u),
 		Type: SubagentType, Background: !c.foreground()}
-	if u.task() && c.continues(r) && orNone(u.implementer) != "none" {
+	if u.task() && c.continues(r, u.implementer != u.dispatched) && orNone(u.implementer) != "none" {
 		call.Continue = u.implementer
 	}
 	ar := c.t.Agent(call)
@@ -229,7 +229,7 @@ func (c *controller) fix(u *unit, r int) {
 		c.implementerDone(ar.Reply)
 	}
 	if u.task() {
-		u.implementer = ar.ID
+		u.implementer, u.dispatched = ar.ID, ar.ID
 	}
 	c.answered(u, ar.Reply, "fix")
 }
