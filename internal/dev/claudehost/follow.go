@@ -97,6 +97,9 @@ func (adapter) Skill(a *scripted.Turns, name string) follower.Result {
 // background; there it waits for the agent's notification.
 func (adapter) Agent(a *scripted.Turns, c follower.AgentCall, sub scripted.Script) follower.AgentResult {
 	t := &Turns{a}
+	if c.Continue != "" {
+		a.Failf("%s: a fix round sent to agent %s, which this adapter cannot do: Claude Code continues a subagent only with SendMessage, in the background (host-claude-code.md: a fix round is a new implementer)", c.Description, c.Continue)
+	}
 	run := RunForeground
 	if c.Background {
 		run = RunBackground

@@ -217,6 +217,12 @@ func (a *Turns) SendInput(ag Agent, message string) {
 	a.CallIn(agentTools, "send_input", map[string]any{"target": ag.ID, "message": message})
 }
 
+// Resume opens a closed agent again (resume_agent), so that it takes
+// send_input and wait_agent: "{"status":"pending_init"}" (0.171.0).
+func (a *Turns) Resume(ag Agent) string {
+	return a.CallIn(agentTools, "resume_agent", map[string]any{"id": ag.ID}).Text
+}
+
 // Close closes ag (close_agent) and returns its status before. A finished
 // subagent stays open, and counts toward the CLI's limit of open agent
 // threads, until it is closed (0.171.0: the seventh spawn_agent of a

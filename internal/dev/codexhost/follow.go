@@ -52,13 +52,14 @@ func (adapter) Host() string { return "codex" }
 func (adapter) Facts() harness.Facts {
 	exec := "exec_command (write_stdin )*"
 	return harness.Facts{
-		Skill:    ship.SkillName,
-		Model:    codexcli.Model,
-		AgentIDs: true,
-		Reads:    harness.Pieces,
+		Skill:     ship.SkillName,
+		Model:     codexcli.Model,
+		AgentIDs:  true,
+		Continues: true,
+		Reads:     harness.Pieces,
 		Calls: map[string]*regexp.Regexp{
 			"Bash": regexp.MustCompile("^" + exec + "$"), "Read": regexp.MustCompile("^(" + exec + "){1,3}$"),
-			"Skill": regexp.MustCompile("^(" + exec + ")+$"), "Agent": regexp.MustCompile("^" + regexp.QuoteMeta(strings.ReplaceAll("A.spawn_agent A.wait_agent A.close_agent ", "A", agentTools)) + "$")},
+			"Skill": regexp.MustCompile("^(" + exec + ")+$"), "Agent": regexp.MustCompile(strings.ReplaceAll(`^(A\.spawn_agent|A\.resume_agent A\.send_input) A\.wait_agent A\.close_agent $`, "A", agentTools))},
 		Resumes: harness.FewResumes,
 	}
 }
@@ -234,10 +235,20 @@ func (adapter) Skill(a *scripted.Turns, name string) follower.Result {
 // Agent starts the follower's subagent for the prompt with spawn_agent,
 // on the model the dispatch names, waits for its final answer, and closes
 // it. Codex has no foreground dispatch: every spawn_agent returns at
-// once, and the parent waits with wait_agent.
+// once, and the parent waits with wait_agent. A fix round that continues
+// the implementer (c.Continue) opens the closed agent again with
+// resume_agent and sends it the prompt with send_input (its model is the
+// one it was spawned on), then waits and closes it the same way.
 func (adapter) Agent(a *scripted.Turns, c follower.AgentCall, sub scripted.Script) follower.AgentResult {
 	t := &Turns{a}
-	ag := t.SpawnWith(SpawnArgs{Message: c.Prompt, Model: spawnModel(t, c.Model)}, fromScripted(sub))
+	var ag Agent
+	if c.Continue != "" {
+		ag = Agent{ID: c.Continue}
+		t.Resume(ag)
+		t.SendInput(ag, c.Prompt)
+	} else {
+		ag = t.SpawnWith(SpawnArgs{Message: c.Prompt, Model: spawnModel(t, c.Model)}, fromScripted(sub))
+	}
 	st := t.Wait(ag)
 	if st.State != "completed" {
 		a.Failf("%s ended %s: %q", c.Description, st.State, scripted.Clip(st.Message, 300))

@@ -84,6 +84,79 @@ type Dispatch struct {
 	Mode        string `json:"mode,omitempty"` // sync (the default) or background
 }
 
+// Background is the mode of a task whose agent can be messaged after it
+// answered (write_agent); a sync one cannot ("Agent is not running in
+// background mode").
+const Background = "background"
+
+var agentIDRe = regexp.MustCompile(`agent_id: ([0-9a-f-]+)`)
+
+// AgentID is the agent id a background task's result gives: "Agent
+// started in background with agent_id: ID. …"; "" for none.
+func AgentID(taskResult string) string {
+	if m := agentIDRe.FindStringSubmatch(taskResult); m != nil {
+		return m[1]
+	}
+	return ""
+}
+
+// Agent is what read_agent says of a background agent: its status
+// (running, idle, completed, failed, cancelled) and its last turn's
+// answer.
+type Agent struct {
+	Status string
+	Answer string
+	Text   string
+}
+
+var (
+	agentStatusRe = regexp.MustCompile(`\bstatus: ([a-z]+)`)
+	agentTurnRe   = regexp.MustCompile(`(?m)^\[Turn \d+\]\n`)
+)
+
+// parseAgent reads read_agent's result:
+//
+//	Agent is idle (waiting for messages). agent_id: ID, …, status: idle, …, total_turns: 2
+//
+//	[Turn 0]
+//	ANSWER
+//
+//	[Turn 1]
+//	[Message]
+//	MESSAGE
+//
+//	[Response]
+//	ANSWER
+//
+// The answer is the last turn's: its text, or what follows [Response]
+// in a turn that began with a message.
+func parseAgent(text string) Agent {
+	ag := Agent{Text: text}
+	head, _, _ := strings.Cut(text, "\n")
+	if m := agentStatusRe.FindStringSubmatch(head); m != nil {
+		ag.Status = m[1]
+	}
+	if locs := agentTurnRe.FindAllStringIndex(text, -1); len(locs) > 0 {
+		last := text[locs[len(locs)-1][1]:]
+		if strings.HasPrefix(last, "[Message]\n") {
+			_, last, _ = strings.Cut(last, "\n[Response]\n")
+		}
+		ag.Answer = strings.TrimSpace(last)
+	}
+	return ag
+}
+
+// ReadAgent waits for a background agent's turn to end (read_agent with
+// wait, its longest timeout) and returns what it says.
+func (a *Turns) ReadAgent(id string) Agent {
+	return parseAgent(a.Call("read_agent", map[string]any{"agent_id": id, "wait": true, "timeout": 180}).Text)
+}
+
+// WriteAgent sends a message to an agent that answered: its next turn.
+func (a *Turns) WriteAgent(id, message string) scripted.Result {
+	return a.Call("write_agent", map[string]any{"agent_id": id, "message": message})
+}
+
 // Task runs a subagent whose conversation script plays (its first prompt
 // is d.Prompt, less the white space it ends with, which the CLI drops)
 // with the task tool and returns what came back.

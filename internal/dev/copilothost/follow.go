@@ -33,9 +33,13 @@ import (
 //	       exists)
 //	Skill  skill{skill}: the result only says it loaded; the text comes
 //	       beside it, <skill-context name="…">, the base directory first
-//	Agent  task{name, description, prompt, agent_type general-purpose},
-//	       in sync mode: the result is the subagent's last text, with no
-//	       agent id (the ledger records none)
+//	Agent  task{name, description, prompt, agent_type general-purpose,
+//	       mode background}: the result gives the agent id; then
+//	       read_agent{agent_id, wait} until the agent's turn has ended:
+//	       its answer is the last turn's text. A fix round that continues
+//	       the implementer is write_agent{agent_id, message}, then
+//	       read_agent the same way. (A sync task's result is the
+//	       answer alone, and its agent cannot be messaged.)
 
 // SkillName is the skill's name as Copilot lists it.
 const SkillName = ship.SkillName
@@ -57,11 +61,13 @@ func (ad adapter) Facts() harness.Facts {
 		resumes = []string{} // a resume tests the text, which the wire does not change: the Completions suite's are enough
 	}
 	return harness.Facts{
-		Skill:   SkillName,
-		Model:   copilotcli.Model,
-		Reads:   harness.Pieces,
-		Calls:   map[string]*regexp.Regexp{"Bash": regexp.MustCompile(`^bash $`), "Read": regexp.MustCompile(`^(view )+$`), "Skill": regexp.MustCompile(`^skill $`), "Agent": regexp.MustCompile(`^task $`)},
-		Resumes: resumes,
+		Skill:     SkillName,
+		Model:     copilotcli.Model,
+		AgentIDs:  true,
+		Continues: true,
+		Reads:     harness.Pieces,
+		Calls:     map[string]*regexp.Regexp{"Bash": regexp.MustCompile(`^bash $`), "Read": regexp.MustCompile(`^(view )+$`), "Skill": regexp.MustCompile(`^skill $`), "Agent": regexp.MustCompile(`^(task|write_agent) (read_agent )+$`)},
+		Resumes:   resumes,
 	}
 }
 
@@ -198,12 +204,30 @@ func (adapter) Skill(a *scripted.Turns, name string) follower.Result {
 	return follower.Result{Text: "the skill tool handed over no skill text: " + r.Text, IsError: true}
 }
 
-// Agent runs the follower's subagent with the task tool, in sync mode,
-// as Copilot's general-purpose agent, on the session's model (the text's
-// tiers name no model here).
+// Agent runs the follower's subagent with the task tool, in the
+// background, as Copilot's general-purpose agent, on the session's model
+// (the text's tiers name no model here), and waits for its answer; or
+// sends the prompt to the agent c.Continue names and waits for that
+// answer (a fix round), as host-copilot.md says.
 func (adapter) Agent(a *scripted.Turns, c follower.AgentCall, sub scripted.Script) follower.AgentResult {
-	r := (&Turns{a}).Task(Dispatch{Name: agentName(c.Description), Description: c.Description, Prompt: c.Prompt, AgentType: AgentType}, sub)
-	return follower.AgentResult{Reply: strings.TrimSpace(r.Text)}
+	t := &Turns{a}
+	id := c.Continue
+	if id == "" {
+		r := t.Task(Dispatch{Name: agentName(c.Description), Description: c.Description, Prompt: c.Prompt, AgentType: AgentType, Mode: Background}, sub)
+		if id = AgentID(r.Text); id == "" {
+			a.Failf("%s: the task gave no agent id: %q", c.Description, scripted.Clip(r.Text, 300))
+		}
+	} else {
+		t.WriteAgent(id, c.Prompt)
+	}
+	ag := t.ReadAgent(id)
+	for ag.Status == "running" {
+		ag = t.ReadAgent(id)
+	}
+	if ag.Status != "idle" && ag.Status != "completed" {
+		a.Failf("%s ended %q: %q", c.Description, ag.Status, scripted.Clip(ag.Text, 300))
+	}
+	return follower.AgentResult{ID: id, Reply: ag.Answer}
 }
 
 // agentName is the task's short name: the description's words, lower

@@ -40,3 +40,18 @@ func TestSkillContext(t *testing.T) {
 func TestAgentName(t *testing.T) {
 	assert.Equal(t, "implement-task-1", agentName("Implement  Task 1"))
 }
+
+// A background task's result gives the agent id; read_agent gives the
+// agent's turns, the answer the last one's (after [Response] in a turn
+// that began with a message).
+func TestAgentTurns(t *testing.T) {
+	assert.Equal(t, "97fa9e45-6724-41f0-96e5-18eebde76a0a", AgentID("Agent started in background with agent_id: 97fa9e45-6724-41f0-96e5-18eebde76a0a. You'll be notified when it completes."))
+	assert.Empty(t, AgentID("REPORT 1"))
+	head := "Agent is idle (waiting for messages). agent_id: 97fa9e45-6724-41f0-96e5-18eebde76a0a, agent_type: general-purpose, status: idle, description: impl2, elapsed: 1s, total_turns: 2\n\n"
+	first := parseAgent(head + "[Turn 0]\nStatus: DONE\nCommits: none\n")
+	assert.Equal(t, "idle", first.Status)
+	assert.Equal(t, "Status: DONE\nCommits: none", first.Answer)
+	again := parseAgent(head + "[Turn 0]\nREPORT 1\n\n[Turn 1]\n[Message]\nFix round 1 of Task 2.\nFix: F1 x\n\n[Response]\nStatus: DONE\nTests: ok")
+	assert.Equal(t, "Status: DONE\nTests: ok", again.Answer)
+	assert.Equal(t, "running", parseAgent("Agent is running. agent_id: x, agent_type: general-purpose, status: running, elapsed: 3s").Status)
+}

@@ -59,6 +59,7 @@ type unit struct {
 	named string // the row the last command named for it; "" after an answer
 
 	implementer   string
+	dispatched    string // the implementer this session's dispatch answered with
 	review        string
 	notVerifiable string
 	open          []finding

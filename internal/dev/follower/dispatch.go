@@ -129,7 +129,7 @@ func (c *controller) dispatch(u *unit, next string) {
 	switch name {
 	case "Implementer prompt":
 		ar := c.implement(u, name, v)
-		u.implementer = ar.ID
+		u.implementer, u.dispatched = ar.ID, ar.ID
 		c.answered(u, ar.Reply, "implementer")
 	case "Reviewer prompt", "Final reviewer prompt":
 		c.need(u, v, "<package>")
@@ -223,8 +223,9 @@ func (c *controller) agent(desc, prompt, model string) AgentResult {
 	return c.t.Agent(AgentCall{Description: desc, Prompt: prompt, Model: model, Type: SubagentType, Background: !c.foreground()})
 }
 
-// fix dispatches fix round r, as a fresh implementer on the model the
-// dispatch table gives.
+// fix dispatches fix round r on the model the dispatch table gives: to
+// the implementer the unit knows (its agent id), where the host's file
+// says its rounds continue it, else to a fresh implementer.
 func (c *controller) fix(u *unit, r int) {
 	v := c.values(u).With("<R>", strconv.Itoa(r),
 		"<what the review could not verify, or none>", orNone(u.notVerifiable))
@@ -235,15 +236,24 @@ func (c *controller) fix(u *unit, r int) {
 		kind = "final fix"
 	}
 	d := c.how(kind, r)
-	ar := c.agent(fmt.Sprintf("%s: fix round %d", u.name, r), prompt, c.model(d.model, u))
+	call := AgentCall{Description: fmt.Sprintf("%s: fix round %d", u.name, r), Prompt: prompt, Model: c.model(d.model, u),
+		Type: SubagentType, Background: !c.foreground()}
+	if u.task() && c.continues(r, u.implementer != u.dispatched) && orNone(u.implementer) != "none" {
+		call.Continue = u.implementer
+	}
+	ar := c.t.Agent(call)
 	c.implementerDone(ar.Reply)
 	if !hasTests(ar.Reply) && sendBackRe.MatchString(oneLine(c.skill.Body)) {
 		// The text sends such an answer back: the same round again.
-		ar = c.agent(fmt.Sprintf("%s: fix round %d, again", u.name, r), prompt, c.model(d.model, u))
+		call.Description += ", again"
+		if call.Continue != "" {
+			call.Continue = ar.ID
+		}
+		ar = c.t.Agent(call)
 		c.implementerDone(ar.Reply)
 	}
 	if u.task() {
-		u.implementer = ar.ID
+		u.implementer, u.dispatched = ar.ID, ar.ID
 	}
 	c.answered(u, ar.Reply, "fix")
 }

@@ -2,6 +2,7 @@ package follower
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -94,10 +95,16 @@ var WalkCeilings = []int{5, 9, 4}
 // WalkLedger is the walk-through's ledger at its end, for the branch's
 // commits c (after mainHead, oldest first), short giving git's short form
 // of a sha, and the implementers' ids: Task 1's, Task 2's, its fix
-// round's and Task 3's.
+// round's and Task 3's. A fix round that continued Task 2's implementer
+// (its id again) records no implementer= line: the ledger records an id
+// only when it changes.
 func WalkLedger(mainHead string, c []string, short func(string) string, ids ...string) string {
 	s := short
-	return strings.Join([]string{
+	fixer := "Task 2: implementer=" + ids[2]
+	if ids[2] == ids[1] && ids[1] != "" {
+		fixer = ""
+	}
+	lines := []string{
 		IdentityPrefix + WalkPlanPath,
 		"Task 1: base=" + mainHead,
 		"Task 1: implementer=" + ids[0],
@@ -108,7 +115,7 @@ func WalkLedger(mainHead string, c []string, short func(string) string, ids ...s
 		"Task 2: base=" + c[1],
 		"Task 2: implementer=" + ids[1],
 		"Task 2: reviewed_head=" + c[2],
-		"Task 2: implementer=" + ids[2],
+		fixer,
 		"Task 2: reviewed_head=" + c[3],
 		fmt.Sprintf("Task 2: fix round 1/5 (1 addressed, 0 open — none; commits %s..%s)", s(c[2]), s(c[3])),
 		fmt.Sprintf("Task 2: complete (commits %s..%s, review clean)", s(c[1]), s(c[3])),
@@ -120,7 +127,8 @@ func WalkLedger(mainHead string, c []string, short func(string) string, ids ...s
 		"Final: reviewed_head=" + c[4],
 		"Final: minor (deferred): naming drift between greet and bye",
 		fmt.Sprintf("Final: complete (commits %s..%s, review clean)", s(mainHead), s(c[4])),
-	}, "\n") + "\n"
+	}
+	return strings.Join(slices.DeleteFunc(lines, func(l string) bool { return l == "" }), "\n") + "\n"
 }
 
 // FinishedLedger is a ledger as a run left it: kept, the copy made just

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/sdd-go/sdd-go/internal/dev/ship"
@@ -68,6 +69,34 @@ func (c *controller) asHostRuns(chain string) string {
 		}
 	}
 	return strings.Join(parts, " && ")
+}
+
+// continuesRe is the host file's row "a fix round" where the host can
+// message a subagent that has answered: the rounds that go to the task's
+// implementer again.
+var continuesRe = regexp.MustCompile(`^rounds (\d+)-(\d+): continue the implementer\b`)
+
+// earlierText is the host file's exception to its rounds that continue
+// the implementer: one an earlier session dispatched (the id Look
+// printed) is not this session's to message.
+const earlierText = "an implementer of an earlier session: a new implementer"
+
+// continues says whether fix round r continues the task's implementer,
+// as the host file's row "a fix round" says: "rounds A-B: continue the
+// implementer …" where the host can (but for an implementer of an
+// earlier session, earlier, where the row says so), "a new implementer
+// …" where it cannot; any other cell fails the run.
+func (c *controller) continues(r int, earlier bool) bool {
+	cell := c.hostNeed("a fix round")
+	if m := continuesRe.FindStringSubmatch(cell); m != nil {
+		from, _ := strconv.Atoi(m[1])
+		to, _ := strconv.Atoi(m[2])
+		return from <= r && r <= to && !(earlier && strings.Contains(cell, earlierText))
+	}
+	if !strings.HasPrefix(cell, "a new implementer") {
+		c.fail("the host's file says neither \"rounds A-B: continue the implementer\" nor \"a new implementer\" in its row \"a fix round\": %q", cell)
+	}
+	return false
 }
 
 // HostFile is the name of the skill's file for host.

@@ -30,8 +30,9 @@ type Tools interface {
 	// Skill invokes a skill by name; Text holds what the host returns
 	// with it: "Base directory for this skill: <dir>\n\n<body>".
 	Skill(name string) Result
-	// Agent dispatches a subagent and returns its final reply once it
-	// has answered (an asynchronous launch is waited for).
+	// Agent dispatches a subagent, or continues one (call.Continue), and
+	// returns its final reply once it has answered (an asynchronous launch
+	// is waited for).
 	Agent(call AgentCall) AgentResult
 	// Say ends the turn with text: a question to the human, a report.
 	Say(text string)
@@ -60,6 +61,11 @@ type AgentCall struct {
 	// in a later turn (Claude Code's default). The text has every dispatch
 	// in the foreground.
 	Background bool
+	// Continue is the id of a subagent that answered before (the
+	// implementer of a fix round the host's file continues): Prompt goes
+	// to it as its next message, and no new subagent starts. "" starts
+	// one.
+	Continue string
 }
 
 // AgentResult is a subagent's id and final reply.

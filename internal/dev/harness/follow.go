@@ -22,7 +22,9 @@ type Adapter interface {
 	Write(a *scripted.Turns, path, content string) follower.Result
 	Skill(a *scripted.Turns, name string) follower.Result
 	// Agent dispatches the subagent whose conversation sub plays (its
-	// first prompt is c.Prompt) and returns its id and final text.
+	// first prompt is c.Prompt) and returns its id and final text; with
+	// c.Continue (sub nil) it sends c.Prompt to that subagent instead, as
+	// the host's file says a fix round does.
 	Agent(a *scripted.Turns, c follower.AgentCall, sub scripted.Script) follower.AgentResult
 }
 
@@ -139,7 +141,9 @@ func (t *tools) Skill(name string) follower.Result {
 	return r
 }
 
-// Agent dispatches the follower's subagent for the prompt.
+// Agent dispatches the follower's subagent for the prompt, or sends the
+// prompt to the subagent c.Continue names: its conversation goes on from
+// its answer with the script of the prompt's role (a fix round).
 func (t *tools) Agent(c follower.AgentCall) follower.AgentResult {
 	from := t.call()
 	script, ok := t.sc.Subagent(c.Prompt)
@@ -148,14 +152,32 @@ func (t *tools) Agent(c follower.AgentCall) follower.AgentResult {
 	}
 	ad, sc := t.ad, t.sc
 	sub := func(a *scripted.Turns) {
-		reply := script(&tools{ad: ad, a: a, sc: sc})
+		st := &tools{ad: ad, a: a, sc: sc}
+		reply := script(st)
 		for {
-			a.Say(reply)
+			reply = continued(st, a.Say(reply), reply)
 		}
 	}
+	if c.Continue != "" {
+		sub = nil // the subagent's conversation has its script
+	}
 	r := t.ad.Agent(t.a, c, sub)
-	t.step(Step{Call: follower.Call{Tool: "Agent", Input: c.Prompt, Model: c.Model}, ID: r.ID}, from)
+	t.step(Step{Call: follower.Call{Tool: "Agent", Input: c.Prompt, Model: c.Model}, ID: r.ID, Continued: c.Continue}, from)
 	return r
+}
+
+// continued is a subagent's next answer after the texts the host sent it
+// once it had answered: where one is a prompt of the follower's (a fix
+// round sent to the implementer), that prompt's script goes on in the
+// same conversation, with the same tools (its steps numbered on); else
+// (a notification) the answer stands.
+func continued(st *tools, sent []string, answer string) string {
+	for _, text := range sent {
+		if script, ok := st.sc.Subagent(st.a.AsPrompt(text)); ok {
+			return script(st)
+		}
+	}
+	return answer
 }
 
 func (t *tools) Say(text string) {

@@ -55,6 +55,10 @@ type Facts struct {
 	// AgentIDs: a dispatch's answer gives the agent's id, which the
 	// ledger records as the implementer; else the ledger records none.
 	AgentIDs bool
+	// Continues: fix rounds 1-3 go to the task's implementer again, as
+	// the host's file says (its row "a fix round"); else each is a new
+	// implementer.
+	Continues bool
 	// Reads is how the host reads a 2000-line part of a package of over
 	// 256 KB.
 	Reads Reads

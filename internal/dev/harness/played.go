@@ -38,6 +38,7 @@ type Step struct {
 	Text          string // a Bash's output
 	IsError       bool
 	ID            string   // a dispatch's agent id, when the host gives one
+	Continued     string   // the agent a dispatch went on (follower.AgentCall.Continue)
 	Calls         []string // the host's calls, in order
 }
 

@@ -185,12 +185,17 @@ func walkThrough(t *testing.T, h Host) {
 	short := func(sha string) string { return testutil.Git(t, repo, "rev-parse", "--short", sha) }
 	ledger := finished(t, p, keep)
 	if h.Facts().AgentIDs {
-		// The implementers the ledger records are agents the host gave.
+		// The implementers the ledger records are agents the host gave;
+		// where the fix round continued Task 2's, it records none again.
 		got := follower.ImplementerIDs(ledger)
-		require.Len(t, got, 4)
 		for _, id := range got {
 			assert.Contains(t, ids, id, "an implementer no dispatch answered with")
 		}
+		if h.Facts().Continues {
+			require.Len(t, got, 3)
+			got = slices.Insert(got, 2, got[1])
+		}
+		require.Len(t, got, 4)
 		assert.Equal(t, follower.WalkLedger(mainHead, c, short, got...), ledger)
 	} else {
 		assert.Empty(t, follower.ImplementerIDs(ledger))
@@ -203,9 +208,51 @@ func walkThrough(t *testing.T, h Host) {
 	// What the human must still decide is in the last message.
 	assert.Contains(t, p.Final, "Task 1: minor (deferred): check1.sh repeats the file name")
 	assert.Contains(t, p.Final, "verdict: Final: complete")
+	checkFixRound(t, h, p)
 	if c, ok := h.(WalkThroughChecker); ok {
 		c.CheckWalkThrough(t, s, p)
 	}
+}
+
+// checkFixRound: Task 2's fix round went where the host's file says.
+// Where the host continues the implementer, the fix prompt went to Task
+// 2's implementer (its id), which did the fix in its own conversation,
+// and no conversation began with the fix prompt; elsewhere it started a
+// new implementer.
+func checkFixRound(t *testing.T, h Host, p *Played) {
+	var implementer string
+	fixes := 0
+	for _, st := range p.Controller() {
+		d, ok := follower.ParseDispatch(st.Input)
+		if st.Tool != "Agent" || !ok || d.N != 2 {
+			continue
+		}
+		switch d.Role {
+		case follower.RoleImplementer:
+			implementer = st.ID
+		case follower.RoleFix:
+			fixes++
+			if !h.Facts().Continues {
+				assert.Empty(t, st.Continued, "a fix round continued an agent")
+				assert.Contains(t, p.Steps, st.Input, "no new implementer took the fix prompt")
+				continue
+			}
+			require.NotEmpty(t, implementer)
+			assert.Equal(t, implementer, st.Continued, "the fix round went to another agent than Task 2's implementer")
+			assert.Equal(t, implementer, st.ID)
+			assert.NotContains(t, p.Steps, st.Input, "the fix prompt began a conversation of its own")
+			var inImplementer []string
+			for conv, steps := range p.Steps {
+				if d, ok := follower.ParseDispatch(conv); ok && d.Role == follower.RoleImplementer && d.N == 2 {
+					for _, s := range steps {
+						inImplementer = append(inImplementer, s.Tool+" "+s.Input)
+					}
+				}
+			}
+			assert.Contains(t, strings.Join(inImplementer, "\n"), "review-", "Task 2's implementer did not read the review of its fix round")
+		}
+	}
+	assert.Equal(t, 1, fixes, "Task 2's fix rounds")
 }
 
 // largePackage: a task whose package (7500 lines) is over the 256 KB the

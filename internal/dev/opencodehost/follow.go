@@ -25,7 +25,8 @@ import (
 //	Read   read{filePath, offset, limit}: lines, 1-indexed, as Claude Code's
 //	Write  write{filePath, content}
 //	Skill  skill{name}: the body and "Base directory for this skill: DIR"
-//	Agent  task{description, prompt, subagent_type}: always in the foreground
+//	Agent  task{description, prompt, subagent_type}: always in the foreground;
+//	       task_id too to continue the implementer (a fix round)
 
 // SkillName is the skill's name in OpenCode: the folder's, with no plugin
 // before it (Claude Code's is sdd-go:subagent-driven-development).
@@ -47,12 +48,13 @@ func (adapter) Host() string { return "opencode" }
 func (adapter) Facts() harness.Facts {
 	one := func(name string) *regexp.Regexp { return regexp.MustCompile("^" + name + " $") }
 	return harness.Facts{
-		Skill:    SkillName,
-		Model:    opencodecli.Model,
-		AgentIDs: true,
-		Reads:    harness.GoesOn,
-		Calls:    map[string]*regexp.Regexp{"Bash": one("bash"), "Read": one("read"), "Skill": one("skill"), "Agent": one("task")},
-		Resumes:  harness.FewResumes,
+		Skill:     SkillName,
+		Model:     opencodecli.Model,
+		AgentIDs:  true,
+		Continues: true,
+		Reads:     harness.GoesOn,
+		Calls:     map[string]*regexp.Regexp{"Bash": one("bash"), "Read": one("read"), "Skill": one("skill"), "Agent": one("task")},
+		Resumes:   harness.FewResumes,
 	}
 }
 
@@ -208,8 +210,16 @@ func skillBody(sk Skill) (string, bool) {
 // follower names (haiku, sonnet, opus: the text's tiers) is not passed.
 // Nor is Background: task runs in the foreground (its background mode is
 // experimental in 1.18.33), which the text asks for anyway.
+//
+// A call that continues a subagent (c.Continue, a fix round) is a task
+// call with its task_id: the prompt is the child session's next user
+// message, and its conversation's script goes on.
 func (adapter) Agent(a *scripted.Turns, c follower.AgentCall, sub scripted.Script) follower.AgentResult {
-	tk := (&Turns{a}).Task(Dispatch{Description: c.Description, Prompt: c.Prompt, SubagentType: SubagentType}, fromScripted(sub))
+	var script Script
+	if sub != nil {
+		script = fromScripted(sub)
+	}
+	tk := (&Turns{a}).Task(Dispatch{Description: c.Description, Prompt: c.Prompt, SubagentType: SubagentType, TaskID: c.Continue}, script)
 	if tk.State != "completed" {
 		a.Failf("%s ended %q: %q", c.Description, tk.State, scripted.Clip(tk.Result.Text, 300))
 	}

@@ -174,6 +174,16 @@ func (a *Turns) Say(text string) []string {
 	return a.turn(Turn{Text: text}).Notes
 }
 
+// AsPrompt is a text the host sent without what the host added to it
+// (Server.PromptOf): a message to a subagent that has answered, as its
+// sender wrote it.
+func (a *Turns) AsPrompt(text string) string {
+	if a.srv.PromptOf == nil {
+		return text
+	}
+	return a.srv.PromptOf(text)
+}
+
 // LastID is the id of the script's last call.
 func (a *Turns) LastID() string { return a.srv.wire.CallID(a.prefix, a.calls) }
 
