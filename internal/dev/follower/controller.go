@@ -7,9 +7,6 @@ import (
 	"strings"
 )
 
-// SubagentType is the Agent tool's subagent type of every dispatch.
-const SubagentType = "general-purpose"
-
 // stopped unwinds a script once it has said its last words.
 type stopped string
 

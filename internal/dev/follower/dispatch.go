@@ -220,7 +220,7 @@ func (c *controller) foreground() bool {
 }
 
 func (c *controller) agent(desc, prompt, model string) AgentResult {
-	return c.t.Agent(AgentCall{Description: desc, Prompt: prompt, Model: model, Type: SubagentType, Background: !c.foreground()})
+	return c.t.Agent(AgentCall{Description: desc, Prompt: prompt, Model: model, Type: c.dispatchType(), Background: !c.foreground()})
 }
 
 // fix dispatches fix round r on the model the dispatch table gives: to
@@ -237,7 +237,7 @@ func (c *controller) fix(u *unit, r int) {
 	}
 	d := c.how(kind, r)
 	call := AgentCall{Description: fmt.Sprintf("%s: fix round %d", u.name, r), Prompt: prompt, Model: c.model(d.model, u),
-		Type: SubagentType, Background: !c.foreground()}
+		Type: c.dispatchType(), Background: !c.foreground()}
 	if u.task() && c.continues(r, u.implementer != u.dispatched) && orNone(u.implementer) != "none" {
 		call.Continue = u.implementer
 	}

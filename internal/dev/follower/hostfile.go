@@ -71,6 +71,21 @@ func (c *controller) asHostRuns(chain string) string {
 	return strings.Join(parts, " && ")
 }
 
+// dispatchTypeRe is the subagent type in the host file's row "a
+// dispatch": the parameter that names it on that host's tool (Claude
+// Code's and OpenCode's `subagent_type`, Copilot's `agent_type`,
+// Gemini's `agent_name`) and the code span after it.
+var dispatchTypeRe = regexp.MustCompile("`(?:subagent_type|agent_type|agent_name)` `([^`]+)`")
+
+// dispatchType is the subagent type the host file's row "a dispatch"
+// names, "" where it names none (Codex's spawn_agent takes no type).
+func (c *controller) dispatchType() string {
+	if m := dispatchTypeRe.FindStringSubmatch(c.hostNeed("a dispatch")); m != nil {
+		return m[1]
+	}
+	return ""
+}
+
 // continuesRe is the host file's row "a fix round" where the host can
 // message a subagent that has answered: the rounds that go to the task's
 // implementer again.

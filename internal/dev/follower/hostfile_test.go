@@ -62,9 +62,9 @@ func fixRounds(t *testing.T, md string, earlier bool) (rounds []int, failed stri
 // TestFixRoundRow: each host's file says, in its row "a fix round",
 // which fix rounds go to the task's implementer again (Codex CLI,
 // OpenCode and Copilot CLI: 1-3), or that each is a new implementer
-// (Claude Code); an edit of that row changes the rounds or fails the run.
+// (Claude Code, Gemini CLI); an edit of that row changes the rounds or fails the run.
 func TestFixRoundRow(t *testing.T) {
-	want := map[string][]int{"claude-code": nil, "codex": {1, 2, 3}, "opencode": {1, 2, 3}, "copilot": {1, 2, 3}}
+	want := map[string][]int{"claude-code": nil, "codex": {1, 2, 3}, "opencode": {1, 2, 3}, "copilot": {1, 2, 3}, "gemini": nil}
 	for host, rounds := range want {
 		b, err := os.ReadFile(testutil.ModuleRoot() + "/skill/" + HostFile(host))
 		require.NoError(t, err)
@@ -92,5 +92,28 @@ func TestFixRoundRow(t *testing.T) {
 		assert.Contains(t, failed, `in its row "a fix round"`, host)
 		_, failed = fixRounds(t, strings.Replace(md, row, "| a fix ", 1), false)
 		assert.Contains(t, failed, `no row "a fix round"`, host)
+	}
+}
+
+// TestDispatchTypeRow: the subagent type of every dispatch is the one
+// each host's file names in its row "a dispatch" (none for Codex CLI's
+// spawn_agent); an edit of that name changes the type dispatched.
+func TestDispatchTypeRow(t *testing.T) {
+	want := map[string]string{"claude-code": "general-purpose", "codex": "", "opencode": "general", "copilot": "general-purpose", "gemini": "generalist"}
+	for host, typ := range want {
+		b, err := os.ReadFile(testutil.ModuleRoot() + "/skill/" + HostFile(host))
+		require.NoError(t, err)
+		md := string(b)
+		host1, err := ParseText(md)
+		require.NoError(t, err)
+		c := &controller{t: &sayOnly{}, host: host1}
+		assert.Equal(t, typ, c.dispatchType(), host)
+		if typ == "" {
+			continue
+		}
+		other, err := ParseText(strings.Replace(md, "` `"+typ+"`", "` `Explore`", 1))
+		require.NoError(t, err)
+		c = &controller{t: &sayOnly{}, host: other}
+		assert.Equal(t, "Explore", c.dispatchType(), host)
 	}
 }

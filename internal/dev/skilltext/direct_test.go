@@ -14,8 +14,12 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/sdd-go/sdd-go/internal/dev/copilothost"
 	"github.com/sdd-go/sdd-go/internal/dev/follower"
+	"github.com/sdd-go/sdd-go/internal/dev/geminihost"
+	"github.com/sdd-go/sdd-go/internal/dev/opencodehost"
 	"github.com/sdd-go/sdd-go/internal/dev/plaincmd"
+	"github.com/sdd-go/sdd-go/internal/dev/ship"
 	"github.com/sdd-go/sdd-go/internal/dev/testutil"
 )
 
@@ -28,20 +32,25 @@ import (
 // cds or reads a variable it does not set; Read refuses a file over 256 KB
 // without offset and limit, in the host's words, returns at most 2000
 // lines, and numbers them as the host does; Write refuses to overwrite a
-// file the agent has not read; Agent and SendMessage run the subagent the
-// scenario routes the prompt to, with its own tools; SendMessage works only
-// once ToolSearch has loaded it. Every call is logged.
+// file the agent has not read; Agent runs the subagent the scenario
+// routes the prompt to, with its own tools, as the agent type the host
+// has (directHosts), and a call that continues a subagent goes on with
+// that subagent's tools where the host can continue it, and fails
+// where it cannot. Every call is logged.
 
 // directCall is one logged tool call.
 type directCall struct {
-	Actor   string // "controller" or the subagent's id
-	Tool    string // Bash, Read, Write, Skill, Agent, ToolSearch, SendMessage, Say
-	Input   string // the command, path, prompt, message or text
-	Offset  int
-	Limit   int
-	Model   string
-	Output  string
-	IsError bool
+	Actor  string // "controller" or the subagent's id
+	Tool   string // Bash, Read, Write, Skill, Agent, Say
+	Input  string // the command, path, prompt, message or text
+	Offset int
+	Limit  int
+	Model  string
+	// Continued is, for an Agent call that went on with a subagent
+	// (follower.AgentCall.Continue), that subagent's id.
+	Continued string
+	Output    string
+	IsError   bool
 	// Ledgers holds, after each controller call, every progress.md
 	// under .superpowers/sdd, by workspace name.
 	Ledgers map[string]string
@@ -55,11 +64,15 @@ type directHost struct {
 	skillDir string
 	sc       follower.Scenario
 	calls    []directCall
+	host     string // the host whose file of the skill the controller reads
 	ids      int
 	agents   map[string]string // agent id → role and task of its first dispatch ("implementer 2")
-	keep     string            // where the rm wrapper keeps what it deletes
-	maxCalls int               // controller calls before the run is cut; 0: no cut
-	ctlCalls int
+	// subagents are the subagents by id, their tools (and so what they
+	// have read) kept for a call that continues one.
+	subagents map[string]*directActor
+	keep      string // where the rm wrapper keeps what it deletes
+	maxCalls  int    // controller calls before the run is cut; 0: no cut
+	ctlCalls  int
 	// rules are the user's allow rules (follower.UserRules); skillRules
 	// the skill's allowed-tools, which the controller's calls get too
 	// while the skill is active: from the Skill call to the end of that
@@ -78,15 +91,37 @@ type directCut struct{}
 
 // directActor is the controller or one subagent: its own tools.
 type directActor struct {
-	h      *directHost
-	name   string
-	seen   map[string]bool // files read or written (Write's rule)
-	loaded bool            // ToolSearch select:SendMessage
+	h          *directHost
+	name       string
+	seen       map[string]bool // files read or written (Write's rule)
+	background bool            // dispatched in the background (a subagent)
+}
+
+// directHostFacts is what the direct executor does as a host does it.
+type directHostFacts struct {
+	// agentType is the type of the host's subagent with every tool (the
+	// shell, files): the one each host suite dispatches.
+	agentType string
+	// continues says which subagents a call can continue, as the host's
+	// tools can: Claude Code's SendMessage reaches one in the background
+	// only; Codex's resume_agent, OpenCode's task_id and Copilot's
+	// write_agent any this session started; Gemini's invoke_agent none.
+	continues func(a *directActor) bool
+}
+
+// directHosts are the hosts whose file of the skill the executor runs.
+var directHosts = map[string]directHostFacts{
+	"claude-code": {"general-purpose", func(a *directActor) bool { return a.background }},
+	"codex":       {"", func(*directActor) bool { return true }}, // spawn_agent takes no type
+	"opencode":    {opencodehost.SubagentType, func(*directActor) bool { return true }},
+	"copilot":     {copilothost.AgentType, func(*directActor) bool { return true }},
+	"gemini":      {geminihost.Agent, func(*directActor) bool { return false }},
 }
 
 // directOptions set up a run.
 type directOptions struct {
 	skillDir string // default: the repository's skill/
+	host     string // default: claude-code
 	maxCalls int
 	// after is an earlier run in the same session: its subagents can
 	// still be reached (a controller resumed after a compaction).
@@ -109,7 +144,17 @@ func runDirect(t *testing.T, repo *testutil.Repo, sc follower.Scenario, o direct
 	if o.skillDir == "" {
 		o.skillDir = filepath.Join(moduleRoot, "skill")
 	}
+	if o.host == "" {
+		o.host = "claude-code"
+	}
 	base := t.TempDir()
+	path := []string{binDir, "/usr/local/bin", "/usr/bin", "/bin"}
+	if o.host != "claude-code" {
+		// The other hosts put no bin/ on PATH: their files have the
+		// commands run from the skill's bin/, which the install fills.
+		o.skillDir = installedSkill(t, o.skillDir, filepath.Join(base, "skill"))
+		path = path[1:]
+	}
 	home, tools, keep := filepath.Join(base, "home"), filepath.Join(base, "tools"), filepath.Join(base, "kept")
 	for _, d := range []string{home, tools, keep} {
 		require.NoError(t, os.MkdirAll(d, 0o755))
@@ -119,10 +164,11 @@ func runDirect(t *testing.T, repo *testutil.Repo, sc follower.Scenario, o direct
 	skillMD, err := os.ReadFile(filepath.Join(o.skillDir, "SKILL.md"))
 	require.NoError(t, err)
 	h := &directHost{
-		t: t, root: repo.Root, skillDir: o.skillDir, sc: sc, agents: map[string]string{},
-		keep: keep, maxCalls: o.maxCalls,
+		t: t, root: repo.Root, skillDir: o.skillDir, sc: sc, agents: map[string]string{}, host: o.host,
+		subagents: map[string]*directActor{},
+		keep:      keep, maxCalls: o.maxCalls,
 		rules: plaincmd.Rules(sc.UserRules()), skillRules: plaincmd.Rules(follower.AllowedTools(string(skillMD))),
-		env: []string{"PATH=" + strings.Join([]string{tools, binDir, "/usr/local/bin", "/usr/bin", "/bin"}, ":"), "HOME=" + home},
+		env: []string{"PATH=" + strings.Join(append([]string{tools}, path...), ":"), "HOME=" + home},
 	}
 	if g, ok := os.LookupEnv("GORACE"); ok {
 		// The commands are race-enabled under go test -race: without
@@ -130,7 +176,7 @@ func runDirect(t *testing.T, repo *testutil.Repo, sc follower.Scenario, o direct
 		h.env = append(h.env, "GORACE="+g)
 	}
 	if o.after != nil {
-		h.agents, h.ids = o.after.h.agents, o.after.h.ids
+		h.agents, h.ids, h.subagents = o.after.h.agents, o.after.h.ids, o.after.h.subagents
 	}
 	r := &directRun{h: h, keep: keep}
 	func() {
@@ -146,6 +192,18 @@ func runDirect(t *testing.T, repo *testutil.Repo, sc follower.Scenario, o direct
 	}()
 	r.calls = h.calls
 	return r
+}
+
+// installedSkill is the skill in dir copied to dst with the binaries in
+// its bin/, as the installer leaves it for a host with no bin/ on PATH.
+func installedSkill(t *testing.T, dir, dst string) string {
+	t.Helper()
+	require.NoError(t, os.CopyFS(dst, os.DirFS(dir)))
+	require.NoError(t, os.Mkdir(filepath.Join(dst, "bin"), 0o755))
+	for _, name := range ship.Commands {
+		require.NoError(t, os.Symlink(filepath.Join(binDir, name), filepath.Join(dst, "bin", name)))
+	}
+	return dst
 }
 
 func (h *directHost) actor(name string) *directActor {
@@ -195,15 +253,18 @@ func (a *directActor) Bash(command string) follower.Result {
 
 func (a *directActor) bash(command string) follower.Result {
 	rules := a.h.rules
-	if a.name == "controller" && a.h.skillActive {
+	if a.name == "controller" && (a.h.skillActive || a.h.host != "claude-code") {
+		// Claude Code pre-approves the skill's commands in the turn that
+		// loaded it; the other hosts by their install (Gemini's policy)
+		// or run them unasked, as their suites do.
 		rules = append(append([]plaincmd.Rule(nil), rules...), a.h.skillRules...)
 	}
-	if err := plaincmd.Check(command, rules); err != nil {
+	if err := plaincmd.Check(a.byName(command), rules); err != nil {
 		// As the host refuses a command no rule pre-approves, under
 		// claude -p: no person is there to ask.
 		return follower.Result{Text: PermissionRefusal + " (" + err.Error() + ")", IsError: true}
 	}
-	if a.name == "controller" && strings.Contains(command, "sdd-ledger finish ") {
+	if a.name == "controller" && follower.RunsFinish(command) {
 		// Finish deletes the workspace: the test reads its files from a
 		// copy made just before.
 		ws, _ := filepath.Glob(filepath.Join(a.h.root, ".superpowers", "sdd", "*", "progress.md"))
@@ -365,21 +426,58 @@ func (a *directActor) skill(name string) follower.Result {
 	return follower.Result{Text: follower.BaseDirPrefix + a.h.skillDir + "\n\n" + strings.TrimLeft(body, "\n")}
 }
 
+// byName is a command line with each command the skill's bin/ holds by
+// its name, as the rules name it: a command by another path stays so.
+func (a *directActor) byName(command string) string {
+	for _, name := range ship.Commands {
+		command = strings.ReplaceAll(command, "'"+a.h.skillDir+"/bin/"+name+"'", name)
+	}
+	return command
+}
+
 func (a *directActor) Agent(call follower.AgentCall) follower.AgentResult {
 	a.count()
-	if call.Background && a.name == "controller" {
+	if call.Background && a.name == "controller" && a.h.host == "claude-code" {
 		a.h.skillActive = false // the answer comes in a new turn
+	}
+	facts := directHosts[a.h.host]
+	a.log(directCall{Tool: "Agent", Input: call.Prompt, Model: call.Model, Continued: call.Continue})
+	i := len(a.h.calls) - 1
+	fail := func(format string, args ...any) follower.AgentResult {
+		a.h.calls[i].Output, a.h.calls[i].IsError = fmt.Sprintf(format, args...), true
+		return follower.AgentResult{Reply: a.h.calls[i].Output}
+	}
+	if call.Continue != "" {
+		sub, ok := a.h.subagents[call.Continue]
+		switch {
+		case !ok:
+			return fail("no subagent %q to continue", call.Continue)
+		case !facts.continues(sub):
+			return fail("%s cannot continue subagent %s", a.h.host, call.Continue)
+		}
+		script, ok := a.h.sc.Subagent(call.Prompt)
+		if !ok {
+			return fail("(nothing answers this prompt)")
+		}
+		// The same subagent goes on: its id, and its tools with what it
+		// has read.
+		a.h.calls[i].Output = script(sub)
+		return follower.AgentResult{ID: call.Continue, Reply: a.h.calls[i].Output}
+	}
+	if call.Type != facts.agentType {
+		return fail("%s has no agent of type %q with every tool (%q is)", a.h.host, call.Type, facts.agentType)
 	}
 	a.h.ids++
 	id := fmt.Sprintf("agent-%d", a.h.ids)
-	a.log(directCall{Tool: "Agent", Input: call.Prompt, Model: call.Model})
-	i := len(a.h.calls) - 1
 	script, ok := a.h.sc.Subagent(call.Prompt)
 	reply := "(nothing answers this prompt)"
 	if ok {
 		d, _ := follower.ParseDispatch(call.Prompt)
 		a.h.agents[id] = fmt.Sprintf("%s %d", d.Role, d.N)
-		reply = script(a.h.actor(id))
+		sub := a.h.actor(id)
+		sub.background = call.Background
+		a.h.subagents[id] = sub
+		reply = script(sub)
 	}
 	a.h.calls[i].Output = reply
 	return follower.AgentResult{ID: id, Reply: reply}
@@ -393,7 +491,7 @@ func (a *directActor) Say(text string) {
 func TestDirectTools(t *testing.T) {
 	t.Parallel()
 	repo := testutil.NewRepo(t)
-	h := &directHost{t: t, root: repo.Root, agents: map[string]string{}, env: []string{"PATH=/usr/bin:/bin", "HOME=" + t.TempDir()}}
+	h := &directHost{t: t, root: repo.Root, host: "claude-code", agents: map[string]string{}, env: []string{"PATH=/usr/bin:/bin", "HOME=" + t.TempDir()}}
 	a := h.actor("x")
 	big := filepath.Join(repo.Root, "big.txt")
 	require.NoError(t, os.WriteFile(big, []byte(strings.Repeat("0123456789abcdefghijklmnopqrstu\n", 10000)), 0o644))
@@ -437,5 +535,43 @@ func dispatchTask(prompt string) int {
 	return d.N
 }
 
-// Host is Claude Code: its file of the skill is host-claude-code.md.
-func (a *directActor) Host() string { return "claude-code" }
+// Host is the host the run's options named (Claude Code by default).
+func (a *directActor) Host() string { return a.h.host }
+
+// TestDirectContinue: a call that continues a subagent the executor does
+// not know, or one the host cannot continue (Claude Code's in the
+// foreground, any of Gemini CLI's), fails as a failed tool call, and
+// starts no subagent; one it can goes on as that subagent.
+func TestDirectContinue(t *testing.T) {
+	t.Parallel()
+	h := &directHost{t: t, host: "codex", agents: map[string]string{}, subagents: map[string]*directActor{}}
+	ctl := h.actor("controller")
+	last := func() directCall { return h.calls[len(h.calls)-1] }
+
+	ctl.Agent(follower.AgentCall{Prompt: "Fix round 1", Continue: "agent-9"})
+	assert.True(t, last().IsError)
+	assert.Equal(t, `no subagent "agent-9" to continue`, last().Output)
+
+	h.subagents["agent-1"] = h.actor("agent-1")
+	for host, can := range map[string]bool{"claude-code": false, "gemini": false, "codex": true, "opencode": true, "copilot": true} {
+		h.host = host
+		ctl.Agent(follower.AgentCall{Prompt: "Fix round 1", Continue: "agent-1"})
+		if can {
+			// Past the host's check: the scenario has no script for the
+			// prompt.
+			assert.Equal(t, "(nothing answers this prompt)", last().Output, host)
+		} else {
+			assert.Equal(t, host+" cannot continue subagent agent-1", last().Output, host)
+		}
+		assert.True(t, last().IsError, host)
+	}
+	h.host = "claude-code"
+	h.subagents["agent-1"].background = true
+	ctl.Agent(follower.AgentCall{Prompt: "Fix round 1", Continue: "agent-1"})
+	assert.Equal(t, "(nothing answers this prompt)", last().Output, "Claude Code continues a subagent in the background")
+	assert.Zero(t, h.ids, "a continued call started a subagent")
+
+	ctl.Agent(follower.AgentCall{Prompt: "x", Type: "Explore"})
+	assert.Equal(t, `claude-code has no agent of type "Explore" with every tool ("general-purpose" is)`, last().Output)
+	assert.True(t, last().IsError)
+}

@@ -26,6 +26,14 @@ func walkRun(t *testing.T, dir string) []string {
 	return p
 }
 
+// walkRunOn is the walk-through with the host's file of host.
+func walkRunOn(host string) mutantRun {
+	return func(t *testing.T, dir string) []string {
+		p, _ := walkOn(t, dir, host)
+		return p
+	}
+}
+
 // scenarioRun runs sc to its end and requires it to finish cleanly, then
 // applies check to the actions.
 func scenarioRun(sc func() follower.Scenario, check func(actions []string) []string) mutantRun {
@@ -121,8 +129,8 @@ func roundsOf(actions []string) []string {
 	return out
 }
 
-// parkedRounds checks the breaker scenario's rounds: 1-3 by SendMessage,
-// 4-5 to a fresh implementer on opus.
+// parkedRounds checks the breaker scenario's rounds: 1-3 on the task's tier,
+// 4-5 one tier up (opus).
 func parkedRounds(actions []string) []string {
 	want := "Agent fix 2 (sonnet)|Agent fix 2 (sonnet)|Agent fix 2 (sonnet)|Agent fix 2 (opus)|Agent fix 2 (opus)"
 	if got := strings.Join(roundsOf(actions), "|"); got != want {
@@ -233,6 +241,29 @@ func TestTextMutants(t *testing.T) {
 			[]textEdit{row("[host-claude-code.md](host-claude-code.md) in Claude Code,", "")}, walkRun},
 		{"the commands run from <skill dir>/bin where the host has them on PATH",
 			[]textEdit{{file: "host-claude-code.md", old: "writes it: `<command>`", new: "writes it: `<skill dir>/bin/<command>`"}}, walkRun},
+		// The host files' decisions, each killed by the walk-through with
+		// that host's file: the agent type of a dispatch, where a fix round
+		// goes, the form of a command.
+		{"Claude Code's dispatches of a read-only agent type",
+			[]textEdit{{file: "host-claude-code.md", old: "`subagent_type` `general-purpose`", new: "`subagent_type` `Explore`"}}, walkRun},
+		{"OpenCode's dispatches of its primary agent",
+			[]textEdit{{file: "host-opencode.md", old: "`subagent_type` `general`", new: "`subagent_type` `build`"}}, walkRunOn("opencode")},
+		{"Copilot CLI's dispatches of its read-only agent",
+			[]textEdit{{file: "host-copilot.md", old: "`agent_type` `general-purpose`", new: "`agent_type` `explore`"}}, walkRunOn("copilot")},
+		{"Gemini CLI's dispatches of its investigator",
+			[]textEdit{{file: "host-gemini.md", old: "`agent_name` `generalist`", new: "`agent_name` `codebase_investigator`"}}, walkRunOn("gemini")},
+		{"Claude Code's fix round continuing a foreground implementer",
+			[]textEdit{{file: "host-claude-code.md", old: "| a fix round | a new implementer: a dispatch", new: "| a fix round | rounds 1-3: continue the implementer; rounds 4-5: a new implementer, a dispatch"}}, walkRun},
+		{"Gemini CLI's fix round continuing a finished agent",
+			[]textEdit{{file: "host-gemini.md", old: "| a fix round | a new implementer: a dispatch", new: "| a fix round | rounds 1-3: continue the implementer; rounds 4-5: a new implementer, a dispatch"}}, walkRunOn("gemini")},
+		{"Codex CLI's fix rounds a new implementer",
+			[]textEdit{{file: "host-codex.md", old: "| a fix round | rounds 1-3: continue the implementer:", new: "| a fix round | a new implementer; not: continue the implementer:"}}, walkRunOn("codex")},
+		{"OpenCode's first fix round a new implementer",
+			[]textEdit{{file: "host-opencode.md", old: "rounds 1-3: continue the implementer", new: "rounds 2-3: continue the implementer"}}, walkRunOn("opencode")},
+		{"Copilot CLI's fix rounds a new implementer",
+			[]textEdit{{file: "host-copilot.md", old: "| a fix round | rounds 1-3: continue the implementer:", new: "| a fix round | a new implementer; not: continue the implementer:"}}, walkRunOn("copilot")},
+		{"Codex CLI's commands by name, which it has not on PATH",
+			[]textEdit{{file: "host-codex.md", old: "`'<skill dir>/bin/<command>'`", new: "`<command>`"}}, walkRunOn("codex")},
 		{"rounds 1-3 one tier up",
 			[]textEdit{row("| implementer, fix rounds 1-3 | the task's tier |", "| implementer | the task's tier |\n| fix rounds 1-3 | one tier above the task's |")},
 			scenarioRun(parked, parkedRounds)},

@@ -145,9 +145,19 @@ func (p problems) String() string { return strings.Join(p, "\n") }
 // skill/) and returns what went wrong.
 func walk(t *testing.T, skillDir string) (problems, *directRun) {
 	t.Helper()
+	return walkOn(t, skillDir, "claude-code")
+}
+
+// fixContinues are the hosts whose file has Task 2's fix round (round 1)
+// continue its implementer.
+var fixContinues = map[string]bool{"codex": true, "opencode": true, "copilot": true}
+
+// walkOn is walk with the host's file of host.
+func walkOn(t *testing.T, skillDir, host string) (problems, *directRun) {
+	t.Helper()
 	repo := walkRepo(t, follower.WalkPlanPath, follower.WalkPlan)
 	mainHead := repo.Git("rev-parse", "main")
-	r := runDirect(t, repo, follower.WalkScenario(), directOptions{skillDir: skillDir})
+	r := runDirect(t, repo, follower.WalkScenario(), directOptions{skillDir: skillDir, host: host})
 	var p problems
 	if !strings.HasPrefix(r.final, "Done: ") {
 		p.add("the run did not finish: %s", r.final)
@@ -178,7 +188,31 @@ func walk(t *testing.T, skillDir string) (problems, *directRun) {
 	// The ledger as Finish found it, line by line, and the files beside it.
 	kept := filepath.Join(r.keep, "greet")
 	s := func(sha string) string { return short(repo, sha) }
-	want := walkLedger(repo, mainHead, c, "agent-1", "agent-3", "agent-5", "agent-7")
+	// The implementers' ids: Task 2's fix round a new one (agent-5), or
+	// the same one continued where the host's file says so.
+	ids := []string{"agent-1", "agent-3", "agent-5", "agent-7"}
+	if fixContinues[host] {
+		ids = []string{"agent-1", "agent-3", "agent-3", "agent-6"}
+	}
+	var continued []string
+	for _, k := range controllerCalls(r.calls) {
+		if k.Tool == "Agent" && k.Continued != "" {
+			continued = append(continued, k.Continued)
+		}
+	}
+	var wantContinued []string
+	if fixContinues[host] {
+		wantContinued = []string{"agent-3"}
+	}
+	p.eq("the subagents continued", wantContinued, continued)
+	var fixer string
+	for _, k := range r.calls {
+		if k.Tool == "Bash" && strings.Contains(k.Input, "git commit") && strings.Contains(k.Input, "fix F1") {
+			fixer = k.Actor
+		}
+	}
+	p.eq("the subagent that committed the fix", ids[2], fixer)
+	want := walkLedger(repo, mainHead, c, ids...)
 	p.eq("the ledger Finish deleted", want, finishedLedger(r))
 	pkg := func(a, b string) string { return "review-" + s(a) + ".." + s(b) }
 	var files []string
@@ -210,7 +244,7 @@ func walk(t *testing.T, skillDir string) (problems, *directRun) {
 	// in the call that closed the task.
 	var checked bool
 	for _, k := range controllerCalls(r.calls) {
-		checked = checked || k.Tool == "Bash" && strings.HasPrefix(k.Input, "sh check1.sh && sdd-ledger close ")
+		checked = checked || k.Tool == "Bash" && strings.HasPrefix(follower.ByName(k.Input), "sh check1.sh && sdd-ledger close ")
 	}
 	if !checked {
 		p.add("the check of what Task 1's review could not verify (sh check1.sh) never ran before its Close")
@@ -226,7 +260,12 @@ func walk(t *testing.T, skillDir string) (problems, *directRun) {
 	}
 	// The tasks are all of the standard tier: their implementers, reviewers
 	// and re-reviewers on sonnet, the final reviewer on opus.
-	p.eq("the dispatches' models", []string{"sonnet", "sonnet", "sonnet", "sonnet", "sonnet", "sonnet", "sonnet", "sonnet", "opus"}, models)
+	wantModels := []string{"sonnet", "sonnet", "sonnet", "sonnet", "sonnet", "sonnet", "sonnet", "sonnet", "opus"}
+	if host != "claude-code" {
+		// Its tiers name no model: every agent runs on the session's.
+		wantModels = make([]string, len(wantModels))
+	}
+	p.eq("the dispatches' models", wantModels, models)
 	p.eq("the controller's calls", []string{"Skill", "Read", "Bash", "Read", "Bash", "Agent", "Bash", "Agent",
 		"Bash", "Agent", "Bash", "Agent", "Agent", "Bash", "Agent",
 		"Bash", "Agent", "Bash", "Agent",
@@ -249,7 +288,7 @@ func finishedLedger(r *directRun) string { return finishedLedgerOf(r, "greet") }
 // finishedLedgerOf is finishedLedger for the workspace named ws.
 func finishedLedgerOf(r *directRun, ws string) string {
 	for _, c := range r.calls {
-		if c.Actor == "controller" && c.Tool == "Bash" && strings.Contains(c.Input, "sdd-ledger finish ") {
+		if c.Actor == "controller" && c.Tool == "Bash" && follower.RunsFinish(c.Input) {
 			b, _ := os.ReadFile(filepath.Join(r.keep, ws, "progress.md"))
 			return follower.FinishedLedger(string(b), c.Output)
 		}
@@ -261,6 +300,31 @@ func finishedLedgerOf(r *directRun, ws string) string {
 // commits c (after mainHead) and the implementers' ids.
 func walkLedger(repo *testutil.Repo, mainHead string, c []string, ids ...string) string {
 	return follower.WalkLedger(mainHead, c, func(sha string) string { return short(repo, sha) }, ids...)
+}
+
+// TestWalkThroughEachHost follows skill/ through the walk-through with
+// each host's file of it: the same commits, ledger, workspace and calls,
+// the commands in the form the file gives (from the skill's bin/ where
+// the host puts none on PATH), each dispatch of the agent type it names,
+// the models its tiers name (none but Claude Code's), and Task 2's fix
+// round continuing its implementer where the file says so (Codex CLI,
+// OpenCode, Copilot CLI), in the same subagent: its id, and the files
+// it has read.
+func TestWalkThroughEachHost(t *testing.T) {
+	t.Parallel()
+	for host := range directHosts {
+		if host == "claude-code" {
+			continue // TestWalkThrough
+		}
+		t.Run(host, func(t *testing.T) {
+			t.Parallel()
+			p, r := walkOn(t, "", host)
+			if len(p) > 0 {
+				t.Fatalf("%s\n\nlast words: %s\ncalls:\n%s", p, r.final, callList(r.calls))
+			}
+			t.Log(walkLine(host, 3, countDispatches(r.calls), r.calls))
+		})
+	}
 }
 
 // TestWalkThrough follows skill/ through the run of skill/example.md and
