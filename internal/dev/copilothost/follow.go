@@ -44,8 +44,9 @@ import (
 // SkillName is the skill's name as Copilot lists it.
 const SkillName = ship.SkillName
 
-// AgentType is the agent every dispatch runs: Copilot's full-capability
-// agent, with every tool.
+// AgentType is the agent every dispatch must run: Copilot's
+// full-capability agent, with every tool. The dispatch takes the one
+// host-copilot.md names (AgentCall.Type); the tests check it is this one.
 const AgentType = "general-purpose"
 
 // adapter is Copilot CLI as the shared scenarios drive it
@@ -213,7 +214,7 @@ func (adapter) Agent(a *scripted.Turns, c follower.AgentCall, sub scripted.Scrip
 	t := &Turns{a}
 	id := c.Continue
 	if id == "" {
-		r := t.Task(Dispatch{Name: agentName(c.Description), Description: c.Description, Prompt: c.Prompt, AgentType: AgentType, Mode: Background}, sub)
+		r := t.Task(Dispatch{Name: agentName(c.Description), Description: c.Description, Prompt: c.Prompt, AgentType: c.Type, Mode: Background}, sub)
 		if id = AgentID(r.Text); id == "" {
 			a.Failf("%s: the task gave no agent id: %q", c.Description, scripted.Clip(r.Text, 300))
 		}

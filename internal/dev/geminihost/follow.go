@@ -35,8 +35,9 @@ import (
 // SkillName is the skill's name as Gemini CLI lists it.
 const SkillName = ship.SkillName
 
-// Agent is the agent every dispatch runs: the CLI's built-in generalist,
-// with the session's tools.
+// Agent is the agent every dispatch must run: the CLI's built-in
+// generalist, with the session's tools. The dispatch takes the one
+// host-gemini.md names (AgentCall.Type); the tests check it is this one.
 const Agent = "generalist"
 
 // adapter is Gemini CLI as the shared scenarios drive it (harness.Host).
@@ -168,7 +169,7 @@ func (adapter) Agent(a *scripted.Turns, c follower.AgentCall, sub scripted.Scrip
 	if p := strings.TrimSpace(c.Prompt); p != c.Prompt {
 		a.Handle(p, sub)
 	}
-	r := a.Call("invoke_agent", map[string]any{"agent_name": Agent, "prompt": c.Prompt})
+	r := a.Call("invoke_agent", map[string]any{"agent_name": c.Type, "prompt": c.Prompt})
 	s := geminiwire.ParseSubagent(response(r))
 	var res struct{ Response string }
 	if json.Unmarshal([]byte(s.Result), &res) == nil && res.Response != "" {

@@ -32,7 +32,9 @@ import (
 // before it (Claude Code's is sdd-go:subagent-driven-development).
 const SkillName = ship.SkillName
 
-// SubagentType is the agent every dispatch runs: OpenCode's built-in
+// SubagentType is the agent every dispatch must run (the dispatch takes
+// the one host-opencode.md names, AgentCall.Type; the tests check it is
+// this one): OpenCode's built-in
 // general subagent, the one that may edit files and run commands (Claude
 // Code's general-purpose).
 const SubagentType = "general"
@@ -219,7 +221,7 @@ func (adapter) Agent(a *scripted.Turns, c follower.AgentCall, sub scripted.Scrip
 	if sub != nil {
 		script = fromScripted(sub)
 	}
-	tk := (&Turns{a}).Task(Dispatch{Description: c.Description, Prompt: c.Prompt, SubagentType: SubagentType, TaskID: c.Continue}, script)
+	tk := (&Turns{a}).Task(Dispatch{Description: c.Description, Prompt: c.Prompt, SubagentType: c.Type, TaskID: c.Continue}, script)
 	if tk.State != "completed" {
 		a.Failf("%s ended %q: %q", c.Description, tk.State, scripted.Clip(tk.Result.Text, 300))
 	}
