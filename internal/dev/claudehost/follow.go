@@ -39,6 +39,7 @@ func (adapter) Facts() harness.Facts {
 		Tiers:    true,
 		AgentIDs: true,
 		Reads:    harness.Whole,
+		Micro:    true,
 		Calls:    map[string]*regexp.Regexp{"Bash": one("Bash"), "Read": one("Read"), "Skill": one("Skill"), "Agent": one("Agent")},
 	}
 }

@@ -67,6 +67,10 @@ type Facts struct {
 	// by a space ("spawn_agent wait_agent close_agent "); nil for a tool
 	// is none checked.
 	Calls map[string]*regexp.Regexp
+	// Micro: the host runs MicroTasks and MicroResume, a batch of
+	// follower.MicroTasks tiny tasks and a resume in its middle (two more
+	// sessions' worth of time).
+	Micro bool
 	// Resumes are the states of follower.Resumes the host resumes from
 	// (a new session each, about a walk-through's time); nil: all.
 	Resumes []string

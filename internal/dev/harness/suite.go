@@ -35,11 +35,16 @@ type WalkThroughChecker interface {
 }
 
 // RunScenarios runs the scenarios in h's CLI, side by side, each a
-// subtest: WalkThrough, LargePackage, ForeignLedger and Resume/<state>.
+// subtest: WalkThrough, LargePackage, ForeignLedger, MicroTasks and
+// MicroResume where the host's Facts say Micro, and Resume/<state>.
 func RunScenarios(t *testing.T, h Host) {
 	t.Run("WalkThrough", func(t *testing.T) { t.Parallel(); walkThrough(t, h) })
 	t.Run("LargePackage", func(t *testing.T) { t.Parallel(); largePackage(t, h) })
 	t.Run("ForeignLedger", func(t *testing.T) { t.Parallel(); foreignLedger(t, h) })
+	if h.Facts().Micro {
+		t.Run("MicroTasks", func(t *testing.T) { t.Parallel(); microTasks(t, h) })
+		t.Run("MicroResume", func(t *testing.T) { t.Parallel(); microResume(t, h) })
+	}
 	t.Run("Resume", func(t *testing.T) {
 		for _, c := range follower.Resumes() {
 			if r := h.Facts().Resumes; r != nil && !slices.Contains(r, c.Name) {
@@ -81,14 +86,14 @@ func toolsOf(calls []follower.Call) []string {
 	return out
 }
 
-// finished is the ledger as the run left it (follower.FinishedLedger):
-// the copy FollowKeeping made before Finish, and the lines Finish's call
-// printed.
-func finished(t *testing.T, p *Played, keep string) string {
+// finished is the ledger of the plan whose workspace is named ws as the
+// run left it (follower.FinishedLedger): the copy FollowKeeping made
+// before Finish, and the lines Finish's call printed.
+func finished(t *testing.T, p *Played, keep, ws string) string {
 	t.Helper()
 	s, ok := p.Ran("sdd-ledger finish ")
 	require.True(t, ok, "no call ran Finish")
-	return follower.FinishedLedger(readFile(t, filepath.Join(keep, "greet", "progress.md")), s.Text)
+	return follower.FinishedLedger(readFile(t, filepath.Join(keep, ws, "progress.md")), s.Text)
 }
 
 // checkCalls holds each controller step to the host's calls for its
@@ -122,19 +127,27 @@ func clip(s string) string {
 	return s
 }
 
+// carryOut runs sc's plan to its end in one session of h, in a new
+// repository holding the plan: the repository, the machine, the copy of
+// the workspace before Finish (FollowKeeping) and the session.
+func carryOut(t *testing.T, h Host, sc follower.Scenario) (repo string, s *Sessions, keep string, p *Played) {
+	repo = testutil.PlanRepo(t, sc.Plan, planText[sc.Plan])
+	sc = scenario(h, sc)
+	s = h.Start(t, repo, sc)
+	keep = testutil.RealTempDir(t)
+	p = s.Session(prompt(h, "Carry out", sc.Plan), FollowKeeping(h, sc, repo, keep))
+	requireDone(t, p)
+	return repo, s, keep, p
+}
+
 // walkThrough: the follower carries out skill/example.md's run: three
 // tasks, a fix round, the final review, the workspace deleted, every
 // dispatch a subagent of the host's. Each task costs no more controller
 // calls than the v6.2.0 text did, and the ledger, the workspace's files
 // and the commits are the walk-through's.
 func walkThrough(t *testing.T, h Host) {
-	repo := testutil.PlanRepo(t, follower.WalkPlanPath, follower.WalkPlan)
-	sc := scenario(h, follower.WalkScenario())
-	s := h.Start(t, repo, sc)
-	keep := testutil.RealTempDir(t)
+	repo, s, keep, p := carryOut(t, h, follower.WalkScenario())
 	mainHead := testutil.Git(t, repo, "rev-parse", "main")
-	p := s.Session(prompt(h, "Carry out", follower.WalkPlanPath), FollowKeeping(h, sc, repo, keep))
-	requireDone(t, p)
 
 	calls := p.Calls()
 	assert.Equal(t, []string{"Skill", "Read", "Bash", "Read", "Bash", "Agent", "Bash", "Agent",
@@ -183,7 +196,7 @@ func walkThrough(t *testing.T, h Host) {
 	require.Len(t, c, 5)
 	assert.Equal(t, "bye\n", readFile(t, filepath.Join(repo, "bye.txt")))
 	short := func(sha string) string { return testutil.Git(t, repo, "rev-parse", "--short", sha) }
-	ledger := finished(t, p, keep)
+	ledger := finished(t, p, keep, "greet")
 	if h.Facts().AgentIDs {
 		// The implementers the ledger records are agents the host gave;
 		// where the fix round continued Task 2's, it records none again.
@@ -331,44 +344,55 @@ func foreignLedger(t *testing.T, h Host) {
 	assert.Empty(t, testutil.Git(t, repo, "log", "--format=%H", "main..HEAD"), "no task started")
 }
 
+// stepNamer names a session's controller calls by the text's steps
+// (follower.Steps of the skill installed in s), each dispatch's without
+// its model where the host's tiers name none.
+func stepNamer(t *testing.T, h Host, s *Sessions) func([]follower.Call) []string {
+	steps, err := follower.NewSteps(s.SkillDir)
+	require.NoError(t, err)
+	return func(calls []follower.Call) []string {
+		out := steps.Names(calls)
+		for i, n := range out {
+			out[i] = asHost(h, n)
+		}
+		return out
+	}
+}
+
+// asHost is a step of follower.Resumes as h takes it: without the
+// dispatch's model where the host's tiers name none.
+func asHost(h Host, step string) string {
+	if h.Facts().Tiers {
+		return step
+	}
+	return WithoutModel(step)
+}
+
 // resume: a run cut in state c, its files changed as the state says, and
 // a new session in the same HOME and repository, which finds the state
 // with Look (Look names the state's row) and takes the row's steps (the
 // list the direct executor resumes from; a dispatch's step without its
 // model where the host's tiers name none), then finishes, with the
-// ledger the state expects, or stops as the row says.
-func resume(t *testing.T, h Host, c follower.Resume) {
-	repo := testutil.PlanRepo(t, follower.WalkPlanPath, follower.WalkPlan)
+// ledger the state expects, or stops as the row says. It returns the
+// resumed session, for a scenario's own checks.
+func resume(t *testing.T, h Host, c follower.Resume) *Played {
 	sc := scenario(h, c.Scenario())
+	repo := testutil.PlanRepo(t, sc.Plan, planText[sc.Plan])
+	name := workspaceName(sc.Plan)
 	s := h.Start(t, repo, sc)
-	steps, err := follower.NewSteps(s.SkillDir)
-	require.NoError(t, err)
-	named := func(calls []follower.Call) []string {
-		out := steps.Names(calls)
-		for i, n := range out {
-			if !h.Facts().Tiers {
-				out[i] = WithoutModel(n)
-			}
-		}
-		return out
-	}
-	asHere := func(step string) string {
-		if h.Facts().Tiers {
-			return step
-		}
-		return WithoutModel(step)
-	}
-	cut := s.Session(prompt(h, "Carry out", follower.WalkPlanPath), FollowUntil(h, sc, c.Cut))
+	named := stepNamer(t, h, s)
+	asHere := func(step string) string { return asHost(h, step) }
+	cut := s.Session(prompt(h, "Carry out", sc.Plan), FollowUntil(h, sc, c.Cut))
 	require.Equal(t, CutText, cut.Final)
 	got := named(cut.Calls())
 	require.Len(t, got, c.Cut)
 	require.Equal(t, asHere(c.After), got[c.Cut-1], "the cut's last step")
-	ws := filepath.Join(repo, ".superpowers", "sdd", "greet")
+	ws := filepath.Join(repo, ".superpowers", "sdd", name)
 	if c.Edit != nil {
 		require.NoError(t, c.Edit(repo, ws))
 	}
 	keep := testutil.RealTempDir(t)
-	p := s.Session(prompt(h, "Resume", follower.WalkPlanPath), FollowKeeping(h, sc, repo, keep))
+	p := s.Session(prompt(h, "Resume", sc.Plan), FollowKeeping(h, sc, repo, keep))
 	got = named(p.Calls())
 	require.GreaterOrEqual(t, len(got), 3)
 	require.Equal(t, []string{"Skill " + h.Facts().Skill, "Read " + follower.HostFile(h.Host()), "Bash Look"}, got[:3])
@@ -383,11 +407,11 @@ func resume(t *testing.T, h Host, c follower.Resume) {
 	require.Equal(t, want, got[3:min(len(got), 3+len(want))], "the steps after Look; all of them:\n%s", strings.Join(got, "\n"))
 	if c.Stop != "" {
 		assert.Contains(t, p.Final, c.Stop)
-		return
+		return p
 	}
 	requireDone(t, p)
 	assert.NoDirExists(t, ws)
-	ledger := finished(t, p, keep)
+	ledger := finished(t, p, keep, name)
 	if c.Walk {
 		cs := testutil.BranchCommits(t, repo)
 		require.Len(t, cs, 5)
@@ -401,4 +425,5 @@ func resume(t *testing.T, h Host, c follower.Resume) {
 	if c.Ends != nil {
 		assert.NoError(t, c.Ends(ledger, testutil.BranchCommits(t, repo)))
 	}
+	return p
 }
