@@ -28,7 +28,10 @@ const (
 func logArgs(rng string) []string  { return []string{"log", "--oneline", "--end-of-options", rng} }
 func statArgs(rng string) []string { return []string{"diff", "--stat", "--end-of-options", rng} }
 func diffArgs(rng string) []string {
-	return []string{"diff", "--no-ext-diff", "-U10", "--end-of-options", rng} // diff12: git's own diff, never diff.external's
+	// diff12: git's own diff, never diff.external's. After -U10, so that
+	// the call begins as the script's does ("diff -U10"), which is how a
+	// stand-in for git in the tests tells the package's diff.
+	return []string{"diff", "-U10", "--no-ext-diff", "--end-of-options", rng}
 }
 func countArgs(rng string) []string { return []string{"rev-list", "--count", "--end-of-options", rng} }
 
