@@ -16,6 +16,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -43,17 +44,34 @@ func withoutVar(env []string, key string) []string {
 // `env -u PATH bash -c 'echo $PATH'`).
 const bashDefaultPath = "/usr/local/bin:/usr/local/sbin:/usr/bin:/usr/sbin:/bin:/sbin:."
 
-// recordingDiff is an environment in which `git diff -U10` runs an
-// external diff that appends the PATH it sees to the file seen: what git's
-// own helpers get (git fills in its own default when it was started
-// without PATH, as bash starts it).
+// recordingDiff returns the environment that has git run a helper of its
+// own while it makes a diff, and the file in which that helper records
+// the PATH it was given, a line a run: what git's own helpers get (git
+// fills in its own default when it was started without PATH, as bash
+// starts it). The helper is a textconv filter
+// (core.attributesFile and diff.rec.textconv in GIT_CONFIG_*), which
+// `git diff` runs whether or not external diff programs are allowed
+// (review-package refuses them: diff12); it runs for each side of each
+// file, in --stat as in -U10, so callers compare the PATHs seen, not the
+// number of lines.
 func recordingDiff(t *testing.T) (env []string, seen string) {
 	t.Helper()
 	dir := t.TempDir()
 	seen = filepath.Join(dir, "seen")
 	rec := filepath.Join(dir, "rec")
-	require.NoError(t, os.WriteFile(rec, []byte("#!/bin/sh\nprintf '%s\\n' \"${PATH-unset}\" >> '"+seen+"'\n"), 0o755))
-	return []string{"GIT_EXTERNAL_DIFF=" + rec}, seen
+	require.NoError(t, os.WriteFile(rec, []byte("#!/bin/sh\nprintf '%s\\n' \"${PATH-unset}\" >> '"+seen+"'\nexec /bin/cat \"$1\"\n"), 0o755))
+	attrs := filepath.Join(dir, "attributes")
+	require.NoError(t, os.WriteFile(attrs, []byte("* diff=rec\n"), 0o644))
+	return []string{"GIT_CONFIG_COUNT=2", "GIT_CONFIG_KEY_0=core.attributesFile", "GIT_CONFIG_VALUE_0=" + attrs,
+		"GIT_CONFIG_KEY_1=diff.rec.textconv", "GIT_CONFIG_VALUE_1=" + rec}, seen
+}
+
+// pathsSeen are the distinct PATHs recorded in seen, sorted.
+func pathsSeen(t *testing.T, seen string) []string {
+	t.Helper()
+	lines := strings.Split(strings.TrimSuffix(readFile(t, seen), "\n"), "\n")
+	slices.Sort(lines)
+	return slices.Compact(lines)
 }
 
 // every-git (2026-12-04): with PATH unset (not empty), git is the first
@@ -98,7 +116,7 @@ func TestGitWithoutPATH(t *testing.T) {
 	assert.Equal(t, ws(r, "plan")+"\n", ours[0].Stdout)
 	assert.Equal(t, "wrote "+filepath.Join(ws(r, "plan"), "task-1-brief.md")+": 4 lines\n", ours[1].Stdout)
 	assert.Contains(t, ours[2].Stdout, "wrote "+filepath.Join(ws(r, "plan"), "review-"))
-	oursSeen := readFile(t, seen)
+	oursSeen := pathsSeen(t, seen)
 
 	// The oracle for what git's helpers see: bash itself starting git
 	// with no PATH.
@@ -107,7 +125,7 @@ func TestGitWithoutPATH(t *testing.T) {
 	require.NoError(t, os.RemoveAll(seen))
 	res := testutil.RunIn(r.Root, append(withoutVar(r.Env, "PATH"), extra...), bash, "-c", "git diff -U10 "+base+" HEAD >/dev/null")
 	require.Equal(t, 0, res.Code, res.Stderr)
-	assert.Equal(t, readFile(t, seen), oursSeen, "git's helpers see the PATH they see under bash")
+	assert.Equal(t, pathsSeen(t, seen), oursSeen, "git's helpers see the PATH they see under bash")
 	assert.NotContains(t, oursSeen, "unset")
 
 	if ref := referenceScripts(t); ref != "" {
@@ -119,7 +137,7 @@ func TestGitWithoutPATH(t *testing.T) {
 			assert.Equal(t, strings.ReplaceAll(theirs[i].Stdout, rr.Root, r.Root), ours[i].Stdout, "call %d", i)
 			assert.Equal(t, theirs[i].Stderr, ours[i].Stderr, "call %d", i)
 		}
-		assert.Equal(t, readFile(t, seen), oursSeen, "the script's git helpers")
+		assert.Equal(t, pathsSeen(t, seen), oursSeen, "the script's git helpers")
 		pkg, _, _ := strings.Cut(strings.TrimPrefix(ours[2].Stdout, "wrote "), ": ")
 		assert.Equal(t, readFile(t, strings.Replace(pkg, r.Root, rr.Root, 1)), readFile(t, pkg))
 	}
