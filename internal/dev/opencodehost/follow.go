@@ -56,9 +56,15 @@ func (adapter) Facts() harness.Facts {
 		Continues: true,
 		Reads:     harness.GoesOn,
 		Calls:     map[string]*regexp.Regexp{"Bash": one("bash"), "Read": one("read"), "Skill": one("skill"), "Agent": one("task")},
-		Resumes:   harness.FewResumes,
+		Resumes:   resumeStates,
 	}
 }
+
+// resumeStates are the states OpenCode resumes from: a fix round's second
+// implementer found from the disk. Its sessions are the slowest of the
+// hosts (a resume 4 to 5 minutes here): the blocked state's five rounds
+// passed its 5-minute session limit, and each state adds minutes to CI.
+var resumeStates = []string{"refix"}
 
 // Start makes a host for repo with the skill installed, its sessions run
 // with OpenCode's default permissions: what `opencode run` allows unasked
