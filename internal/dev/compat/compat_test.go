@@ -33,7 +33,7 @@ const (
 // as they ship.
 func ours(t *testing.T) string {
 	t.Helper()
-	dir, err := testutil.BuildBinaries()
+	dir, err := testutil.ToolBinaries()
 	require.NoError(t, err)
 	return dir
 }

@@ -31,7 +31,7 @@ func TestMain(m *testing.M) {
 
 func run(m *testing.M) int {
 	moduleRoot = testutil.ModuleRoot()
-	binDir, buildErr = testutil.BuildBinaries()
+	binDir, buildErr = testutil.ToolBinaries()
 	defer testutil.CleanupBinaries()
 	if buildErr == nil {
 		for _, name := range ship.Commands {

@@ -24,8 +24,13 @@ import (
 )
 
 // builds are the sets of binaries this process built (or was given), by
-// their extra build tags ("" for the shipped build).
-var builds sync.Map // string → *binaries
+// their extra build tags ("" for the shipped build) and race detection.
+var builds sync.Map // buildKey → *binaries
+
+type buildKey struct {
+	tag  string
+	race bool
+}
 
 type binaries struct {
 	once  sync.Once
@@ -69,17 +74,27 @@ func ModuleRoot() string {
 // readable by everyone, so tests can run the binaries as another user. With
 // $SDD_TEST_BIN_DIR set it returns that directory instead (see BinDirEnv).
 // The caller (TestMain) removes what it built with CleanupBinaries.
-func BuildBinaries() (string, error) { return buildTagged("") }
+func BuildBinaries() (string, error) { return build(buildKey{"", RaceEnabled}) }
 
 // NamedTempBinaries is BuildBinaries with NamedTempsTag: the commands as
 // they run where no unnamed temporary file can be made.
-func NamedTempBinaries() (string, error) { return buildTagged(NamedTempsTag) }
+func NamedTempBinaries() (string, error) { return build(buildKey{NamedTempsTag, RaceEnabled}) }
 
-func buildTagged(tag string) (string, error) {
-	v, _ := builds.LoadOrStore(tag, &binaries{})
+// ToolBinaries is BuildBinaries without the race detector under -race
+// too: for the suites that run the commands as tools, thousands of times
+// (the skill text's direct executor, the comparison with the reference
+// scripts), where a race-enabled start costs some 50 ms of CPU more (its
+// shadow memory's page faults; compat's suite took 98 s with them, 32 s
+// without). The commands' races are internal/dev/e2e's to find: it runs
+// them race-enabled on every path that starts goroutines (review-package's
+// calls side by side, the signal catchers, concurrent runs).
+func ToolBinaries() (string, error) { return build(buildKey{"", false}) }
+
+func build(key buildKey) (string, error) {
+	v, _ := builds.LoadOrStore(key, &binaries{})
 	b := v.(*binaries)
 	b.once.Do(func() {
-		if dir := os.Getenv(BinDirEnv); dir != "" && tag == "" {
+		if dir := os.Getenv(BinDirEnv); dir != "" && key.tag == "" {
 			b.dir, b.given = dir, true
 			return
 		}
@@ -90,12 +105,12 @@ func buildTagged(tag string) (string, error) {
 		if b.err = os.Chmod(b.dir, 0o755); b.err != nil {
 			return
 		}
-		sb := ship.Build{Root: ModuleRoot(), Out: b.dir, Race: RaceEnabled}
-		if tag != "" {
-			sb.Tags = []string{tag}
+		sb := ship.Build{Root: ModuleRoot(), Out: b.dir, Race: key.race}
+		if key.tag != "" {
+			sb.Tags = []string{key.tag}
 		}
 		b.err = sb.Run(context.Background())
-		if RaceEnabled {
+		if key.race {
 			// A race-enabled program sleeps a second at exit by default;
 			// every environment the tests derive from this process's
 			// (gitenv.Hermetic) inherits the override.
