@@ -52,7 +52,6 @@ func (adapter) Facts() harness.Facts {
 		Reads: harness.Whole,
 		Calls: map[string]*regexp.Regexp{"Bash": regexp.MustCompile(`^run_shell_command $`), "Read": regexp.MustCompile(`^read_file $`),
 			"Skill": regexp.MustCompile(`^activate_skill $`), "Agent": regexp.MustCompile(`^invoke_agent $`)},
-		Resumes: harness.FewResumes,
 	}
 }
 

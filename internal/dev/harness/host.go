@@ -72,20 +72,26 @@ type Facts struct {
 	// sessions' worth of time).
 	Micro bool
 	// Resumes are the states of follower.Resumes the host resumes from
-	// (a new session each, about a walk-through's time); nil: all.
+	// (a new session each, about a walk-through's time); nil:
+	// FewResumes. $SDD_HOST_RESUMES=all runs every state on every host.
 	Resumes []string
 }
 
-// FewResumes are the resume states a host's suite runs when it is not
-// the one that runs them all (Claude Code's does, and the direct
-// executor of internal/dev/skilltext): which row Look gives and what the
-// text makes of it do not depend on the host, and every state on every
-// host would put CI past its 25 minutes. These four reach what a host
-// can get wrong in a new session: a fix round's second implementer
-// found from the disk, a task blocked after five rounds (a long
-// conversation: Gemini's loop check at the 30th turn), the final
-// review's fix, and a branch rebased under the run.
+// FewResumes are the resume states a host's suite runs: which row Look
+// gives and what the text makes of it do not depend on the host, and
+// the direct executor of internal/dev/skilltext resumes from every
+// state (33) with each host's file; every state in every real CLI would
+// put CI past its 25 minutes (Claude Code's 33 alone took 6 of them).
+// These four reach what a host can get wrong in a new session: a fix
+// round's second implementer found from the disk, a task blocked after
+// five rounds (a long conversation: Gemini's loop check at the 30th
+// turn), the final review's fix, and a branch rebased under the run.
 var FewResumes = []string{"refix", "blocked", "final-fix", "rewritten: the branch rebased under the run"}
+
+// AllResumesEnv, set to "all", makes each host resume from every state
+// of follower.Resumes, as before a change of the text's state table:
+// SDD_HOST_RESUMES=all make test-host-claude.
+const AllResumesEnv = "SDD_HOST_RESUMES"
 
 // Reads is how a host's reader gets a part of a file its read call does
 // not show at once.

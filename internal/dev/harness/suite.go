@@ -46,13 +46,26 @@ func RunScenarios(t *testing.T, h Host) {
 		t.Run("MicroResume", func(t *testing.T) { t.Parallel(); microResume(t, h) })
 	}
 	t.Run("Resume", func(t *testing.T) {
+		only := resumes(h.Facts())
 		for _, c := range follower.Resumes() {
-			if r := h.Facts().Resumes; r != nil && !slices.Contains(r, c.Name) {
+			if only != nil && !slices.Contains(only, c.Name) {
 				continue
 			}
 			t.Run(c.Name, func(t *testing.T) { t.Parallel(); resume(t, h, c) })
 		}
 	})
+}
+
+// resumes are the names of the states a host of f resumes from; nil:
+// all.
+func resumes(f Facts) []string {
+	if os.Getenv(AllResumesEnv) == "all" {
+		return nil
+	}
+	if r := f.Resumes; r != nil {
+		return r
+	}
+	return FewResumes
 }
 
 // scenario is sc with the skill named as h lists it.

@@ -1,0 +1,31 @@
+package harness
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/sdd-go/sdd-go/internal/dev/follower"
+)
+
+func TestResumes(t *testing.T) {
+	t.Setenv(AllResumesEnv, "")
+	assert.Equal(t, FewResumes, resumes(Facts{}), "a host that names none")
+	assert.Equal(t, []string{"refix"}, resumes(Facts{Resumes: []string{"refix"}}))
+	assert.Empty(t, resumes(Facts{Resumes: []string{}}))
+	assert.NotNil(t, resumes(Facts{Resumes: []string{}}), "an empty list is none, not all")
+	t.Setenv(AllResumesEnv, "all")
+	assert.Nil(t, resumes(Facts{Resumes: []string{"refix"}}), "every state")
+}
+
+// TestFewResumesAreStates: a state renamed in follower.Resumes would
+// otherwise drop out of every host's suite unseen.
+func TestFewResumesAreStates(t *testing.T) {
+	names := map[string]bool{}
+	for _, c := range follower.Resumes() {
+		names[c.Name] = true
+	}
+	for _, n := range FewResumes {
+		assert.True(t, names[n], "%q is no state of follower.Resumes", n)
+	}
+}
