@@ -57,7 +57,7 @@ type adapter struct{ wireAPI string }
 func (adapter) Host() string { return "copilot" }
 
 func (ad adapter) Facts() harness.Facts {
-	var resumes []string // harness.FewResumes
+	var resumes []string // nil: harness.FewResumes
 	if ad.wireAPI == copilotcli.Responses {
 		resumes = []string{} // a resume tests the text, which the wire does not change: the Completions suite's are enough
 	}
