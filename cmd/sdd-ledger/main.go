@@ -7,7 +7,7 @@ import (
 	"os"
 
 	"github.com/sdd-go/sdd-go/internal/cliapp"
-	"github.com/sdd-go/sdd-go/internal/commands"
+	"github.com/sdd-go/sdd-go/internal/sddledger"
 )
 
-func main() { os.Exit(cliapp.Main(commands.SDDLedger)) }
+func main() { os.Exit(cliapp.Main(sddledger.Command)) }

@@ -15,26 +15,26 @@ import (
 	"github.com/sdd-go/sdd-go/internal/exit"
 )
 
-// checkPlan applies the scripts' `[ -f "$plan" ]`: a regular file after
+// CheckPlan applies the scripts' `[ -f "$plan" ]`: a regular file after
 // following symlinks. The empty string, a directory, a FIFO and a missing
 // path all fail.
-func checkPlan(plan string) error {
+func CheckPlan(plan string) error {
 	if fi, err := os.Stat(plan); err != nil || !fi.Mode().IsRegular() {
 		return exit.Errorf(exit.Usage, "no such plan file: %s", plan)
 	}
 	return nil
 }
 
-// inWorkspace is the default output path: name inside dir, joined as the
+// InWorkspace is the default output path: name inside dir, joined as the
 // scripts join it ("$dir/name"), with the OS separator.
-func inWorkspace(dir, name string) string {
+func InWorkspace(dir, name string) string {
 	return dir + string(filepath.Separator) + name
 }
 
-// openOutput prepares out for writing, an I/O failure (exit 1) naming out
+// OpenOutput prepares out for writing, an I/O failure (exit 1) naming out
 // as a failed redirection names its target; but first it refuses an out
 // that is the plan itself (exit 2), which the scripts would destroy.
-func openOutput(out, plan string) (*atomicfile.File, error) {
+func OpenOutput(out, plan string) (*atomicfile.File, error) {
 	if atomicfile.SameFile(out, plan) {
 		return nil, exit.Ownf(exit.Usage, "refusing to write %s: it is the plan file %s", out, plan)
 	}
@@ -46,7 +46,7 @@ func openOutput(out, plan string) (*atomicfile.File, error) {
 }
 
 // commit publishes f, written as out, an I/O failure naming out.
-func commit(f *atomicfile.File, out string) error {
+func Commit(f *atomicfile.File, out string) error {
 	if err := f.Commit(); err != nil {
 		return exit.File(exit.IO, out, err)
 	}
@@ -84,19 +84,19 @@ func (t taggedReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// taggedWriter marks w's errors as the output's, not the plan's.
-type taggedWriter struct{ w io.Writer }
+// TaggedWriter marks w's errors as the output's, not the plan's.
+type TaggedWriter struct{ W io.Writer }
 
-func (c taggedWriter) Write(p []byte) (int, error) {
-	n, err := c.w.Write(p)
+func (c TaggedWriter) Write(p []byte) (int, error) {
+	n, err := c.W.Write(p)
 	if err != nil {
 		err = writeError{err}
 	}
 	return n, err
 }
 
-// isWriteError reports whether err came from writing the output.
-func isWriteError(err error) bool {
+// IsWriteError reports whether err came from writing the output.
+func IsWriteError(err error) bool {
 	var we writeError
 	return errors.As(err, &we)
 }

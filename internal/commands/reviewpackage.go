@@ -33,7 +33,7 @@ the plan; 1 OUTFILE cannot be written; git's own status when git fails
 
 func runReviewPackage(ctx context.Context, env *cliapp.Env, args []string) error {
 	plan, base, head := args[0], args[1], args[2]
-	if err := checkPlan(plan); err != nil {
+	if err := CheckPlan(plan); err != nil {
 		return err
 	}
 	// Git runs one call at a time, in the script's order, so that its
@@ -61,9 +61,9 @@ func runReviewPackage(ctx context.Context, env *cliapp.Env, args []string) error
 		if err != nil {
 			return err
 		}
-		out = inWorkspace(dir, "review-"+git.TrimCommandSubstitution(b)+".."+git.TrimCommandSubstitution(h)+".diff")
+		out = InWorkspace(dir, "review-"+git.TrimCommandSubstitution(b)+".."+git.TrimCommandSubstitution(h)+".diff")
 	}
-	f, err := openOutput(out, plan)
+	f, err := OpenOutput(out, plan)
 	if err != nil {
 		return err
 	}
@@ -78,29 +78,29 @@ func runReviewPackage(ctx context.Context, env *cliapp.Env, args []string) error
 	if err != nil {
 		return packageError(ctx, out, err)
 	}
-	if err := commit(f, out); err != nil {
+	if err := Commit(f, out); err != nil {
 		return err
 	}
 	_, err = fmt.Fprintf(env.Stdout, "wrote %s: %s commit(s), %d bytes\n", out, n, size)
 	return err
 }
 
-// isOption reports whether a revision would read as an option to git. Such
+// IsOption reports whether a revision would read as an option to git. Such
 // a revision is never handed to git. (rev-parse, which checks and shortens
 // revisions, learned --end-of-options only in git 2.30, and before that
 // takes it as a flag and refuses every revision; so this check, not that
 // option, is what keeps the revision out of its options.)
-func isOption(rev string) bool { return strings.HasPrefix(rev, "-") }
+func IsOption(rev string) bool { return strings.HasPrefix(rev, "-") }
 
-func badRevision(what, rev string) error { return exit.Errorf(exit.Usage, "bad %s: %s", what, rev) }
+func BadRevision(what, rev string) error { return exit.Errorf(exit.Usage, "bad %s: %s", what, rev) }
 
 // verify checks a revision as `git rev-parse --verify --quiet` does, and
 // reports one that does not verify as `bad BASE: <rev>`, after whatever git
 // said (or why git could not be started). A revision that would read as an
 // option is bad without asking git: it never reaches any git call.
 func verify(ctx context.Context, env *cliapp.Env, what, rev string) error {
-	if isOption(rev) {
-		return badRevision(what, rev)
+	if IsOption(rev) {
+		return BadRevision(what, rev)
 	}
 	_, err := env.Git.Output(ctx, "rev-parse", "--verify", "--quiet", rev)
 	var ge *git.Error
@@ -112,7 +112,7 @@ func verify(ctx context.Context, env *cliapp.Env, what, rev string) error {
 	case errors.As(err, &ge) && ge.Unstarted != "":
 		env.Report(ge)
 	}
-	return badRevision(what, rev)
+	return BadRevision(what, rev)
 }
 
 // packageError maps a failure while writing the package: the output's own

@@ -27,7 +27,7 @@ cannot be created; git's own status when git fails (128 outside a repository);
 127 when git is not on PATH, 126 when it cannot be executed.`,
 	Run: func(ctx context.Context, env *cliapp.Env, args []string) error {
 		plan := args[0]
-		if err := checkPlan(plan); err != nil {
+		if err := CheckPlan(plan); err != nil {
 			return err
 		}
 		dir, orphans, err := workspace.Resolve(ctx, env.Git, plan)

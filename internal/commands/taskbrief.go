@@ -31,7 +31,7 @@ the statuses of sdd-workspace.`,
 
 func runTaskBrief(ctx context.Context, env *cliapp.Env, args []string) error {
 	plan, n := args[0], args[1]
-	if err := checkPlan(plan); err != nil {
+	if err := CheckPlan(plan); err != nil {
 		return err
 	}
 	var out string
@@ -42,12 +42,12 @@ func runTaskBrief(ctx context.Context, env *cliapp.Env, args []string) error {
 		if err != nil {
 			return err
 		}
-		out = inWorkspace(dir, "task-"+n+"-brief.md")
+		out = InWorkspace(dir, "task-"+n+"-brief.md")
 	}
 	// The output is opened before the plan, as the script's redirection is
 	// opened before awk reads: an unwritable OUTFILE wins over an
 	// unreadable plan.
-	f, err := openOutput(out, plan)
+	f, err := OpenOutput(out, plan)
 	if err != nil {
 		return err
 	}
@@ -62,7 +62,7 @@ func runTaskBrief(ctx context.Context, env *cliapp.Env, args []string) error {
 	if fi, err := pf.Stat(); err == nil && fi.Mode().IsRegular() {
 		size = fi.Size()
 	}
-	dst := taggedWriter{w: f}
+	dst := TaggedWriter{W: f}
 	lines, err := plantask.ExtractSized(taggedReader{contextReader{ctx, pf}}, dst, n, size)
 	var tooLong *plantask.HeadingTooLongError
 	switch {
@@ -70,7 +70,7 @@ func runTaskBrief(ctx context.Context, env *cliapp.Env, args []string) error {
 		return exit.Silent(exit.IO, ctx.Err())
 	case errors.As(err, &tooLong):
 		return exit.File(exit.Usage, plan, tooLong)
-	case isWriteError(err):
+	case IsWriteError(err):
 		return exit.File(exit.IO, out, err)
 	case err != nil:
 		return exit.File(exit.Usage, plan, err)
@@ -78,7 +78,7 @@ func runTaskBrief(ctx context.Context, env *cliapp.Env, args []string) error {
 	if lines == 0 {
 		return exit.Errorf(exit.NotFound, "task %s not found in %s (no heading matching 'Task %s')", n, plan, n)
 	}
-	if err := commit(f, out); err != nil {
+	if err := Commit(f, out); err != nil {
 		return err
 	}
 	_, err = fmt.Fprintf(env.Stdout, "wrote %s: %d lines\n", out, lines)

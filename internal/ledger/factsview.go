@@ -12,14 +12,15 @@ import (
 // workspace's files: review-<a>..<b>.diff, a and b being git's short
 // forms of the range's ends (any length git may have used, 4 or more).
 func (f *Facts) PackageName(i int) string {
-	if i < 0 || i >= len(f.heads) {
+	heads := f.rec.heads
+	if i < 0 || i >= len(heads) {
 		return ""
 	}
-	from := f.base
+	from := f.rec.base
 	if i > 0 {
-		from = f.heads[i-1]
+		from = heads[i-1]
 	}
-	return f.files.find(from, f.heads[i], ".diff")
+	return f.files.find(from, heads[i], ".diff")
 }
 
 // reviewName is the review file of the unit's i-th package ("" when the
@@ -33,10 +34,10 @@ func (f *Facts) reviewName(i int) string {
 }
 
 // Heads are the unit's reviewed_head shas since its last base=.
-func (f *Facts) Heads() []string { return f.heads }
+func (f *Facts) Heads() []string { return f.rec.heads }
 
 // Base is the unit's last base= sha.
-func (f *Facts) Base() string { return f.base }
+func (f *Facts) Base() string { return f.rec.base }
 
 // Before are the findings open going into the last review.
 func (f *Facts) Before() []Finding { return f.before }
@@ -46,18 +47,15 @@ func (f *Facts) FirstReview() *Review { return f.first }
 
 // LastReReview is the last review's answer when it is a re-review that is
 // in.
-func (f *Facts) LastReReview() *ReReview {
-	r, _ := f.last.(*ReReview)
-	return r
-}
+func (f *Facts) LastReReview() *ReReview { return f.reRev }
 
 // Lines are the unit's ledger lines (of the ledger's epoch).
-func (f *Facts) Lines() []Line { return f.lines }
+func (f *Facts) Lines() []Line { return f.rec.lines }
 
 // Count is how many lines of kind the unit has.
 func (f *Facts) Count(k Kind) int {
 	n := 0
-	for _, l := range f.lines {
+	for _, l := range f.rec.lines {
 		if l.Kind == k {
 			n++
 		}
@@ -91,12 +89,13 @@ func (f *Facts) Map() map[string]string {
 	}
 	return map[string]string{
 		"unit": unit, "last": string(f.Last), "after": num(f.After), "review": f.Review,
-		"pass": f.Pass, "spec": f.Spec, "open": num(f.Open), "round": strconv.Itoa(f.Round), "shas": f.Shas,
+		"pass": f.Pass, "spec": f.Spec, "open": num(f.Open), "round": strconv.Itoa(f.Round), "left": strconv.Itoa(f.Left),
+		"shas": f.Shas,
 	}
 }
 
 // FactOrder is the order Look prints the facts in.
-var FactOrder = []string{"last", "after", "review", "pass", "spec", "open", "round", "shas"}
+var FactOrder = FactNames[2:]
 
 // StateLine is the unit's line as Look prints it: "Task 2: last=fix
 // after=0 … row=fix".
@@ -107,6 +106,6 @@ func (f *Facts) StateLine() string {
 	for _, k := range FactOrder {
 		b.WriteString(" " + k + "=" + m[k])
 	}
-	b.WriteString(" row=" + f.Row)
+	b.WriteString(" row=" + f.Row.String())
 	return b.String()
 }

@@ -37,7 +37,6 @@ func FuzzUnits(f *testing.F) {
 			return
 		}
 		for _, u := range us {
-			u.Row = Pick(UnitRows, u.Map())
 			if why := unmetNeed(u); why != "" {
 				t.Fatalf("%s at row %s: %s\n%s\nledger:\n%s", u.Unit, u.Row, why, u.StateLine(), text)
 			}
@@ -49,19 +48,19 @@ func FuzzUnits(f *testing.F) {
 func unmetNeed(u *Facts) string {
 	heads := len(u.Heads())
 	switch u.Row {
-	case "implement", "package":
+	case RowImplement, RowPackage:
 		if u.Base() == "" {
 			return "no base= to package from"
 		}
-	case "review", "final-review", "re-review", "refix", "fix", "final-fix", "close", "check", "ruled", "late", "final-late":
+	case RowReview, RowFinalReview, RowReReview, RowRefix, RowFix, RowClose, RowCheck, RowRuled, RowLate:
 		if u.Base() == "" || heads == 0 {
 			return "no base= or reviewed_head= for the step"
 		}
-	case "record", "record-close":
+	case RowRecord, RowRecordClose:
 		if heads < 2 || u.LastReReview() == nil {
 			return "no two heads or no re-review for the round"
 		}
-	case "breaker", "final-breaker":
+	case RowBreaker:
 		if u.Open <= 0 || len(u.OpenFindings) != u.Open {
 			return "no open findings to rule on"
 		}
@@ -79,11 +78,11 @@ func fuzzSource(ls []Line, review string) source {
 	s := source{after: map[string]int{}, files: map[string]string{}}
 	var prev string
 	for _, l := range ls {
-		if l.Kind != Base && l.Kind != ReviewedHead {
+		if l.Kind != KindBase && l.Kind != KindReviewedHead {
 			continue
 		}
 		s.after[l.Value] = int(l.Value[0]) % 2
-		if prev != "" && l.Kind == ReviewedHead {
+		if prev != "" && l.Kind == KindReviewedHead {
 			s.files[pkg(prev, l.Value)+".diff"] = "d"
 			s.files[pkg(prev, l.Value)+".md"] = review
 		}

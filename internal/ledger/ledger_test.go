@@ -26,22 +26,22 @@ func TestFormatsParse(t *testing.T) {
 		line string
 		kind Kind
 	}{
-		{FormatBase("Task 2", shaA), Base},
-		{FormatImplementer("Task 2", "agent-1"), Implementer},
-		{FormatReviewedHead("Final", shaB), ReviewedHead},
-		{FormatMinor("Task 2", "naming — drift"), Minor},
-		{FormatSettled("Task 2", "Parse returns (int, error)"), Settled},
-		{FormatFinding("Task 2", f1), Added},
-		{FormatRound("Task 2", 3, 1, []Finding{f1}, "abcd123", "abcd124"), Round},
-		{FormatRound("Final", 1, 0, nil, "abcd123", "abcd123"), Round},
-		{FormatParked("Task 2", f1, "the reviewer misread it"), Parked},
-		{FormatBlocked("Final", "F1: Task 3 needs it"), Blocked},
-		{FormatComplete("Task 2", "abcd120", "abcd124", Outcome(2)), Complete},
-		{FormatComplete("Task 2", "abcd120", "abcd124", "earlier run, human confirmed"), Complete},
-		{FormatBatch([]string{"2", "3", "4"}), Batch},
-		{FormatBatched("Task 3", "Task 2"), Batched},
-		{FormatUnblocked("Task 2", "the plan now says bye"), Unblocked},
-		{FormatRestarted("rebased onto main"), Restarted},
+		{FormatBase("Task 2", shaA), KindBase},
+		{FormatImplementer("Task 2", "agent-1"), KindImplementer},
+		{FormatReviewedHead("Final", shaB), KindReviewedHead},
+		{FormatMinor("Task 2", "naming — drift"), KindMinor},
+		{FormatSettled("Task 2", "Parse returns (int, error)"), KindSettled},
+		{FormatFinding("Task 2", f1), KindFinding},
+		{FormatRound("Task 2", 3, 1, []Finding{f1}, "abcd123", "abcd124"), KindFix},
+		{FormatRound("Final", 1, 0, nil, "abcd123", "abcd123"), KindFix},
+		{FormatParked("Task 2", f1, "the reviewer misread it"), KindParked},
+		{FormatBlocked("Final", "F1: Task 3 needs it"), KindBlocked},
+		{FormatComplete("Task 2", "abcd120", "abcd124", Outcome(2)), KindComplete},
+		{FormatComplete("Task 2", "abcd120", "abcd124", "earlier run, human confirmed"), KindComplete},
+		{FormatBatch([]string{"2", "3", "4"}), KindBatch},
+		{FormatBatched("Task 3", "Task 2"), KindBatched},
+		{FormatUnblocked("Task 2", "the plan now says bye"), KindUnblocked},
+		{FormatRestarted("rebased onto main"), KindRestarted},
 	} {
 		l, ok := Parse(c.line)
 		require.True(t, ok, c.line)
@@ -179,24 +179,24 @@ func TestFacts(t *testing.T) {
 		files map[string]string // more files
 		want  string            // the facts as Look prints them
 	}{
-		{"none", nil, nil, "last=none after=- review=- pass=- spec=- open=0 round=0 shas=ok row=start"},
-		{"base, commits after", []string{base}, nil, "last=base after=2 review=- pass=- spec=- open=0 round=0 shas=ok row=package"},
-		{"review out", []string{base, head1}, map[string]string{review: ""}, "last=reviewed_head after=1 review=out pass=first spec=- open=- round=0 shas=ok row=review"},
-		{"review in, findings", []string{base, head1}, nil, "last=reviewed_head after=1 review=in pass=first spec=❌ open=2 round=0 shas=ok row=refix"},
-		{"re-review out", []string{base, head1, head2}, nil, "last=reviewed_head after=0 review=out pass=re spec=- open=- round=0 shas=ok row=re-review"},
+		{"none", nil, nil, "last=none after=- review=- pass=- spec=- open=0 round=0 left=5 shas=ok row=start"},
+		{"base, commits after", []string{base}, nil, "last=base after=2 review=- pass=- spec=- open=0 round=0 left=5 shas=ok row=package"},
+		{"review out", []string{base, head1}, map[string]string{review: ""}, "last=reviewed_head after=1 review=out pass=first spec=- open=- round=0 left=5 shas=ok row=review"},
+		{"review in, findings", []string{base, head1}, nil, "last=reviewed_head after=1 review=in pass=first spec=❌ open=2 round=0 left=5 shas=ok row=refix"},
+		{"re-review out", []string{base, head1, head2}, nil, "last=reviewed_head after=0 review=out pass=re spec=- open=- round=0 left=5 shas=ok row=re-review"},
 		{"re-review in, one left", []string{base, head1, head2}, map[string]string{rereview: "F1: ADDRESSED\nF2: NOT ADDRESSED\nNew: none\nOut of scope: none\n"},
-			"last=reviewed_head after=0 review=in pass=re spec=- open=1 round=0 shas=ok row=record"},
+			"last=reviewed_head after=0 review=in pass=re spec=- open=1 round=0 left=5 shas=ok row=record"},
 		{"round recorded", []string{base, head1, head2, FormatRound("Task 1", 1, 1, []Finding{{ID: "F2", Text: "y missing"}}, "bbbbbbb", "ccccccc")}, nil,
-			"last=fix after=0 review=out pass=re spec=- open=1 round=1 shas=ok row=fix"},
+			"last=fix after=0 review=out pass=re spec=- open=1 round=1 left=4 shas=ok row=fix"},
 		{"round 5", []string{base, head1, head2, FormatRound("Task 1", 5, 0, []Finding{{ID: "F2", Text: "y missing"}}, "bbbbbbb", "ccccccc")}, nil,
-			"last=fix after=0 review=out pass=re spec=- open=1 round=5 shas=ok row=breaker"},
+			"last=fix after=0 review=out pass=re spec=- open=1 round=5 left=0 shas=ok row=breaker"},
 		{"parked", []string{base, head1, head2, FormatRound("Task 1", 5, 0, []Finding{{ID: "F2", Text: "y missing"}}, "bbbbbbb", "ccccccc"),
 			FormatParked("Task 1", Finding{ID: "F2", Text: "y missing"}, "no")}, nil,
-			"last=parked after=0 review=out pass=re spec=- open=0 round=5 shas=ok row=ruled"},
+			"last=parked after=0 review=out pass=re spec=- open=0 round=5 left=0 shas=ok row=ruled"},
 		{"a failed check", []string{base, head1, FormatFinding("Task 1", Finding{ID: "F3", Text: "check fails"})}, map[string]string{review: "Spec: ⚠️\nOpen: none\nMinor: none\n"},
-			"last=finding after=1 review=in pass=first spec=- open=1 round=0 shas=ok row=refix"},
+			"last=finding after=1 review=in pass=first spec=- open=1 round=0 left=5 shas=ok row=refix"},
 		{"complete", []string{base, head1, FormatComplete("Task 1", "aaaaaaa", "bbbbbbb", "review clean")}, nil,
-			"last=complete after=- review=in pass=first spec=- open=0 round=0 shas=ok row=done"},
+			"last=complete after=- review=in pass=first spec=- open=0 round=0 left=5 shas=ok row=done"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			s := source{after: src.after, files: map[string]string{}}
@@ -213,7 +213,6 @@ func TestFacts(t *testing.T) {
 			us, err := Units(lines(t, c.lines...), []string{"1"}, s)
 			require.NoError(t, err)
 			u := us[0]
-			u.Row = Pick(UnitRows, u.Map())
 			assert.Equal(t, "Task 1: "+c.want, u.StateLine())
 		})
 	}
@@ -238,15 +237,15 @@ func TestRowsAreReachable(t *testing.T) {
 	values := map[string][]string{
 		"unit": {"task", "final"}, "last": {"none", "base", "reviewed_head", "finding", "fix", "parked", "blocked", "complete", "batched"},
 		"after": {"-", "0", "1"}, "review": {"-", "in", "out"}, "pass": {"-", "first", "re"},
-		"spec": {"-", "✅", "⚠️", "❌", "n/a"}, "open": {"-", "0", "1"}, "round": {"0", "1", "3", "5"},
+		"spec": {"-", "✅", "⚠️", "❌", "n/a"}, "open": {"-", "0", "1"}, "round": {"0", "1", "3", "5"}, "left": {"0", "1"},
 		"shas": {"ok", "rewritten", "gone", "missing"},
 	}
-	names := []string{"unit", "last", "after", "review", "pass", "spec", "open", "round", "shas"}
-	hit := map[string]bool{}
+	names := FactNames[1:]
+	hit := map[Row]bool{}
 	var walk func(i int, f map[string]string)
 	walk = func(i int, f map[string]string) {
 		if i == len(names) {
-			hit[Pick(UnitRows, f)] = true
+			hit[Pick(f)] = true
 			return
 		}
 		for _, v := range values[names[i]] {
@@ -255,11 +254,13 @@ func TestRowsAreReachable(t *testing.T) {
 		}
 	}
 	walk(0, map[string]string{})
-	for _, r := range UnitRows {
-		assert.True(t, hit[r.Name], "row %s is never the first that fits", r.Name)
+	hit[Pick(map[string]string{"ledger": "other"})] = true
+	hit[Pick(map[string]string{"ledger": "none"})] = true
+	for _, r := range Rows() {
+		assert.True(t, hit[r], "row %s is never the first that fits", r)
 	}
-	assert.Equal(t, "foreign", Pick(LedgerRows, map[string]string{"ledger": "other"}))
-	assert.Equal(t, "new", Pick(LedgerRows, map[string]string{"ledger": "none"}))
+	assert.Equal(t, RowForeign, Pick(map[string]string{"ledger": "other"}))
+	assert.Equal(t, RowNew, Pick(map[string]string{"ledger": "none"}))
 }
 
 // TestAppend: lines go at the end in one write; a last line without its

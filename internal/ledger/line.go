@@ -42,21 +42,21 @@ type Kind string
 
 // The kinds of line, by their place in a unit's life.
 const (
-	None         Kind = "none" // a unit without lines (Facts only)
-	Base         Kind = "base"
-	Implementer  Kind = "implementer"
-	ReviewedHead Kind = "reviewed_head"
-	Minor        Kind = "minor"
-	Settled      Kind = "settled"
-	Added        Kind = "finding" // a finding the controller added (a failed check)
-	Round        Kind = "fix"
-	Parked       Kind = "parked"
-	Blocked      Kind = "blocked"
-	Unblocked    Kind = "unblocked" // the human's decision to go on after a BLOCKED
-	Complete     Kind = "complete"
-	Restarted    Kind = "restarted" // the human's decision to begin the record again (RunUnit)
-	Batch        Kind = "batch"     // the first task of a batch: the tasks it holds
-	Batched      Kind = "batched"   // a later task of a batch: its first task does its steps
+	KindNone         Kind = "none" // a unit without lines (Facts only)
+	KindBase         Kind = "base"
+	KindImplementer  Kind = "implementer"
+	KindReviewedHead Kind = "reviewed_head"
+	KindMinor        Kind = "minor"
+	KindSettled      Kind = "settled"
+	KindFinding      Kind = "finding" // a finding the controller added (a failed check)
+	KindFix          Kind = "fix"
+	KindParked       Kind = "parked"
+	KindBlocked      Kind = "blocked"
+	KindUnblocked    Kind = "unblocked" // the human's decision to go on after a BLOCKED
+	KindComplete     Kind = "complete"
+	KindRestarted    Kind = "restarted" // the human's decision to begin the record again (RunUnit)
+	KindBatch        Kind = "batch"     // the first task of a batch: the tasks it holds
+	KindBatched      Kind = "batched"   // a later task of a batch: its first task does its steps
 )
 
 // MaxRounds is a task's fix loop's hard cap (rounds are written R/5);
@@ -121,32 +121,32 @@ func Parse(text string) (Line, bool) {
 		if !ok || v == "" {
 			return Line{}, false
 		}
-		l.Kind, l.Value = Restarted, v
+		l.Kind, l.Value = KindRestarted, v
 		return l, true
 	}
 	for _, k := range []struct {
 		prefix string
 		kind   Kind
 	}{
-		{"base=", Base}, {"implementer=", Implementer}, {"reviewed_head=", ReviewedHead},
-		{"minor (deferred): ", Minor}, {"settled — ", Settled}, {"finding — ", Added},
-		{"BLOCKED — ", Blocked}, {"unblocked — ", Unblocked},
-		{"batch — Tasks ", Batch}, {"batched — in ", Batched},
+		{"base=", KindBase}, {"implementer=", KindImplementer}, {"reviewed_head=", KindReviewedHead},
+		{"minor (deferred): ", KindMinor}, {"settled — ", KindSettled}, {"finding — ", KindFinding},
+		{"BLOCKED — ", KindBlocked}, {"unblocked — ", KindUnblocked},
+		{"batch — Tasks ", KindBatch}, {"batched — in ", KindBatched},
 	} {
 		if v, ok := strings.CutPrefix(rest, k.prefix); ok && v != "" {
 			l.Kind, l.Value = k.kind, v
 			switch k.kind {
-			case Base, ReviewedHead:
+			case KindBase, KindReviewedHead:
 				if !isSha(v) {
 					return Line{}, false
 				}
-			case Added:
+			case KindFinding:
 				f, ok := parseFinding(v)
 				if !ok {
 					return Line{}, false
 				}
 				l.Findings = []Finding{f}
-			case Batch:
+			case KindBatch:
 				l.Members = strings.Split(v, ", ")
 				for _, n := range l.Members {
 					if n == "" || strings.Trim(n, "0123456789") != "" {
@@ -156,7 +156,7 @@ func Parse(text string) (Line, bool) {
 				if len(l.Members) < 2 || UnitName(l.Members[0]) != l.Unit {
 					return Line{}, false
 				}
-			case Batched:
+			case KindBatched:
 				if _, _, ok := cutUnit(v + ": "); !ok || !strings.HasPrefix(v, "Task ") || v == l.Unit {
 					return Line{}, false
 				}
@@ -170,11 +170,11 @@ func Parse(text string) (Line, bool) {
 		return Line{}, false
 	}
 	if p := parkedRe().FindStringSubmatch(rest); p != nil {
-		l.Kind, l.Value, l.Ruling = Parked, p[1], p[2]
+		l.Kind, l.Value, l.Ruling = KindParked, p[1], p[2]
 		return l, true
 	}
 	if c := completeRe().FindStringSubmatch(rest); c != nil {
-		l.Kind, l.Value, l.Outcome = Complete, c[1]+".."+c[2], c[3]
+		l.Kind, l.Value, l.Outcome = KindComplete, c[1]+".."+c[2], c[3]
 		return l, true
 	}
 	if r := roundRe().FindStringSubmatch(rest); r != nil {
@@ -185,7 +185,7 @@ func Parse(text string) (Line, bool) {
 		if r[2] != strconv.Itoa(Cap(l.Unit)) {
 			return Line{}, false
 		}
-		l.Kind, l.Value, l.Findings = Round, r[5], fs
+		l.Kind, l.Value, l.Findings = KindFix, r[5], fs
 		l.Round, _ = strconv.Atoi(r[1])
 		l.Addressed, _ = strconv.Atoi(r[3])
 		l.Open, _ = strconv.Atoi(r[4])

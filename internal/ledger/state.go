@@ -1,8 +1,6 @@
 package ledger
 
-import (
-	"fmt"
-)
+import "fmt"
 
 // Source is what the facts need beyond the ledger's lines: the plan's
 // tasks, the workspace's files, and git.
@@ -20,49 +18,6 @@ type Source interface {
 	Commits(shas []string) (gone, off map[string]bool, err error)
 }
 
-// The values of the shas fact: whether the commits a unit's lines record
-// are still the branch's history.
-const (
-	ShasOK        = "ok"        // every recorded sha is a commit HEAD contains
-	ShasRewritten = "rewritten" // a recorded sha is a commit HEAD does not contain
-	ShasGone      = "gone"      // a recorded sha is not a commit of the repository
-	ShasMissing   = "missing"   // a line that needs a recorded sha before it has none
-)
-
-// Facts are what a unit's lines say, in the words of the skill's state
-// table: the row that fits is chosen from these alone.
-type Facts struct {
-	Unit   string // "Task 3" or "Final"
-	Task   string // "3"; "" for the final review
-	Last   Kind   // the last line's kind, implementer=, minor, settled lines skipped; None without lines
-	After  int    // commits after the unit's last recorded sha; -1 without one, and once the unit is over
-	Review string // in, out, or - : whether the last reviewed_head's review is in
-	Pass   string // first or re: the last reviewed_head is the unit's first or a later one; - without one
-	Spec   string // the first review's Spec while it is the last (pass=first, review in); else -
-	Open   int    // open findings not ruled on; -1 while the last review is out
-	Round  int    // the last recorded fix round (since the last unblocked line); 0 without one
-	Shas   string // ShasOK, ShasRewritten, ShasGone, ShasMissing
-
-	Implementer   string    // the last implementer= id; "" without one
-	Members       []string  // a batch's tasks, by number, when the unit is its first task
-	BatchHead     string    // the first task of the batch a batched unit is in ("Task 3")
-	ReviewFile    string    // the newest review file that is in
-	OpenFindings  []Finding // the open findings, when Open > 0
-	NotVerifiable string    // what the first review could not verify, while it is the last
-	Notes         []string  // why a review that exists is not in, and the like
-	History       []string  // what makes Shas other than ok, one line each
-	Row           string    // the row of the state table that fits (Pick)
-
-	lines   []Line
-	files   *fileIndex
-	heads   []string // reviewed_head shas since the last base
-	base    string
-	before  []Finding // open going into the last review
-	first   *Review   // the first review, when in
-	last    any       // the last review's answer (*Review or *ReReview), when in
-	applied bool
-}
-
 // Epoch is the part of a ledger's lines the facts are read from: the
 // lines after its last "Run: restarted" line (the human began the record
 // again, the branch's history having changed under it), or all of them.
@@ -70,7 +25,7 @@ type Facts struct {
 // still printed at the finish.
 func Epoch(lines []Line) []Line {
 	for i := len(lines) - 1; i >= 0; i-- {
-		if lines[i].Kind == Restarted {
+		if lines[i].Kind == KindRestarted {
 			return lines[i+1:]
 		}
 	}
@@ -78,29 +33,29 @@ func Epoch(lines []Line) []Line {
 }
 
 // Units groups a ledger's lines (after the identity line) by unit and
-// returns the facts of each task of the plan, in plan order, then the
-// final review's. Lines of a unit the plan does not have are left out
-// (Strays names them). Its cost grows with the lines and the workspace's
-// files, never with their product: the files are indexed once, each
-// review is read once, and git is asked about every recorded sha at once.
+// returns the facts of each task of tasks, in their order, then the
+// final review's, each with its row. Lines of a unit not among them are
+// left out (Strays names them). Its cost grows with the lines and the
+// workspace's files, never with their product: the files are indexed
+// once, each review is read once, and git is asked about every recorded
+// sha at once.
 func Units(lines []Line, tasks []string, src Source) ([]*Facts, error) {
-	lines = Epoch(lines)
 	by := map[string][]Line{}
-	for _, l := range lines {
+	for _, l := range Epoch(lines) {
 		by[l.Unit] = append(by[l.Unit], l)
 	}
-	names := make([]string, 0, len(tasks)+1)
+	recs := make([]*record, 0, len(tasks)+1)
 	for _, t := range tasks {
-		names = append(names, UnitName(t))
+		recs = append(recs, fold(UnitName(t), t, by[UnitName(t)]))
 	}
-	names = append(names, FinalUnit)
+	recs = append(recs, fold(FinalUnit, "", by[FinalUnit]))
 	var shas []string
 	seen := map[string]bool{}
-	for _, n := range names {
-		for _, l := range by[n] {
-			if (l.Kind == Base || l.Kind == ReviewedHead) && !seen[l.Value] {
-				seen[l.Value] = true
-				shas = append(shas, l.Value)
+	for _, r := range recs {
+		for _, c := range r.commits() {
+			if !seen[c.sha] {
+				seen[c.sha] = true
+				shas = append(shas, c.sha)
 			}
 		}
 	}
@@ -112,13 +67,9 @@ func Units(lines []Line, tasks []string, src Source) ([]*Facts, error) {
 		}
 	}
 	idx := indexFiles(src.Files())
-	out := make([]*Facts, 0, len(names))
-	for i, n := range names {
-		task := ""
-		if i < len(tasks) {
-			task = tasks[i]
-		}
-		f, err := unitFacts(n, task, by[n], idx, src, gone, off)
+	out := make([]*Facts, 0, len(recs))
+	for _, r := range recs {
+		f, err := derive(r, idx, src, gone, off)
 		if err != nil {
 			return nil, err
 		}
@@ -153,110 +104,75 @@ func Strays(lines []Line, tasks []string) []string {
 	return out
 }
 
-func unitFacts(unit, task string, lines []Line, idx *fileIndex, src Source, gone, off map[string]bool) (*Facts, error) {
-	f := &Facts{Unit: unit, Task: task, Last: None, After: -1, Review: "-", Pass: "-", Spec: "-", Shas: ShasOK,
-		lines: lines, files: idx}
-	lastSha := ""
-	var open []Finding
-	// What a BLOCKED line interrupted, for the unblocked line that goes on.
-	var blockedLast Kind
-	var blockedOpen []Finding
+// record is what one unit's lines say, read in order with nothing asked
+// of git or the workspace and no decision taken: the fold. derive makes
+// the unit's facts from it.
+type record struct {
+	unit, task  string
+	lines       []Line // the unit's lines, of the ledger's epoch
+	last        Kind   // the last step's kind (an unblocked line puts back the kind its BLOCKED interrupted)
+	implementer string
+	members     []string // a batch's tasks, on its first task's record
+	batchHead   string   // the first task of the batch a batched unit is in
+	round       int      // the last fix round since the base or the last unblocked line
+	base        string   // the last base=
+	heads       []string // the reviewed_head= shas since it
+	events      []event  // since it: the lines that change what is open
+	damaged     []string // lines that need a line before them the unit lacks
+}
+
+// event is a line that changes a unit's open findings. A BLOCKED line
+// that interrupts a step keeps what is open; an unblocked line after it
+// puts that back.
+type event struct {
+	Line
+	keeps, putsBack bool
+}
+
+func fold(unit, task string, lines []Line) *record {
+	r := &record{unit: unit, task: task, lines: lines, last: KindNone}
+	interrupted := KindNone // the kind a BLOCKED line interrupted
 	for _, l := range lines {
+		e := event{Line: l}
 		switch l.Kind {
-		case Implementer:
-			f.Implementer = l.Value
+		case KindImplementer:
+			r.implementer = l.Value
 			continue
-		case Batch:
-			f.Members = l.Members
+		case KindBatch:
+			r.members = l.Members
 			continue
-		case Minor, Settled, Restarted:
+		case KindMinor, KindSettled, KindRestarted:
 			continue
-		case Unblocked:
-			// The human's decision to go on: the unit is where the block
-			// found it (or where commits came with no round left to
-			// review them), with a fresh budget of fix rounds.
-			if f.Last == Blocked {
-				f.Last, open = blockedLast, blockedOpen
+		case KindUnblocked:
+			// The human's decision to go on: where the block found the
+			// unit (or where commits came with no round left to review
+			// them), with a fresh budget of fix rounds.
+			if r.last == KindBlocked {
+				r.last, e.putsBack = interrupted, true
 			}
-			f.Round = 0
+			r.round = 0
+			r.events = append(r.events, e)
 			continue
 		}
-		f.checkNeeds(l)
-		if l.Kind != ReviewedHead {
-			open = f.apply(open, src)
+		r.checkNeeds(l)
+		if l.Kind == KindBlocked && r.last != KindBlocked {
+			interrupted, e.keeps = r.last, true
 		}
-		if l.Kind == Blocked && f.Last != Blocked {
-			blockedLast, blockedOpen = f.Last, open
-		}
-		f.Last = l.Kind
+		r.last = l.Kind
 		switch l.Kind {
-		case Base:
-			f.base, lastSha, f.heads, open, f.first, f.last, f.applied = l.Value, l.Value, nil, nil, nil, nil, false
-			f.Round = 0
-		case ReviewedHead:
-			open = f.apply(open, src)
-			f.before = open
-			f.heads = append(f.heads, l.Value)
-			f.applied, f.last = false, nil
-			lastSha = l.Value
-		case Added:
-			open = append(open, l.Findings...)
-		case Round:
-			open, f.Round = l.Findings, l.Round
-		case Parked:
-			open = without(open, l.Value)
-		case Complete, Blocked:
-			open = nil
-		case Batched:
-			f.BatchHead = l.Value
+		case KindBase:
+			r.base, r.heads, r.events, r.round = l.Value, nil, nil, 0
+			continue
+		case KindReviewedHead:
+			r.heads = append(r.heads, l.Value)
+		case KindFix:
+			r.round = l.Round
+		case KindBatched:
+			r.batchHead = l.Value
 		}
+		r.events = append(r.events, e)
 	}
-	f.checkShas(lines, gone, off)
-	// A unit that is over (complete, blocked) needs no count: no row
-	// reads it there, and a long run's Look would ask git once a task.
-	// Nor does one whose shas are not the branch's: its row stops.
-	if lastSha != "" && f.Last != Complete && f.Last != Blocked && f.Shas == ShasOK {
-		n, err := src.After(lastSha)
-		if err != nil {
-			return nil, err
-		}
-		f.After = n
-	}
-	if len(f.heads) > 0 {
-		f.Pass = "first"
-		if len(f.heads) > 1 {
-			f.Pass = "re"
-		}
-		f.Review = "out"
-		if f.last != nil || f.readLast(src) {
-			f.Review = "in"
-		}
-	}
-	if f.Last == ReviewedHead {
-		if f.Review == "in" {
-			open = f.apply(open, src)
-		} else {
-			open = nil
-			f.Open = -1
-		}
-	}
-	if f.Open != -1 {
-		f.Open = len(open)
-		f.OpenFindings = open
-	}
-	if f.Last == ReviewedHead && f.Pass == "first" && f.first != nil {
-		f.Spec = f.first.Spec
-		f.NotVerifiable = f.first.NotVerifiable
-	}
-	for i := range f.heads {
-		if i == len(f.heads)-1 && f.Review != "in" {
-			break // a last review that is not an answer is no review to read
-		}
-		if name := f.reviewName(i); name != "" && idx.has(name) {
-			f.ReviewFile = name
-		}
-	}
-	return f, nil
+	return r
 }
 
 // checkNeeds notes a line that a step can only have written after another
@@ -264,118 +180,40 @@ func unitFacts(unit, task string, lines []Line, idx *fileIndex, src Source, gone
 // parked finding or a controller's finding with no reviewed_head= since
 // the base. Such a ledger was edited by hand or cut; no step can go on
 // from it without computing over shas it does not have.
-func (f *Facts) checkNeeds(l Line) {
+func (r *record) checkNeeds(l Line) {
 	switch {
-	case l.Kind == ReviewedHead && f.base == "":
-		f.damaged("%q has no base= line before it", l.Text)
-	case (l.Kind == Round || l.Kind == Parked || l.Kind == Added) && len(f.heads) == 0:
-		f.damaged("%q has no reviewed_head= line since the unit's base=", l.Text)
+	case l.Kind == KindReviewedHead && r.base == "":
+		r.damaged = append(r.damaged, fmt.Sprintf("%q has no base= line before it", l.Text))
+	case (l.Kind == KindFix || l.Kind == KindParked || l.Kind == KindFinding) && len(r.heads) == 0:
+		r.damaged = append(r.damaged, fmt.Sprintf("%q has no reviewed_head= line since the unit's base=", l.Text))
 	}
 }
 
-func (f *Facts) damaged(format string, args ...any) {
-	if f.Shas == ShasOK {
-		f.Shas = ShasMissing
-	}
-	f.History = append(f.History, fmt.Sprintf(format, args...))
+// recorded is a commit a unit's line records, and the line's kind.
+type recorded struct {
+	sha  string
+	kind Kind // KindBase or KindReviewedHead
 }
 
-// checkShas sets Shas from what git says of the unit's recorded shas: a
-// sha that is gone outranks one off the branch, which outranks lines
-// missing (their notes stay).
-func (f *Facts) checkShas(lines []Line, gone, off map[string]bool) {
+// commits are the commits the unit's lines record, each once, with the
+// kind of the first line that records it.
+func (r *record) commits() []recorded {
+	var out []recorded
 	seen := map[string]bool{}
-	var bad []string
-	state := ""
-	for _, l := range lines {
-		if l.Kind != Base && l.Kind != ReviewedHead || seen[l.Value] {
-			continue
-		}
-		seen[l.Value] = true
-		switch {
-		case gone[l.Value]:
-			bad = append(bad, fmt.Sprintf("%s (%s=) is not a commit of this repository", l.Value, l.Kind))
-			state = ShasGone
-		case off[l.Value]:
-			bad = append(bad, fmt.Sprintf("%s (%s=) is a commit the branch does not contain", l.Value, l.Kind))
-			if state == "" {
-				state = ShasRewritten
-			}
+	for _, l := range r.lines {
+		if (l.Kind == KindBase || l.Kind == KindReviewedHead) && !seen[l.Value] {
+			seen[l.Value] = true
+			out = append(out, recorded{l.Value, l.Kind})
 		}
 	}
-	if state != "" {
-		f.Shas = state
-		f.History = append(bad, f.History...)
-	}
+	return out
 }
 
-// apply takes the last review into open, once, when it is in: a first
-// review's open findings replace open; a re-review keeps what it rules NOT
-// ADDRESSED and adds its new findings.
-func (f *Facts) apply(open []Finding, src Source) []Finding {
-	if f.applied || len(f.heads) == 0 {
-		return open
+// lastSha is the last commit the unit recorded since its base; "" with
+// none.
+func (r *record) lastSha() string {
+	if len(r.heads) > 0 {
+		return r.heads[len(r.heads)-1]
 	}
-	if f.last == nil && !f.readLast(src) {
-		return open
-	}
-	f.applied = true
-	switch r := f.last.(type) {
-	case *Review:
-		return append([]Finding(nil), r.Open...)
-	case *ReReview:
-		var still []Finding
-		for _, x := range f.before {
-			if !r.Addressed[x.ID] {
-				still = append(still, x)
-			}
-		}
-		return append(still, r.New...)
-	}
-	return open
-}
-
-// readLast reads the last reviewed_head's review; false when it is not in
-// (missing, or not an answer the run can act on: a note says why).
-func (f *Facts) readLast(src Source) bool {
-	i := len(f.heads) - 1
-	name := f.reviewName(i)
-	if name == "" || !f.files.has(name) {
-		return false
-	}
-	text, err := src.Read(name)
-	if err != nil {
-		f.note("%s: %v", name, err)
-		return false
-	}
-	if i == 0 {
-		r, err := ParseReview(text)
-		if err != nil {
-			f.note("%s is not in: %v", name, err)
-			return false
-		}
-		f.first, f.last = &r, &r
-		return true
-	}
-	ids := make([]string, len(f.before))
-	for k, x := range f.before {
-		ids[k] = x.ID
-	}
-	r, err := ParseReReview(text, ids)
-	if err != nil {
-		f.note("%s is not in: %v", name, err)
-		return false
-	}
-	f.last = &r
-	return true
-}
-
-func (f *Facts) note(format string, args ...any) {
-	n := fmt.Sprintf(format, args...)
-	for _, x := range f.Notes {
-		if x == n {
-			return
-		}
-	}
-	f.Notes = append(f.Notes, n)
+	return r.base
 }

@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/sdd-go/sdd-go/internal/ledger"
 )
 
 // stopped unwinds a script once it has said its last words.
@@ -320,9 +322,13 @@ func (c *controller) table() []stateRow {
 
 // pick is the row the text's rule takes among those whose conditions all
 // hold for facts; rows about facts the unit does not have are passed over.
+// The rows are the text's, read from its table, never the command's: a
+// text whose table drifts from internal/ledger's must fail a run, not be
+// corrected by it. The conditions' reading is the one the command uses,
+// ledger.Match: one language, one reader.
 func (c *controller) pick(facts map[string]string) stateRow {
 	for _, r := range c.rowsInTextOrder() {
-		ok, err := match(r.when, facts)
+		ok, err := ledger.Match(r.when, facts)
 		if err != nil {
 			continue // a condition on a fact these facts lack: another kind of row
 		}
@@ -332,43 +338,6 @@ func (c *controller) pick(facts map[string]string) stateRow {
 	}
 	c.fail("no row of the state table fits %v", facts)
 	return stateRow{}
-}
-
-// match is the table's reading of a condition list: name=value (value a
-// list of alternatives a,b), name>n, name<n, all of which must hold; a
-// fact without a value (-) is never more or less than a number.
-func match(when string, facts map[string]string) (bool, error) {
-	for _, cond := range strings.Fields(when) {
-		i := strings.IndexAny(cond, "=<>")
-		if i <= 0 || i == len(cond)-1 {
-			return false, fmt.Errorf("condition %q", cond)
-		}
-		got, ok := facts[cond[:i]]
-		if !ok {
-			return false, fmt.Errorf("no fact %q", cond[:i])
-		}
-		want := cond[i+1:]
-		switch cond[i] {
-		case '=':
-			hit := false
-			for _, w := range strings.Split(want, ",") {
-				hit = hit || got == w
-			}
-			if !hit {
-				return false, nil
-			}
-		default:
-			n, err := strconv.Atoi(want)
-			if err != nil {
-				return false, fmt.Errorf("condition %q", cond)
-			}
-			g, err := strconv.Atoi(got)
-			if err != nil || cond[i] == '>' && g <= n || cond[i] == '<' && g >= n {
-				return false, nil
-			}
-		}
-	}
-	return true, nil
 }
 
 // factsOf are u's facts with its kind, as the table's conditions read them.

@@ -183,7 +183,7 @@ func Resumes() []Resume {
 				return appendLedger(ws, "Final: BLOCKED — greet and bye disagree on the encoding\n")
 			},
 			Next: []string{plan, "Say"}, Stop: "Final is BLOCKED"},
-		{Name: "final-fix", Row: "final-fix", Scenario: finalFix, Cut: 21, After: "Agent final reviewer 0 (opus)",
+		{Name: "fix: the final review", Row: "fix", Scenario: finalFix, Cut: 21, After: "Agent final reviewer 0 (opus)",
 			Next: []string{plan, "Agent fix 0 (sonnet)", "Bash Package", "Agent re-reviewer 0 (sonnet)", "Bash Record the round+Close+Finish"}, Ends: finalFixed},
 		{Name: "refix: the final fix", Row: "refix", Scenario: finalFix, Cut: 22, After: "Agent fix 0 (sonnet)",
 			Next: []string{plan, "Bash Package", "Agent re-reviewer 0 (sonnet)", "Bash Record the round+Close+Finish"}, Ends: finalFixed},
@@ -193,7 +193,7 @@ func Resumes() []Resume {
 			Next: []string{plan, "Bash Record the round+Close+Finish", "Say"}, Ends: finalFixed},
 		{Name: "record: the final fix left it open", Row: "record", Scenario: finalPark, Cut: 24, After: "Agent re-reviewer 0 (sonnet)",
 			Next: []string{plan, "Bash Record the round", rare, "Bash Park+Close+Finish"}},
-		{Name: "final-breaker", Row: "final-breaker", Scenario: finalPark, Cut: 25, After: "Bash Record the round",
+		{Name: "breaker: the final review", Row: "breaker", Scenario: finalPark, Cut: 25, After: "Bash Record the round",
 			Next: []string{plan, rare, "Bash Park+Close+Finish", "Say"}},
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/sdd-go/sdd-go/internal/ledger"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -103,18 +105,21 @@ func TestTables(t *testing.T) {
 	assert.Len(t, rare.TableWith("Ruling"), 2)
 }
 
-func TestMatch(t *testing.T) {
-	facts := map[string]string{"last": "fix", "open": "2", "round": "5", "after": "-"}
-	for when, want := range map[string]bool{
-		"last=fix": true, "last=base,fix": true, "last=base": false,
-		"open>0 round=5": true, "round<5": false, "after>0": false, "after<1": false, "open=2 last=fix,parked": true,
-	} {
-		got, err := match(when, facts)
-		require.NoError(t, err, when)
-		assert.Equal(t, want, got, when)
+// TestStateTableIsTheLedgers: SKILL.md's state table names the rows of
+// internal/ledger, in its order, with the same conditions, string for
+// string: the text and the command are one state machine, and a row
+// added, removed, renamed or changed on one side alone fails here.
+func TestStateTableIsTheLedgers(t *testing.T) {
+	skill, err := ParseText(readSkill(t, "SKILL.md"))
+	require.NoError(t, err)
+	var text, code []string
+	for _, r := range skill.TableWith("Row") {
+		text = append(text, r[0]+" "+r[1])
 	}
-	_, err := match("unit=task", facts)
-	assert.Error(t, err)
+	for _, r := range ledger.Rows() {
+		code = append(code, "`"+r.String()+"` `"+r.When()+"`")
+	}
+	assert.Equal(t, code, text)
 }
 
 func TestAnswerLabels(t *testing.T) {

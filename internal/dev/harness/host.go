@@ -86,7 +86,7 @@ type Facts struct {
 // round's second implementer found from the disk, a task blocked after
 // five rounds (a long conversation: Gemini's loop check at the 30th
 // turn), the final review's fix, and a branch rebased under the run.
-var FewResumes = []string{"refix", "blocked", "final-fix", "rewritten: the branch rebased under the run"}
+var FewResumes = []string{"refix", "blocked", "fix: the final review", "rewritten: the branch rebased under the run"}
 
 // AllResumesEnv, set to "all", makes each host resume from every state
 // of follower.Resumes, as before a change of the text's state table:

@@ -51,7 +51,10 @@ func TestOnInvokeCost(t *testing.T) {
 	}
 	t.Logf("SKILL.md: %d bytes, about %d tokens on invoke (budget %d)", len(body), len(body)/bytesPerTokens, onInvokeBudget)
 	requireClean(t, checkOnInvoke(x))
-	over := x.edit(t, skillMD, "## Before Task 1\n", "## Before Task 1\n\n"+strings.Repeat("x", onInvokeBudget*bytesPerTokens-len(body)+bytesPerTokens)+"\n")
+	// The check must catch a text over the budget: one grown past it
+	// (by a token at least, whatever the text's size now).
+	pad := max(onInvokeBudget*bytesPerTokens-len(body), 0) + bytesPerTokens
+	over := x.edit(t, skillMD, "## Before Task 1\n", "## Before Task 1\n\n"+strings.Repeat("x", pad)+"\n")
 	requireCatches(t, checkOnInvoke(over), "over 3400")
 }
 

@@ -56,13 +56,13 @@ func checkProtocolFormats(x skillText) []string {
 		kinds[unit+" "+string(pl.Kind)] = true
 	}
 	for _, unit := range []string{"Task", "Fina"} {
-		for _, k := range []ledger.Kind{ledger.Base, ledger.ReviewedHead, ledger.Minor, ledger.Added, ledger.Round, ledger.Parked, ledger.Blocked, ledger.Unblocked, ledger.Complete} {
+		for _, k := range []ledger.Kind{ledger.KindBase, ledger.KindReviewedHead, ledger.KindMinor, ledger.KindFinding, ledger.KindFix, ledger.KindParked, ledger.KindBlocked, ledger.KindUnblocked, ledger.KindComplete} {
 			if !kinds[unit+" "+string(k)] {
 				p = append(p, fmt.Sprintf("docs/protocol.md: the formats block has no %s line of %s", k, unit))
 			}
 		}
 	}
-	if !kinds[ledger.RunUnit+" "+string(ledger.Restarted)] {
+	if !kinds[ledger.RunUnit+" "+string(ledger.KindRestarted)] {
 		p = append(p, "docs/protocol.md: the formats block has no Run: restarted line")
 	}
 	if _, ok := ledger.IdentityPlan(formatSamples.Replace(lines[0])); !ok {

@@ -1,6 +1,10 @@
-package commands
+package sddledger
 
-import "os"
+import (
+	"os"
+
+	"github.com/sdd-go/sdd-go/internal/commands"
+)
 
 // removeAll removes dir and all it holds (finish's workspace, carry's
 // fresh one). On Windows os.RemoveAll deletes through directory handles
@@ -23,7 +27,7 @@ func removeByName(dir string) error {
 		return err
 	}
 	for _, e := range entries {
-		p := inWorkspace(dir, e.Name())
+		p := commands.InWorkspace(dir, e.Name())
 		if e.IsDir() { // a symbolic link is removed, not followed
 			err = removeByName(p)
 		} else {

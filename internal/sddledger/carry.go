@@ -1,4 +1,4 @@
-package commands
+package sddledger
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/sdd-go/sdd-go/internal/atomicfile"
 	"github.com/sdd-go/sdd-go/internal/cliapp"
+	"github.com/sdd-go/sdd-go/internal/commands"
 	"github.com/sdd-go/sdd-go/internal/exit"
 	"github.com/sdd-go/sdd-go/internal/ledger"
 	"github.com/sdd-go/sdd-go/internal/workspace"
@@ -63,7 +64,7 @@ func runCarry(ctx context.Context, env *cliapp.Env, args []string) error {
 	// The old workspace becomes this plan's, where it is: its ledger under
 	// a first line naming this plan (the old lines after it, as they
 	// were), its marker naming this plan; this run's fresh workspace goes.
-	oldLedger := inWorkspace(orphan.Dir, ledger.FileName)
+	oldLedger := commands.InWorkspace(orphan.Dir, ledger.FileName)
 	lines := []string{ledger.Identity(r.id.ID())}
 	if text, err := ledger.Read(oldLedger); err == nil {
 		first, rest := ledger.Split(text)

@@ -1,10 +1,11 @@
-package commands
+package sddledger
 
 import (
 	"fmt"
 	"os"
 	"strings"
 
+	"github.com/sdd-go/sdd-go/internal/commands"
 	"github.com/sdd-go/sdd-go/internal/exit"
 	"github.com/sdd-go/sdd-go/internal/ledger"
 	"github.com/sdd-go/sdd-go/internal/plantask"
@@ -34,7 +35,7 @@ func (r *run) batch(us []*ledger.Facts, first, last string) ([]string, error) {
 	var members []string
 	for _, t := range r.tasks[from : to+1] {
 		members = append(members, t.Number)
-		if u := find(us, ledger.UnitName(t.Number)); u.Row != "start" {
+		if u := find(us, ledger.UnitName(t.Number)); u.Row != ledger.RowStart {
 			return nil, outOfStep(u, "a task not begun, for a batch")
 		}
 	}
@@ -103,8 +104,8 @@ func (r *run) batchBrief(members []string) error {
 	if err != nil {
 		return exit.File(exit.Usage, r.plan, err)
 	}
-	out := inWorkspace(r.dir, "task-"+members[0]+"-brief.md")
-	f, err := openOutput(out, r.plan)
+	out := commands.InWorkspace(r.dir, "task-"+members[0]+"-brief.md")
+	f, err := commands.OpenOutput(out, r.plan)
 	if err != nil {
 		return err
 	}
@@ -119,7 +120,7 @@ func (r *run) batchBrief(members []string) error {
 	if _, err := f.Write([]byte(b.String())); err != nil {
 		return exit.File(exit.IO, out, err)
 	}
-	if err := commit(f, out); err != nil {
+	if err := commands.Commit(f, out); err != nil {
 		return err
 	}
 	_, err = fmt.Fprintf(r.env.Stdout, "wrote %s: %d lines\n", out, strings.Count(b.String(), "\n"))
@@ -133,7 +134,7 @@ func (r *run) batchBrief(members []string) error {
 func (r *run) proposals(us []*ledger.Facts) ([][]string, error) {
 	var starts []string
 	for _, u := range us {
-		if u.Task != "" && u.Row == "start" {
+		if u.Task != "" && u.Row == ledger.RowStart {
 			starts = append(starts, u.Task)
 		}
 	}
@@ -153,7 +154,7 @@ func (r *run) proposals(us []*ledger.Facts) ([][]string, error) {
 		run = nil
 	}
 	for _, u := range us {
-		if u.Task == "" || u.Row != "start" || why[u.Task] != "" {
+		if u.Task == "" || u.Row != ledger.RowStart || why[u.Task] != "" {
 			flush()
 			continue
 		}

@@ -1,4 +1,4 @@
-package commands
+package sddledger
 
 import (
 	"bytes"
@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/sdd-go/sdd-go/internal/commands"
 	"github.com/sdd-go/sdd-go/internal/ledger"
 	"github.com/sdd-go/sdd-go/internal/workspace"
 )
@@ -27,7 +28,7 @@ func (r *run) Files() []string {
 // Read reads the start of a workspace file, a review: a review that is
 // not a regular file (a FIFO) is refused, never waited on.
 func (r *run) Read(name string) (string, error) {
-	f, err := workspace.OpenRegular(inWorkspace(r.dir, name), false)
+	f, err := workspace.OpenRegular(commands.InWorkspace(r.dir, name), false)
 	if err != nil {
 		return "", err
 	}

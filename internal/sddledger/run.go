@@ -1,14 +1,14 @@
-package commands
+package sddledger
 
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 	"strings"
 
 	"github.com/sdd-go/sdd-go/internal/cliapp"
+	"github.com/sdd-go/sdd-go/internal/commands"
 	"github.com/sdd-go/sdd-go/internal/exit"
 	"github.com/sdd-go/sdd-go/internal/git"
 	"github.com/sdd-go/sdd-go/internal/ledger"
@@ -31,7 +31,7 @@ type run struct {
 }
 
 func openRun(ctx context.Context, env *cliapp.Env, plan string) (*run, error) {
-	if err := checkPlan(plan); err != nil {
+	if err := commands.CheckPlan(plan); err != nil {
 		return nil, err
 	}
 	f, err := os.Open(plan)
@@ -60,7 +60,7 @@ func openRun(ctx context.Context, env *cliapp.Env, plan string) (*run, error) {
 		return nil, exit.File(exit.Usage, plan, err)
 	}
 	return &run{ctx: ctx, env: env, plan: plan, tasks: tasks, root: root, dir: dir, orphans: orphans, id: id,
-		path: inWorkspace(dir, ledger.FileName)}, nil
+		path: commands.InWorkspace(dir, ledger.FileName)}, nil
 }
 
 // unit reads a unit argument: a task number of the plan, or final.
@@ -212,14 +212,7 @@ func (r *run) units(lines []ledger.Line) ([]*ledger.Facts, error) {
 		nums = append(nums, t.Number)
 	}
 	r.files = nil
-	us, err := ledger.Units(lines, nums, r)
-	if err != nil {
-		return nil, err
-	}
-	for _, u := range us {
-		u.Row = ledger.Pick(ledger.UnitRows, u.Map())
-	}
-	return us, nil
+	return ledger.Units(lines, nums, r)
 }
 
 // unitOf computes the facts and row of one unit from lines: a step on a
@@ -235,9 +228,7 @@ func (r *run) unitOf(lines []ledger.Line, unit string) (*ledger.Facts, error) {
 	if err != nil {
 		return nil, err
 	}
-	u := find(us, unit)
-	u.Row = ledger.Pick(ledger.UnitRows, u.Map())
-	return u, nil
+	return find(us, unit), nil
 }
 
 func find(us []*ledger.Facts, unit string) *ledger.Facts {
@@ -245,126 +236,6 @@ func find(us []*ledger.Facts, unit string) *ledger.Facts {
 		if u.Unit == unit {
 			return u
 		}
-	}
-	return nil
-}
-
-// printUnit prints a unit's state line and, unless it is done, what a
-// step needs of it.
-func (r *run) printUnit(u *ledger.Facts) {
-	w := r.env.Stdout
-	fmt.Fprintln(w, u.StateLine())
-	for _, h := range u.History {
-		fmt.Fprintf(w, "  shas: %s\n", h)
-	}
-	if u.Row == "done" || u.Row == "finished" || u.Row == "rewritten" {
-		return
-	}
-	if u.Implementer != "" {
-		fmt.Fprintf(w, "  implementer: %s\n", u.Implementer)
-	}
-	if u.ReviewFile != "" {
-		fmt.Fprintf(w, "  review: %s\n", inWorkspace(r.dir, u.ReviewFile))
-	}
-	if h := u.Heads(); len(h) > 0 && u.Review == "out" {
-		// The package the review to dispatch reads.
-		if name := u.PackageName(len(h) - 1); name != "" {
-			if fi, err := os.Stat(inWorkspace(r.dir, name)); err == nil {
-				fmt.Fprintf(w, "  package: %s (%d bytes)\n", inWorkspace(r.dir, name), fi.Size())
-			}
-		}
-	}
-	if u.Task != "" && len(u.Heads()) > 0 {
-		if _, err := os.Stat(inWorkspace(r.dir, "task-"+u.Task+"-report.md")); errors.Is(err, fs.ErrNotExist) {
-			fmt.Fprintln(w, "  report: none")
-		}
-	}
-	open := u.OpenFindings
-	if u.Review == "out" && u.Pass == "re" {
-		open = u.Before() // what the re-review is to rule on
-	}
-	for _, f := range open {
-		fmt.Fprintf(w, "  open: %s\n", f)
-	}
-	if u.NotVerifiable != "" {
-		fmt.Fprintf(w, "  not verifiable: %s\n", u.NotVerifiable)
-	}
-	for _, n := range u.Notes {
-		fmt.Fprintf(w, "  note: %s\n", n)
-	}
-}
-
-// after prints the unit's state once lf holds the verb's lines.
-func (r *run) after(lf *ledger.File, unit string) error {
-	text, err := lf.Text()
-	if err != nil {
-		return exit.FileOf(exit.IO, err)
-	}
-	_, lines, _ := r.ledgerState(text)
-	u, err := r.unitOf(lines, unit)
-	if err != nil {
-		return err
-	}
-	if u.Row == "implement" && u.Task != "" {
-		// An implementer to dispatch next (a task started, or going on
-		// after a block): what earlier tasks settled.
-		r.printSettled(lines, unit)
-	}
-	r.printUnit(u)
-	// A batch's first task speaks for the batch: its later tasks' lines
-	// too, so that no reader takes one of them for a task to start.
-	if len(u.Members) > 1 {
-		ms, err := ledger.Units(lines, u.Members[1:], r)
-		if err != nil {
-			return err
-		}
-		for _, m := range ms[:len(ms)-1] { // the last is Final
-			m.Row = ledger.Pick(ledger.UnitRows, m.Map())
-			r.printUnit(m)
-		}
-	}
-	return nil
-}
-
-// append writes lines to the ledger and says so, line by line: what a
-// step recorded is in its output, the ledger being the one record. From
-// here on a signal is caught, so that it cannot cut the write: the lines
-// are written whole, or taken back (ledger.File.Append).
-func (r *run) append(lf *ledger.File, lines ...string) error {
-	r.env.CatchSignals()
-	if err := lf.Append(r.ctx, lines...); err != nil {
-		if r.ctx.Err() != nil {
-			return context.Cause(r.ctx)
-		}
-		return exit.FileOf(exit.IO, err)
-	}
-	for _, l := range lines {
-		fmt.Fprintf(r.env.Stdout, "recorded %s\n", l)
-	}
-	return nil
-}
-
-func outOfStep(u *ledger.Facts, want string) error {
-	return exit.Ownf(OutOfStep, "%s is at row %s (%s), not %s: run look and take the row's step", u.Unit, u.Row, strings.TrimPrefix(u.StateLine(), u.Unit+": "), want)
-}
-
-func needRow(u *ledger.Facts, want string, rows ...string) error {
-	for _, row := range rows {
-		if u.Row == row {
-			return nil
-		}
-	}
-	return outOfStep(u, want)
-}
-
-func badText(what, s string) error {
-	return refuseText(ledger.CheckText(what, s))
-}
-
-// refuseText is exit 6 for a text a check refused.
-func refuseText(err error) error {
-	if err != nil {
-		return exit.Ownf(BadText, "%v: nothing was written", err)
 	}
 	return nil
 }

@@ -1,4 +1,4 @@
-package commands
+package sddledger
 
 import (
 	"bufio"
@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/sdd-go/sdd-go/internal/cliapp"
+	"github.com/sdd-go/sdd-go/internal/commands"
 	"github.com/sdd-go/sdd-go/internal/exit"
 	"github.com/sdd-go/sdd-go/internal/ledger"
 	"github.com/sdd-go/sdd-go/internal/plantask"
@@ -26,8 +27,8 @@ func runLook(ctx context.Context, env *cliapp.Env, args []string) error {
 		return err
 	}
 	start := args[1]
-	if isOption(start) {
-		return badRevision("START_BRANCH", start)
+	if commands.IsOption(start) {
+		return commands.BadRevision("START_BRANCH", start)
 	}
 	w := env.Stdout
 	branch, err := r.git("branch", "--show-current")
@@ -119,9 +120,9 @@ func runLook(ctx context.Context, env *cliapp.Env, args []string) error {
 		if n := r.renamed(u); n != "" {
 			fmt.Fprintf(w, "  note: %s\n", n)
 		}
-		if first == nil && u.Row != "done" {
+		if first == nil && u.Row != ledger.RowDone {
 			first = u
-			next = u.Unit + " row=" + u.Row
+			next = u.Unit + " row=" + u.Row.String()
 		}
 	}
 	batches, err := r.proposals(us)
@@ -131,13 +132,13 @@ func runLook(ctx context.Context, env *cliapp.Env, args []string) error {
 	for _, ts := range batches {
 		fmt.Fprintln(w, proposalLine(ts))
 	}
-	if first != nil && first.Row == "implement" && first.Task != "" {
+	if first != nil && first.Row == ledger.RowImplement && first.Task != "" {
 		// An implementer to dispatch after a compaction: what earlier
 		// tasks settled, as Start task N printed it.
 		r.printSettled(lines, first.Unit)
 	}
 	if state == ledgerNone {
-		next = "Ledger row=" + ledgerRow(state)
+		next = "Ledger row=" + ledgerRow(state).String()
 	}
 	fmt.Fprintf(w, "next: %s\n", next)
 	return nil
@@ -146,15 +147,15 @@ func runLook(ctx context.Context, env *cliapp.Env, args []string) error {
 // rewritten reports a unit at row rewritten.
 func rewritten(us []*ledger.Facts) bool {
 	for _, u := range us {
-		if u.Row == "rewritten" {
+		if u.Row == ledger.RowRewritten {
 			return true
 		}
 	}
 	return false
 }
 
-func ledgerRow(state string) string {
-	return ledger.Pick(ledger.LedgerRows, map[string]string{"ledger": state})
+func ledgerRow(state string) ledger.Row {
+	return ledger.Pick(map[string]string{"ledger": state})
 }
 
 func (r *run) taskNumbers() []string {
@@ -172,7 +173,7 @@ func (r *run) renamed(u *ledger.Facts) string {
 	if u.Task == "" || u.Base() == "" {
 		return ""
 	}
-	f, err := workspace.OpenRegular(inWorkspace(r.dir, "task-"+u.Task+"-brief.md"), false)
+	f, err := workspace.OpenRegular(commands.InWorkspace(r.dir, "task-"+u.Task+"-brief.md"), false)
 	if err != nil {
 		return ""
 	}

@@ -1,0 +1,59 @@
+package sddledger
+
+import (
+	"fmt"
+
+	"github.com/sdd-go/sdd-go/internal/commands"
+	"github.com/sdd-go/sdd-go/internal/ledger"
+)
+
+// package_ records the implementer and packages the unit's work not yet
+// reviewed, as review-package does: the whole task from its base, or
+// after a fix the commits since the last review, then reviewed_head=.
+// After a fix round that made no commits there is nothing to review: the
+// round is recorded with every finding still open.
+var package_ = step{
+	check: func(r *run, args []string) error { return refuseText(ledger.CheckAgentID(args[2])) },
+	fits: func(s *stepRun) error {
+		u := s.u
+		switch {
+		case u.Row == ledger.RowPackage && u.Base() != "",
+			(u.Row == ledger.RowRefix || u.Row == ledger.RowFix) && len(u.Heads()) > 0:
+			return nil
+		}
+		return outOfStep(u, "package or refix")
+	},
+	do: func(s *stepRun) ([]string, error) {
+		u := s.u
+		var out []string
+		if agent := s.args[2]; agent != "none" && agent != u.Implementer {
+			out = append(out, ledger.FormatImplementer(s.name, agent))
+		}
+		heads := u.Heads()
+		from := u.Base()
+		switch u.Row {
+		case ledger.RowRefix:
+			from = heads[len(heads)-1]
+		case ledger.RowFix:
+			h7, err := s.short(heads[len(heads)-1])
+			if err != nil {
+				return nil, err
+			}
+			round := u.Round + 1
+			out = append(out, firstMinors(u)...)
+			s.after = append(s.after, func() error {
+				_, err := fmt.Fprintf(s.env.Stdout, "no commits since the last review: round %d recorded with every finding still open\n", round)
+				return err
+			})
+			return append(out, ledger.FormatRound(s.name, round, 0, u.OpenFindings, h7, h7)), nil
+		}
+		head, err := s.head()
+		if err != nil {
+			return nil, err
+		}
+		if err := commands.ReviewPackage.Run(s.ctx, s.env, []string{s.plan, from, head}); err != nil {
+			return nil, err
+		}
+		return append(out, ledger.FormatReviewedHead(s.name, head)), nil
+	},
+}
