@@ -2,6 +2,39 @@
 // arguments only, the bash scripts' usage errors, help and version, signal
 // handling, and the single mapping from an error to a message and an exit
 // status.
+//
+// Signals end a command as they end the script (docs/spec.md
+// every-signals says what is seen). The Go runtime puts its own handler
+// over nearly every signal before any code of ours runs; left alone it
+// would print a goroutine dump and exit 2 for SIGQUIT, SIGABRT, SIGTRAP,
+// SIGSYS, SIGSTKFLT and a sent SIGILL, SIGBUS, SIGFPE or SIGSEGV, and
+// would ignore SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM, SIGPROF, SIGXCPU,
+// SIGIO, SIGPWR and a sent SIGPIPE, each of which kills the script. So
+// handler.start sets each signal's action before the command runs:
+//
+//   - On Linux the kernel cleans up after a death (git carries a
+//     parent-death signal, internal/git; an output has no name until it is
+//     published, internal/atomicfile), so nothing is caught until a
+//     temporary name is about to be made (atomicfile.BeforeNamed): SIGHUP,
+//     SIGINT and SIGTERM keep the runtime's default, death by the signal;
+//     the other stop signals get the kernel's default, set under the
+//     runtime (rawsig_linux.go); a sent fault signal ends the process from
+//     the runtime's own handler (quietfaults_linux.go). From BeforeNamed
+//     on, the stop signals are caught as elsewhere.
+//   - Elsewhere every stop signal is caught from the start (handler.loop):
+//     git gets the same signal, the command unwinds and removes its
+//     temporary files, then dies of the signal (die).
+//
+// The shipped build (tag sdd_inherited_signals with the linker's
+// -checklinkname=0, internal/dev/ship) reads two tables of the runtime:
+// the actions the process started with, so that any signal ignored then
+// stays ignored (inherited_linux.go), and its table of signals, to mark
+// the fault signals (quietfaults_linux.go). A plain build knows the action
+// at start of SIGHUP and SIGINT only, and catches a sent fault signal from
+// the start, at the cost of a thread on every run. A fault signal or
+// SIGPROF ignored at start stays with the runtime's handler (it needs them
+// for real faults and for its profiler), and a child gets a handled signal
+// at its default: git then gets the default action.
 package cliapp
 
 import (
@@ -338,7 +371,10 @@ func verb(tool string, v Command, env *Env) *cli.Command {
 // stdoutWriter makes a stdout that cannot be written (a full device, a
 // descriptor open only for reading) fail the command: exit 1, with the
 // words bash's echo uses for it ("write error: …"), as the script's
-// success line fails.
+// success line fails. A stdout closed at start never fails here: the Go
+// runtime (1.22 and later) opens /dev/null read-write on a closed
+// descriptor 0, 1 or 2 before main runs, so the line goes there, exit 0
+// (docs/spec.md diff10).
 type stdoutWriter struct{ w io.Writer }
 
 func (s stdoutWriter) Write(p []byte) (int, error) {

@@ -1,7 +1,8 @@
-// Package commands holds the four tools' behaviour: sdd-workspace,
+// Package commands holds the three drop-ins' behaviour: sdd-workspace,
 // task-brief and review-package, each a cliapp.Command whose Run does the
-// work of one bash script, and sdd-ledger (sddledger.go), whose verbs keep
-// the ledger; the mains under cmd/ only hand them to cliapp.Main.
+// work of one bash script, and what internal/sddledger's verbs share with
+// them (the plan check, the output, the brief and the package); the mains
+// under cmd/ only hand them to cliapp.Main.
 package commands
 
 import (

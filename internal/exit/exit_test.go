@@ -34,6 +34,9 @@ func TestStatus(t *testing.T) {
 	}
 }
 
+// The three kinds of line of docs/spec.md every-messages: the script's own
+// words as they are, ours after the program's name, and a file's failure
+// (below).
 func TestScriptLinesArePrintedAsTheyAre(t *testing.T) {
 	e := exit.Errorf(exit.Usage, "no such plan file: %s", "-p.md")
 	assert.Equal(t, "no such plan file: -p.md", e.Msg)

@@ -20,7 +20,8 @@ import (
 )
 
 // A git that cannot be started is reported as a shell reports it: 127 for
-// nothing to run, 126 for a file the kernel refuses, and words naming it.
+// nothing to run, 126 for a file the kernel refuses, and words naming it
+// (docs/spec.md every-git-start).
 func TestGitThatCannotStart(t *testing.T) {
 	inRepo(t)
 	for _, tc := range []struct {

@@ -132,6 +132,8 @@ func TestLongLinesStream(t *testing.T) {
 	assert.Equal(t, "## Task 2\n"+long+"\n", got)
 }
 
+// A line whose run of '#', blanks and "Task" does not fit the buffer is
+// refused, with its number, rather than read whole (docs/spec.md diff9).
 func TestAbsurdHeadingPrefixRefused(t *testing.T) {
 	plan := "## Task 1\nx\n" + strings.Repeat("#", MaxHeadingPrefix+100) + "\n"
 	_, err := Extract(strings.NewReader(plan), &bytes.Buffer{}, "1")

@@ -42,6 +42,8 @@ func TestSlug(t *testing.T) {
 	}
 }
 
+// On Windows `\` separates path elements too, and a drive prefix is not
+// part of the name (docs/spec.md ws3, diff7).
 func TestSlugWindows(t *testing.T) {
 	cases := []struct{ plan, slug string }{
 		{`docs\plans\plan.md`, "plan"},

@@ -56,8 +56,8 @@ type Realistic struct {
 	ChangedLines int // lines replaced by each commit
 }
 
-// DefaultRealistic is the scenario of the README: a 40-task plan and five
-// commits of 2,000 changed lines each.
+// DefaultRealistic is docs/bench.md's realistic scenario: a 40-task plan
+// and five commits of 2,000 changed lines each.
 var DefaultRealistic = Realistic{Files: 250, FileLines: 240, Tasks: 40, Commits: 5, ChangedLines: 2000}
 
 // BuildRealistic creates the realistic repository under dir (which must
