@@ -260,7 +260,8 @@ func fileSizeLimited(t *testing.T) bool {
 
 // TestEverySignalEndsTheCommandAsItEndsTheScript sends each signal in the
 // middle of a package (git has written part of the diff and is still
-// running), once to the command alone and once to its process group.
+// running), once to the command alone and once to its process group
+// (SIGINT sent alone: docs/spec.md diff11).
 func TestEverySignalEndsTheCommandAsItEndsTheScript(t *testing.T) {
 	r, base := bigRepo(t, 200_000)
 	pidFile := filepath.Join(t.TempDir(), "pid")

@@ -12,22 +12,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/sdd-go/sdd-go/internal/dev/testutil"
 )
-
-// uncited are rules whose only tests live in internal/dev/e2e, which is
-// being rewritten on another branch, and do not name the rule yet; each
-// entry says which tests check it. Temporary: once those tests cite the
-// rule in a comment, the entry goes (TestEveryRuleHasATest fails on an
-// entry whose rule is cited).
-var uncited = map[string]string{
-	"every-outfile": "rule_every_tb_outfile_dash, rule_every_rp_outfile_dash, rule_every_tb_task_number_with_slash*",
-	"every-cwd":     "rule_ws6_from_subdirectory, rule_tb3_default_from_subdirectory",
-	"diff11":        "TestEverySignalEndsTheCommandAsItEndsTheScript (SIGINT/alone)",
-}
 
 // TestEveryRuleHasATest holds docs/spec.md's rules to the tests by name
 // (the convention is spec.md's, under "Conventions"), so that no index
@@ -64,16 +52,9 @@ func TestEveryRuleHasATest(t *testing.T) {
 	}
 
 	for _, id := range ids {
-		_, listed := uncited[id]
-		switch {
-		case tested[id] && listed:
-			t.Errorf("rule %s is tested by name now: remove it from uncited", id)
-		case !tested[id] && !listed:
+		if !tested[id] {
 			t.Errorf("rule %s of docs/spec.md has no test that names it: no testscript rule_%s_….txtar and no Go test whose comment cites %s", id, strings.ReplaceAll(id, "-", "_"), id)
 		}
-	}
-	for id := range uncited {
-		assert.Contains(t, ids, id, "uncited names a rule docs/spec.md does not have")
 	}
 }
 
