@@ -22,12 +22,18 @@ import (
 // is needed. An identity wrapper must give a clean run; each mutating
 // wrapper must be caught.
 
-// testScenarios is the size of the clean run; each mutation runs
-// mutationScenarios scenarios chosen to be able to show it.
-const (
-	testScenarios     = 40
-	mutationScenarios = 20
-)
+// mutationScenarios is how many scenarios each mutation runs, chosen to
+// be able to show it.
+const mutationScenarios = 20
+
+// cleanScenarios is the size of a clean run: 40, or 12 under go test
+// -short (make test; make test-full runs 40, make compat 500).
+func cleanScenarios() int {
+	if testing.Short() {
+		return 12
+	}
+	return 40
+}
 
 // ours is the directory of the three commands, built once per test binary
 // as they ship.
@@ -106,10 +112,11 @@ func uses(cmd, data string) func(*Scenario) bool {
 func TestIdentityReferenceIsClean(t *testing.T) {
 	t.Parallel()
 	o := ours(t)
-	sum, out := runChecker(t, wrappers(t, o, nil), o, testScenarios, nil)
+	n := cleanScenarios()
+	sum, out := runChecker(t, wrappers(t, o, nil), o, n, nil)
 	assert.Equal(t, 0, sum.Failed, out)
-	assert.Equal(t, testScenarios, sum.Passed)
-	assert.Equal(t, "compat: 40 passed, 0 failed (40 scenarios, seed 1)\n", out)
+	assert.Equal(t, n, sum.Passed)
+	assert.Equal(t, fmt.Sprintf("compat: %d passed, 0 failed (%d scenarios, seed 1)\n", n, n), out)
 }
 
 func TestMutationsAreCaught(t *testing.T) {
@@ -805,7 +812,7 @@ func newShape(s *Scenario) bool {
 func TestIdentityReferenceIsCleanOnNewShapes(t *testing.T) {
 	t.Parallel()
 	o := ours(t)
-	sum, out := runChecker(t, wrappers(t, o, nil), o, testScenarios, newShape)
+	sum, out := runChecker(t, wrappers(t, o, nil), o, cleanScenarios(), newShape)
 	assert.Equal(t, 0, sum.Failed, out)
 }
 

@@ -91,6 +91,28 @@ var signalCases = []signalCase{
 	{syscall.SIGSYS, dies, dies, nil},
 }
 
+// shortSignals are the signals make test sends (go test -short): one for
+// each way the command ends (dies, finishes, stops) and each way it is
+// made to (the Go runtime's, the kernel's default action, a fault signal,
+// one ignored, one no Go program catches); make test-full sends them all.
+var shortSignals = map[syscall.Signal]bool{syscall.SIGHUP: true, syscall.SIGINT: true, syscall.SIGQUIT: true,
+	syscall.SIGSEGV: true, syscall.SIGPIPE: true, syscall.SIGUSR1: true, syscall.SIGCHLD: true, syscall.SIGTSTP: true,
+	syscall.SIGPROF: true}
+
+// signalsToSend are signalCases, or under -short those of shortSignals.
+func signalsToSend() []signalCase {
+	if !testing.Short() {
+		return signalCases
+	}
+	var out []signalCase
+	for _, c := range signalCases {
+		if shortSignals[c.sig] {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
 // signalGits are two git stand-ins for `git diff -U10`, each writing its
 // pid to pidFile once it has written: one that writes part of the diff
 // and then hangs (for a run the signal ends), one that writes all of it
@@ -280,7 +302,7 @@ func TestEverySignalEndsTheCommandAsItEndsTheScript(t *testing.T) {
 	}
 
 	for _, b := range testutil.OutputBuilds(t) {
-		for _, c := range signalCases {
+		for _, c := range signalsToSend() {
 			for _, group := range []bool{false, true} {
 				to, end := "alone", c.alone
 				if group {
@@ -349,7 +371,7 @@ func TestSignalIgnoredAtStartStaysIgnored(t *testing.T) {
 	groupDefault := map[syscall.Signal]bool{syscall.SIGILL: true, syscall.SIGTRAP: true, syscall.SIGBUS: true,
 		syscall.SIGFPE: true, syscall.SIGSEGV: true, syscall.SIGSTKFLT: true, syscall.SIGSYS: true, syscall.SIGPROF: true}
 	for _, b := range testutil.OutputBuilds(t) {
-		for _, c := range signalCases {
+		for _, c := range signalsToSend() {
 			if c.alone == finishes && c.group == finishes {
 				continue // nothing to ignore
 			}

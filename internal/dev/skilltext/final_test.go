@@ -23,6 +23,7 @@ func finalLines(t *testing.T, r *directRun) []string {
 // the run finishes; what the fix leaves open is parked or blocks the run,
 // as the breaker rules.
 func TestFinalFix(t *testing.T) {
+	fullOnly(t)
 	t.Parallel()
 	t.Run("fixed", func(t *testing.T) {
 		t.Parallel()

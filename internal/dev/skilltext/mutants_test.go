@@ -324,6 +324,9 @@ func TestTextMutants(t *testing.T) {
 		{"a role file's answer with another label",
 			[]textEdit{{file: "implementer-prompt.md", old: "Tests: <one line: command and result>", new: "Checks: <one line: command and result>"}}, walkRun},
 	} {
+		if testing.Short() && !shortMutants[m.name] {
+			continue
+		}
 		t.Run(m.name, func(t *testing.T) {
 			t.Parallel()
 			if p := m.run(t, skillCopy(t, m.edits...)); len(p) == 0 {
@@ -334,6 +337,10 @@ func TestTextMutants(t *testing.T) {
 		})
 	}
 }
+
+// shortMutants are the mutants make test runs (go test -short), to show
+// that its runs can fail; make test-full runs the whole catalogue.
+var shortMutants = map[string]bool{"the foreign-ledger rule inverted": true, "findings open closed": true}
 
 // askingDispatches are Task 3's implementer dispatches when its first
 // answer is each status, and the step after the last: the text's rule for
@@ -398,6 +405,7 @@ func wants(seq ...string) func([]string) []string {
 // TestNewRunsPassOnTheText: the runs the newer mutants are killed by pass
 // on the text itself (a mutant is only killed if its run can pass).
 func TestNewRunsPassOnTheText(t *testing.T) {
+	fullOnly(t)
 	t.Parallel()
 	for name, run := range map[string]mutantRun{
 		"a fast task's reviewer on standard":      scenarioRun(fastTask3, wants("Agent implementer 3 (haiku)", "Bash Package", "Agent reviewer 3 (sonnet)")),

@@ -74,6 +74,9 @@ func requireWalkLedger(t *testing.T, repo *testutil.Repo, r *directRun) {
 func TestResumeTable(t *testing.T) {
 	t.Parallel()
 	for _, c := range follower.Resumes() {
+		if testing.Short() && !shortResumes[c.Name] {
+			continue
+		}
 		t.Run(c.Name, func(t *testing.T) {
 			t.Parallel()
 			repo, cut := cutRun(t, follower.WalkPlanPath, follower.WalkPlan, c.Scenario(), c.Cut, "")
@@ -100,6 +103,11 @@ func TestResumeTable(t *testing.T) {
 	}
 }
 
+// shortResumes are the states make test resumes from (go test -short): a
+// task between its steps, one after a fix, a stop the human answers, and
+// the final review's fix; make test-full resumes from every one.
+var shortResumes = map[string]bool{"implement": true, "refix": true, "blocked: the human says go on": true, "fix: the final review": true}
+
 // lookRow is the row the first Look of a run names: its "next:" line's.
 func lookRow(t *testing.T, r *directRun) string {
 	t.Helper()
@@ -121,6 +129,7 @@ func lookRow(t *testing.T, r *directRun) string {
 // (the implementer was cut off before writing it): the package is built,
 // and the reviewer finds no report and judges from the brief and the diff.
 func TestResumeCommittedWorkWithoutReport(t *testing.T) {
+	fullOnly(t)
 	t.Parallel()
 	repo, cut := cutRun(t, follower.WalkPlanPath, follower.WalkPlan, follower.WalkScenario(), 6, "")
 	ws := filepath.Join(repo.Root, ".superpowers", "sdd", "greet")
@@ -146,6 +155,7 @@ func taskLines(ledger, prefix string) []string {
 // TestResumeRoundWithoutCommits: round 1 makes no commit (its finding
 // stays open, and Package records the round so), round 2 fixes it.
 func TestResumeRoundWithoutCommits(t *testing.T) {
+	fullOnly(t)
 	t.Parallel()
 	sc := noAttempts(follower.StubbornScenario(2, ""))
 	repo := walkRepo(t, follower.WalkPlanPath, follower.WalkPlan)
@@ -175,6 +185,7 @@ func TestResumeRoundWithoutCommits(t *testing.T) {
 // 4-5 to a fresh one on the stronger model; after round 5 it is parked
 // (and the task closed in the same call) or the run is BLOCKED.
 func TestBreaker(t *testing.T) {
+	fullOnly(t)
 	t.Parallel()
 	const why = "the brief allows either spelling"
 	t.Run("park", func(t *testing.T) {
@@ -274,6 +285,7 @@ func earlierDoneLedger(repo *testutil.Repo) string {
 // earlier run's commits), and nothing is written until the human answers;
 // the answer is recorded in the call that starts the next task.
 func TestResumeIdentityOnlyLedger(t *testing.T) {
+	fullOnly(t)
 	t.Parallel()
 	repo, ws := earlierRun(t)
 	ledger := filepath.Join(ws, "progress.md")
@@ -300,6 +312,7 @@ func TestResumeIdentityOnlyLedger(t *testing.T) {
 // flat ledger alone, and records the human's answer (Earlier run, done)
 // before the next task starts.
 func TestResumeFlatLedger(t *testing.T) {
+	fullOnly(t)
 	t.Parallel()
 	repo, ws := earlierRun(t)
 	flat := filepath.Join(repo.Root, ".superpowers", "sdd", "progress.md")
@@ -331,6 +344,7 @@ func TestResumeFlatLedger(t *testing.T) {
 // reviewed as Task 1: only its base is recorded, the package is built at
 // once (no Start task N), and the reviewer is told there is no report.
 func TestResumeEarlierRunToReview(t *testing.T) {
+	fullOnly(t)
 	t.Parallel()
 	sc := follower.WalkScenario()
 	sc.Human = follower.Human{Answered: true, Review: &follower.Earlier{N: 1, First: 1}}
@@ -354,6 +368,7 @@ func TestResumeEarlierRunToReview(t *testing.T) {
 // branch's commits, and the human's answer rebuilds the ledger: Task 1
 // done, Task 2's commits reviewed.
 func TestResumeWorkspaceGone(t *testing.T) {
+	fullOnly(t)
 	t.Parallel()
 	dir := ""
 	repo, cut := cutRun(t, follower.WalkPlanPath, follower.WalkPlan, follower.WalkScenario(), 14, dir)
@@ -428,6 +443,7 @@ func TestResumeForeignLedger(t *testing.T) {
 // the old workspace becomes this plan's where it is), runs Look again and
 // resumes from the carried ledger, the move's commit reviewed with Task 1.
 func TestResumeMovedPlan(t *testing.T) {
+	fullOnly(t)
 	t.Parallel()
 	const oldPath = "docs/plans/old/greet.md"
 	sc := follower.WalkScenario()
@@ -472,6 +488,7 @@ func TestResumeMovedPlan(t *testing.T) {
 // batch's first task is at row package and its other tasks batched, and
 // the new controller takes the batch on as one unit, to its end.
 func TestResumeMidBatch(t *testing.T) {
+	fullOnly(t)
 	t.Parallel()
 	repo, cut := cutRun(t, follower.MicroPlanPath, follower.MicroPlan, follower.MicroScenario(), 7, "")
 	require.Equal(t, "Agent implementer 1 (haiku)", actions(t, "", cut.calls)[6], "the cut's last step")

@@ -322,13 +322,29 @@ func requireCatches(t *testing.T, problems []string, want string) {
 
 // posixShells are the shells the blocks and recipes are read and run
 // with: sh first, then bash, the host's; the test skips without them.
+// fullOnly skips t under go test -short (make test), which keeps the
+// walk-throughs and the checks of the text: the runs that hold the text
+// state by state and mutant by mutant are make test-full's.
+func fullOnly(t *testing.T) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("one of the runs make test-full adds to the walk-throughs")
+	}
+}
+
+// posixShells are the shells a recipe of the text runs in: sh and bash
+// (under go test -short, sh alone).
 func posixShells(t *testing.T) []string {
 	t.Helper()
 	if runtime.GOOS == "windows" {
 		t.Skip("no POSIX shell here")
 	}
 	var out []string
-	for _, sh := range []string{"sh", "bash"} {
+	shells := []string{"sh", "bash"}
+	if testing.Short() {
+		shells = shells[:1]
+	}
+	for _, sh := range shells {
 		p, err := exec.LookPath(sh)
 		if err != nil {
 			t.Skipf("no %s on PATH", sh)

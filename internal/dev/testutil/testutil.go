@@ -146,7 +146,10 @@ type Build struct {
 
 // OutputBuilds are the builds that tests of output files run against: the
 // shipped one and, on Linux (where the shipped one uses unnamed temporary
-// files), the NamedTempsTag one. It fails t if a build fails.
+// files), the NamedTempsTag one, whose temporary files have names as they
+// have elsewhere; under go test -short (make test), the shipped one
+// alone: what a user sees is the same, and make test-full runs both. It
+// fails t if a build fails.
 func OutputBuilds(t testing.TB) []Build {
 	t.Helper()
 	dir, err := BuildBinaries()
@@ -154,7 +157,7 @@ func OutputBuilds(t testing.TB) []Build {
 		t.Fatal(err)
 	}
 	out := []Build{{"shipped", dir}}
-	if runtime.GOOS == "linux" && os.Getenv(BinDirEnv) == "" {
+	if runtime.GOOS == "linux" && os.Getenv(BinDirEnv) == "" && !testing.Short() {
 		named, err := NamedTempBinaries()
 		if err != nil {
 			t.Fatal(err)
