@@ -1,6 +1,9 @@
 package ledger
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // The values of the shas fact: whether the commits a unit's lines record
 // are still the branch's history.
@@ -9,6 +12,14 @@ const (
 	ShasRewritten = "rewritten" // a recorded sha is a commit HEAD does not contain
 	ShasGone      = "gone"      // a recorded sha is not a commit of the repository
 	ShasMissing   = "missing"   // a line that needs a recorded sha before it has none
+)
+
+// The values of the plan fact: whether the plan's task at a unit's number
+// is still the task the unit began (its brief's heading), or the plan was
+// renumbered, or a task removed, under the run.
+const (
+	PlanOK         = "ok"
+	PlanRenumbered = "renumbered"
 )
 
 // Facts are what a unit's lines say, in the words of the skill's state
@@ -25,6 +36,7 @@ type Facts struct {
 	Round  int    // the last recorded fix round (since the last unblocked line); 0 without one
 	Left   int    // fix rounds left: the unit's cap (Cap) less Round, never below 0
 	Shas   string // ShasOK, ShasRewritten, ShasGone, ShasMissing
+	Plan   string // PlanOK, or PlanRenumbered: the plan's task at the unit's number is not the one it began
 	Row    Row    // the first row of the table that fits the facts above
 
 	Implementer   string    // the last implementer= id; "" without one
@@ -35,6 +47,7 @@ type Facts struct {
 	NotVerifiable string    // what the first review could not verify, while it is the last
 	Notes         []string  // why a review that exists is not in, and the like
 	History       []string  // what makes Shas other than ok, one line each
+	Replanned     []string  // what makes Plan other than ok, one line each
 
 	rec     *record
 	files   *fileIndex
@@ -52,10 +65,11 @@ type answer func(open []Finding) []Finding
 // it; gone and off are what git said of every recorded sha.
 func derive(rec *record, idx *fileIndex, src Source, gone, off map[string]bool) (*Facts, error) {
 	f := &Facts{Unit: rec.unit, Task: rec.task, Last: rec.last, After: -1, Review: "-", Pass: "-", Spec: "-",
-		Round: rec.round, Shas: ShasOK, Implementer: rec.implementer, Members: rec.members, BatchHead: rec.batchHead,
+		Round: rec.round, Shas: ShasOK, Plan: PlanOK, Implementer: rec.implementer, Members: rec.members, BatchHead: rec.batchHead,
 		rec: rec, files: idx, answers: map[int]answer{}}
 	f.Left = max(Cap(rec.unit)-rec.round, 0)
 	f.checkShas(gone, off)
+	f.checkPlan(src)
 	open := f.replay(src)
 	// A unit that is over (complete, blocked) needs no count: no row
 	// reads it there, and a long run's Look would ask git once a task.
@@ -225,6 +239,50 @@ func (f *Facts) checkShas(gone, off map[string]bool) {
 		f.Shas = state
 		f.History = append(bad, f.History...)
 	}
+}
+
+// checkPlan sets Plan: a unit begun (its base=, or batched in another's
+// batch) holds the headings it was begun from in its brief; each task of
+// it must still be the plan's task of that number, by its title, and a
+// batched unit's first task must still be a task of the plan. A plan
+// renumbered, or a task removed, under the run would otherwise have a
+// unit's lines, and its close, count for another task.
+func (f *Facts) checkPlan(src Source) {
+	owner, tasks := f.Task, []string{f.Task}
+	switch {
+	case f.Task == "":
+		return
+	case f.rec.batchHead != "":
+		owner = strings.TrimPrefix(f.rec.batchHead, "Task ")
+	case f.rec.base == "":
+		return
+	case len(f.rec.members) > 1:
+		tasks = f.rec.members
+	}
+	plan := src.PlanTitles()
+	if _, ok := plan[owner]; !ok {
+		f.replanned("its batch's first task, Task %s, is no task of the plan now", owner)
+		return
+	}
+	brief := src.BriefTitles(owner)
+	if brief == nil {
+		return // no brief to tell by (an earlier run's task, a workspace cleaned)
+	}
+	for _, n := range tasks {
+		was, now := brief[n], plan[n]
+		_, inPlan := plan[n]
+		switch {
+		case !inPlan:
+			f.replanned("Task %s was begun from the heading %q, and the plan has no Task %s now", n, was, n)
+		case was != now:
+			f.replanned("Task %s was begun from the heading %q, and the plan's Task %s is %q now", n, was, n, now)
+		}
+	}
+}
+
+func (f *Facts) replanned(format string, args ...any) {
+	f.Plan = PlanRenumbered
+	f.Replanned = append(f.Replanned, fmt.Sprintf(format, args...))
 }
 
 func (f *Facts) note(format string, args ...any) {

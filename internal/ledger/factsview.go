@@ -90,7 +90,7 @@ func (f *Facts) Map() map[string]string {
 	return map[string]string{
 		"unit": unit, "last": string(f.Last), "after": num(f.After), "review": f.Review,
 		"pass": f.Pass, "spec": f.Spec, "open": num(f.Open), "round": strconv.Itoa(f.Round), "left": strconv.Itoa(f.Left),
-		"shas": f.Shas,
+		"shas": f.Shas, "plan": f.Plan,
 	}
 }
 

@@ -29,6 +29,7 @@ const (
 	RowNew
 	RowFinished
 	RowRewritten
+	RowRenumbered
 	RowDone
 	RowBatched
 	RowBlocked
@@ -63,6 +64,7 @@ var rows = [NoRow]struct{ name, when string }{
 	RowNew:         {"new", "ledger=none"},
 	RowFinished:    {"finished", "unit=final last=complete"},
 	RowRewritten:   {"rewritten", "shas=rewritten,gone,missing"},
+	RowRenumbered:  {"renumbered", "plan=renumbered"},
 	RowDone:        {"done", "last=complete"},
 	RowBatched:     {"batched", "last=batched"},
 	RowBlocked:     {"blocked", "last=blocked"},
@@ -112,7 +114,7 @@ func Rows() []Row {
 // Facts are the names of the facts the conditions read: of a ledger
 // (ledger) and of a unit (the rest, in the order Look prints them, after
 // unit).
-var FactNames = []string{"ledger", "unit", "last", "after", "review", "pass", "spec", "open", "round", "left", "shas"}
+var FactNames = []string{"ledger", "unit", "last", "after", "review", "pass", "spec", "open", "round", "left", "shas", "plan"}
 
 // Pick returns the first row whose conditions all hold for facts, or
 // NoRow. A row naming a fact that facts lack is passed over.

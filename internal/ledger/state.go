@@ -16,6 +16,12 @@ type Source interface {
 	// branch: a rebase, a reset, an amend): in a number of git calls
 	// that does not grow with the ledger.
 	Commits(shas []string) (gone, off map[string]bool, err error)
+	// PlanTitles are the plan's task headings now, title by number.
+	PlanTitles() map[string]string
+	// BriefTitles are the task headings of task n's brief, title by
+	// number: the text the unit was begun from (a batch's brief holds
+	// each of its tasks); nil without a brief.
+	BriefTitles(n string) map[string]string
 }
 
 // Epoch is the part of a ledger's lines the facts are read from: the

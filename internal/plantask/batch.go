@@ -99,6 +99,8 @@ var (
 	fileItemRe = lazyre.New("^\\s*[-*]\\s+(?:\\*\\*)?([A-Za-z]+)(?:\\*\\*)?:\\s*`([^`]+)`")
 	stepTestRe = lazyre.New(`(?i)\*\*step [0-9]+:[^*]*\btests?\b`)
 	producesRe = lazyre.New(`(?i)^\s*[-*]\s+(?:\*\*)?produces(?:\*\*)?:\s*(.*)$`)
+	// nestedItemRe is a list item indented under another.
+	nestedItemRe = lazyre.New(`^\s+[-*]\s+(.*)$`)
 )
 
 // Unbatchable says why a task with this text cannot join a batch, by the
@@ -111,15 +113,25 @@ func Unbatchable(text string, truncated bool) string {
 	if truncated || len(lines) > MaxBatchLines {
 		return fmt.Sprintf("its text is over %d lines", MaxBatchLines)
 	}
-	files, inFiles := 0, false
+	files, inFiles, inProduces := 0, false, false
 	for _, l := range lines {
+		if inProduces {
+			// A Produces whose items are a nested list under it.
+			if m := nestedItemRe().FindStringSubmatch(l); m != nil {
+				if !nothing(m[1]) {
+					return "it produces something later tasks build on"
+				}
+				continue
+			}
+			inProduces = false
+		}
 		switch {
 		case filesRe().MatchString(l):
 			inFiles = true
 			continue
 		case inFiles:
 			if m := fileItemRe().FindStringSubmatch(l); m != nil {
-				if strings.EqualFold(m[1], "test") {
+				if role := strings.ToLower(m[1]); role == "test" || role == "tests" {
 					return "its Files list names a test of its own"
 				}
 				files++
@@ -130,8 +142,12 @@ func Unbatchable(text string, truncated bool) string {
 		if stepTestRe().MatchString(l) {
 			return "a step of it is about a test of its own"
 		}
-		if m := producesRe().FindStringSubmatch(l); m != nil && !nothing(m[1]) {
-			return "it produces something later tasks build on"
+		if m := producesRe().FindStringSubmatch(l); m != nil {
+			if strings.TrimSpace(m[1]) == "" {
+				inProduces = true
+			} else if !nothing(m[1]) {
+				return "it produces something later tasks build on"
+			}
 		}
 	}
 	switch {

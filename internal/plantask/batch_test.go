@@ -42,9 +42,16 @@ func TestUnbatchable(t *testing.T) {
 		"a step of it":                   microTask(1, "\n- [ ] **Step 3: Write the failing test**\n"),
 		"later tasks build on":           strings.Replace(microTask(1, ""), "- Produces: none", "- Produces: `Color() string`", 1),
 		"names 3 files":                  strings.Replace(microTask(1, ""), "- Modify: `src/f1.txt:1`", "- Modify: `a`\n- Modify: `b`\n- Create: `c`", 1),
+		// A Files entry of tests, however the plan spells its role.
+		"a test of its own, Tests": strings.Replace(microTask(1, ""), "- Modify: `src/f1.txt:1`", "- Modify: `src/f1.txt:1`\n- Tests: `src/f1_test.go`", 1),
+		// A Produces whose items are a nested list (issue 36, item 6).
+		"later tasks build on, nested": strings.Replace(microTask(1, ""), "- Produces: none", "- Produces:\n  - `Color() string`\n  - `Palette`", 1),
 		"its text is over 40 lines, cut": microTask(1, ""),
 	} {
 		cut := strings.HasSuffix(want, ", cut")
-		assert.Contains(t, Unbatchable(text, cut), strings.TrimSuffix(want, ", cut"), want)
+		want := strings.TrimSuffix(strings.TrimSuffix(strings.TrimSuffix(want, ", cut"), ", Tests"), ", nested")
+		assert.Contains(t, Unbatchable(text, cut), want, text)
 	}
+	// A bare Produces: with nothing under it produces nothing.
+	assert.Equal(t, "", Unbatchable(strings.Replace(microTask(1, ""), "- Produces: none", "- Produces:\n  - none", 1), false))
 }

@@ -5,7 +5,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/sdd-go/sdd-go/internal/commands"
 	"github.com/sdd-go/sdd-go/internal/exit"
 	"github.com/sdd-go/sdd-go/internal/ledger"
 )
@@ -19,9 +18,14 @@ import (
 // brief). Each is taken on a task not yet begun.
 
 var earlierDone = step{
-	unit:  taskUnit(2),
-	check: texts("a decision", 5),
-	fits:  fresh,
+	unit: taskUnit(2),
+	check: func(r *run, args []string) error {
+		if err := texts("a decision", 5)(r, args); err != nil {
+			return err
+		}
+		return r.checkStart(args[1])
+	},
+	fits: fresh,
 	do: func(s *stepRun) ([]string, error) {
 		commits, from, to, err := s.earlierRange(s.lines, s.args[1], s.args[3], s.args[4])
 		if err != nil {
@@ -49,10 +53,29 @@ var earlierDone = step{
 	},
 }
 
+// earlierReview takes an optional LAST task: the work of a batch, Tasks
+// N to LAST, begun before the record began again (a restart mid-batch),
+// recorded as the batch it was, to be reviewed as one.
 var earlierReview = step{
 	unit: taskUnit(2),
-	fits: fresh,
+	check: func(r *run, args []string) error {
+		if len(args) == 5 {
+			if _, _, err := r.batchRange(args[2], args[4]); err != nil {
+				return err
+			}
+		}
+		return r.checkStart(args[1])
+	},
+	every: true,
+	fits:  fresh,
 	do: func(s *stepRun) ([]string, error) {
+		var members []string
+		if len(s.args) == 5 {
+			var err error
+			if members, err = s.batch(s.us, s.args[2], s.args[4]); err != nil {
+				return nil, err
+			}
+		}
 		commits, from, _, err := s.earlierRange(s.lines, s.args[1], s.args[3], "")
 		if err != nil {
 			return nil, err
@@ -61,10 +84,7 @@ var earlierReview = step{
 		if err != nil {
 			return nil, err
 		}
-		if err := commands.TaskBrief.Run(s.ctx, s.env, []string{s.plan, s.args[2]}); err != nil {
-			return nil, err
-		}
-		return []string{ledger.FormatBase(s.name, base)}, nil
+		return s.begin(members, base)
 	},
 }
 
@@ -79,9 +99,6 @@ func fresh(s *stepRun) error {
 // checks that every commit before FIRST already belongs to a recorded
 // task, so that no commit ends up in no task's range.
 func (r *run) earlierRange(lines []ledger.Line, start, first, last string) (commits []sinceCommit, from, to int, err error) {
-	if commands.IsOption(start) {
-		return nil, 0, 0, commands.BadRevision("START_BRANCH", start)
-	}
 	commits, err = r.since(start)
 	if err != nil {
 		return nil, 0, 0, err

@@ -11,14 +11,13 @@ import (
 
 // final builds the final review's package once every task is complete:
 // "Final: base=" (the merge base of START_BRANCH and HEAD), the package of
-// the whole branch, and "Final: reviewed_head=".
+// the whole branch, and "Final: reviewed_head="; or, when START_BRANCH
+// holds every commit of the branch, Final's base= and its complete line,
+// nothing to review.
 var final = step{
 	unit: func(*run, []string) (string, error) { return ledger.FinalUnit, nil },
 	check: func(r *run, args []string) error {
-		if commands.IsOption(args[1]) {
-			return commands.BadRevision("START_BRANCH", args[1])
-		}
-		return nil
+		return r.checkStart(args[1])
 	},
 	every: true,
 	fits: func(s *stepRun) error {
@@ -43,7 +42,17 @@ var final = step{
 			return nil, err
 		}
 		if base == head {
-			return nil, exit.Ownf(OutOfStep, "the branch has no commits since %s: nothing to review", start)
+			// Merged early (or a start branch that holds the branch): no
+			// commit is the branch's alone, and the final review has
+			// nothing to read. Final is complete, and says so in the
+			// verdict Finish gives the human; refused, the run would ask
+			// for this step for ever.
+			h7, err := s.short(head)
+			if err != nil {
+				return nil, err
+			}
+			return []string{ledger.FormatBase(ledger.FinalUnit, base),
+				ledger.FormatComplete(ledger.FinalUnit, h7, h7, "nothing to review: "+start+" holds every commit of the branch")}, nil
 		}
 		if err := commands.ReviewPackage.Run(s.ctx, s.env, []string{s.plan, base, head}); err != nil {
 			return nil, err

@@ -1,7 +1,6 @@
 package sddledger
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -9,10 +8,8 @@ import (
 	"strings"
 
 	"github.com/sdd-go/sdd-go/internal/cliapp"
-	"github.com/sdd-go/sdd-go/internal/commands"
 	"github.com/sdd-go/sdd-go/internal/exit"
 	"github.com/sdd-go/sdd-go/internal/ledger"
-	"github.com/sdd-go/sdd-go/internal/plantask"
 	"github.com/sdd-go/sdd-go/internal/workspace"
 )
 
@@ -27,8 +24,8 @@ func runLook(ctx context.Context, env *cliapp.Env, args []string) error {
 		return err
 	}
 	start := args[1]
-	if commands.IsOption(start) {
-		return commands.BadRevision("START_BRANCH", start)
+	if err := r.checkStart(start); err != nil {
+		return err
 	}
 	w := env.Stdout
 	branch, err := r.git("branch", "--show-current")
@@ -117,9 +114,6 @@ func runLook(ctx context.Context, env *cliapp.Env, args []string) error {
 	var first *ledger.Facts
 	for _, u := range us {
 		r.printUnit(u)
-		if n := r.renamed(u); n != "" {
-			fmt.Fprintf(w, "  note: %s\n", n)
-		}
 		if first == nil && u.Row != ledger.RowDone {
 			first = u
 			next = u.Unit + " row=" + u.Row.String()
@@ -164,31 +158,6 @@ func (r *run) taskNumbers() []string {
 		ns = append(ns, t.Number)
 	}
 	return ns
-}
-
-// renamed notes a started task whose brief was written from a heading
-// other than the one its number has in the plan now: the plan was
-// renumbered, and the unit's lines may be another task's.
-func (r *run) renamed(u *ledger.Facts) string {
-	if u.Task == "" || u.Base() == "" {
-		return ""
-	}
-	f, err := workspace.OpenRegular(commands.InWorkspace(r.dir, "task-"+u.Task+"-brief.md"), false)
-	if err != nil {
-		return ""
-	}
-	defer f.Close()
-	line, _ := bufio.NewReaderSize(f, 4096).ReadString('\n')
-	was, ok := plantask.HeadingOf(strings.TrimSuffix(line, "\n"))
-	if !ok {
-		return ""
-	}
-	for _, t := range r.tasks {
-		if t.Number == u.Task && t.Title != was.Title {
-			return fmt.Sprintf("its brief was written from the heading %q, and the plan's Task %s is %q now: was the plan renumbered?", was.Title, u.Task, t.Title)
-		}
-	}
-	return ""
 }
 
 // sinceCommit is one commit since the start branch.

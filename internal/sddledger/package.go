@@ -9,7 +9,11 @@ import (
 
 // package_ records the implementer and packages the unit's work not yet
 // reviewed, as review-package does: the whole task from its base, or
-// after a fix the commits since the last review, then reviewed_head=.
+// after a fix the commits since the last review, then reviewed_head=. At
+// row implement (an implementer's DONE with no commit: the work was
+// already in the tree) the range is empty, and the reviewer judges the
+// brief against the tree; refused, the run would dispatch the same
+// implementer for ever.
 // After a fix round that made no commits there is nothing to review: the
 // round is recorded with every finding still open.
 var package_ = step{
@@ -17,11 +21,11 @@ var package_ = step{
 	fits: func(s *stepRun) error {
 		u := s.u
 		switch {
-		case u.Row == ledger.RowPackage && u.Base() != "",
+		case (u.Row == ledger.RowPackage || u.Row == ledger.RowImplement) && u.Base() != "",
 			(u.Row == ledger.RowRefix || u.Row == ledger.RowFix) && len(u.Heads()) > 0:
 			return nil
 		}
-		return outOfStep(u, "package or refix")
+		return outOfStep(u, "package, implement or refix")
 	},
 	do: func(s *stepRun) ([]string, error) {
 		u := s.u

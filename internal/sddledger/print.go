@@ -23,7 +23,17 @@ func (r *run) printUnit(u *ledger.Facts) {
 	for _, h := range u.History {
 		fmt.Fprintf(w, "  shas: %s\n", h)
 	}
-	if u.Row == ledger.RowDone || u.Row == ledger.RowFinished || u.Row == ledger.RowRewritten {
+	for _, p := range u.Replanned {
+		fmt.Fprintf(w, "  plan: %s\n", p)
+	}
+	if u.Row == ledger.RowRewritten || u.Row == ledger.RowRenumbered {
+		// What the human is asked about: a restart parks these.
+		for _, f := range u.OpenFindings {
+			fmt.Fprintf(w, "  open: %s\n", f)
+		}
+		return
+	}
+	if u.Row == ledger.RowDone || u.Row == ledger.RowFinished {
 		return
 	}
 	if u.Implementer != "" {

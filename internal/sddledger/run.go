@@ -28,6 +28,7 @@ type run struct {
 	id      workspace.Plan
 	path    string // the ledger
 	files   []string
+	titles  map[string]string // the plan's task titles by number, once read
 }
 
 func openRun(ctx context.Context, env *cliapp.Env, plan string) (*run, error) {
@@ -199,6 +200,22 @@ func (r *run) git(args ...string) (string, error) {
 		return "", err
 	}
 	return git.TrimCommandSubstitution(out), nil
+}
+
+// checkStart refuses a START_BRANCH that reads as an option or names no
+// commit (a typo: mian), before anything is written or asked of it, at
+// whichever row the run is: bad START_BRANCH, exit 2.
+func (r *run) checkStart(start string) error {
+	if commands.IsOption(start) {
+		return commands.BadRevision("START_BRANCH", start)
+	}
+	if _, err := r.env.Git.Output(r.ctx, "rev-parse", "--verify", "--quiet", start+"^{commit}"); err != nil {
+		if r.ctx.Err() != nil {
+			return err
+		}
+		return commands.BadRevision("START_BRANCH", start)
+	}
+	return nil
 }
 
 func (r *run) head() (string, error) { return r.git("rev-parse", "--verify", "HEAD^{commit}") }

@@ -9,10 +9,12 @@ import (
 
 	"github.com/sdd-go/sdd-go/internal/commands"
 	"github.com/sdd-go/sdd-go/internal/ledger"
+	"github.com/sdd-go/sdd-go/internal/plantask"
 	"github.com/sdd-go/sdd-go/internal/workspace"
 )
 
-// Files, Read, After and Commits make a run the ledger's Source.
+// Files, Read, After, Commits, PlanTitles and BriefTitles make a run the
+// ledger's Source.
 
 func (r *run) Files() []string {
 	if r.files == nil {
@@ -35,6 +37,35 @@ func (r *run) Read(name string) (string, error) {
 	defer f.Close()
 	b, err := io.ReadAll(io.LimitReader(f, ledger.ReviewMax))
 	return string(b), err
+}
+
+func (r *run) PlanTitles() map[string]string {
+	if r.titles == nil {
+		r.titles = make(map[string]string, len(r.tasks))
+		for _, t := range r.tasks {
+			r.titles[t.Number] = t.Title
+		}
+	}
+	return r.titles
+}
+
+// BriefTitles reads the task headings of task n's brief (a regular file
+// only, never followed or waited on); nil without one.
+func (r *run) BriefTitles(n string) map[string]string {
+	f, err := workspace.OpenRegular(commands.InWorkspace(r.dir, "task-"+n+"-brief.md"), false)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	hs, err := plantask.Tasks(f)
+	if err != nil || len(hs) == 0 {
+		return nil
+	}
+	out := make(map[string]string, len(hs))
+	for _, h := range hs {
+		out[h.Number] = h.Title
+	}
+	return out
 }
 
 func (r *run) After(sha string) (int, error) {

@@ -63,22 +63,28 @@ var task = step{
 		if err != nil {
 			return nil, err
 		}
-		var out []string
-		if members == nil {
-			if err := commands.TaskBrief.Run(s.ctx, s.env, []string{s.plan, n}); err != nil {
-				return nil, err
-			}
-		} else {
-			if err := s.batchBrief(members); err != nil {
-				return nil, err
-			}
-			out = append(out, ledger.FormatBatch(members))
-			for _, m := range members[1:] {
-				out = append(out, ledger.FormatBatched(ledger.UnitName(m), s.name))
-			}
-		}
-		return append(out, ledger.FormatBase(s.name, head)), nil
+		return s.begin(members, head)
 	},
+}
+
+// begin writes the brief of the unit, a task or the batch members (nil:
+// the task alone), and returns its lines: the batch's, and base=.
+func (s *stepRun) begin(members []string, base string) ([]string, error) {
+	var out []string
+	if members == nil {
+		if err := commands.TaskBrief.Run(s.ctx, s.env, []string{s.plan, s.u.Task}); err != nil {
+			return nil, err
+		}
+	} else {
+		if err := s.batchBrief(members); err != nil {
+			return nil, err
+		}
+		out = append(out, ledger.FormatBatch(members))
+		for _, m := range members[1:] {
+			out = append(out, ledger.FormatBatched(ledger.UnitName(m), s.name))
+		}
+	}
+	return append(out, ledger.FormatBase(s.name, base)), nil
 }
 
 // printSettled prints the decisions and parked findings of every task but

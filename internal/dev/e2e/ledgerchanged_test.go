@@ -1,0 +1,124 @@
+package e2e
+
+// The run survives the plan and the branch changing under it (the fourth
+// review, issue 36): each test is a state a real run met, reproduced with
+// the shipped build, and the step Look names there, which is accepted or
+// is a stop for the human, never one refused for ever (docs/spec.md ld4
+// plan, ld5, ld7).
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+// renumber inserts a new Task 2 into microPlan(3) and renumbers the rest.
+func renumber(plan string) string {
+	plan = strings.Replace(plan, "### Task 4:", "### Task 5:", 1)
+	plan = strings.Replace(plan, "### Task 3:", "### Task 4:", 1)
+	plan = strings.Replace(plan, "### Task 2:", "### Task 3:", 1)
+	return strings.Replace(plan, "### Task 3: Spell color in f2",
+		"### Task 2: Add src/logo.txt\n\n**Files:**\n- Create: `src/logo.txt`\n\nAdd a logo.\n\n### Task 3: Spell color in f2", 1)
+}
+
+// Item 1: a batch renumbered in the plan after its review. Its close
+// would complete the new Task 2, never done, and put the old Task 3, done,
+// back at start: the batch stops at row renumbered, naming each task.
+func TestLedgerRenumberedBatchStops(t *testing.T) {
+	t.Parallel()
+	l := newMicroRun(t, 3)
+	l.run("start", "plan.md")
+	l.run("task", "plan.md", "1", "3")
+	for _, f := range []string{"1", "2", "3"} {
+		l.r.Commit("f"+f+": color", "src/f"+f+".txt", "color\n")
+	}
+	l.review(l.run("package", "plan.md", "1", "a1"), "Spec: ✅\nOpen: none\nMinor: none\nNot verifiable: none\nReview: r.md\n")
+	l.r.Commit("plan: a logo first", "plan.md", renumber(microPlan(3)))
+	out := l.look()
+	assert.Contains(t, out, "Task 1: last=reviewed_head after=1 review=in pass=first spec=✅ open=0 round=0 left=5 shas=ok plan=renumbered row=renumbered\n")
+	assert.Contains(t, out, "  plan: Task 2 was begun from the heading \"Spell color in f2\", and the plan's Task 2 is \"Add src/logo.txt\" now\n")
+	assert.Contains(t, out, "  plan: Task 3 was begun from the heading \"Spell color in f3\", and the plan's Task 3 is \"Spell color in f2\" now\n")
+	assert.Contains(t, out, "Task 2: last=batched after=- review=- pass=- spec=- open=0 round=0 left=5 shas=ok plan=renumbered row=renumbered\n")
+	assert.Contains(t, out, "next: Task 1 row=renumbered\n")
+	assert.NotContains(t, out, "batch?:", "a task done is not proposed again")
+	l.fails(5, "close", "plan.md", "1")
+	l.fails(5, "task", "plan.md", "2")
+}
+
+// Item 3: a batch's first task removed from the plan. Its later task was
+// "the next unit" (batched), the final review refused for it, and Look
+// named the same row again: it stops at row renumbered.
+func TestLedgerBatchWithoutItsFirstTaskStops(t *testing.T) {
+	t.Parallel()
+	l := newMicroRun(t, 3)
+	l.run("start", "plan.md")
+	l.run("task", "plan.md", "1")
+	l.r.Commit("f1: color", "src/f1.txt", "color\n")
+	l.review(l.run("package", "plan.md", "1", "a1"), "Spec: ✅\nOpen: none\nMinor: none\nNot verifiable: none\nReview: r.md\n")
+	l.run("close", "plan.md", "1")
+	l.run("task", "plan.md", "2", "3")
+	plan := microPlan(3)
+	from := strings.Index(plan, "### Task 2:")
+	to := strings.Index(plan, "### Task 3:")
+	l.r.Commit("plan: no task 2", "plan.md", plan[:from]+plan[to:])
+	out := l.look()
+	assert.Contains(t, out, "Task 3: last=batched after=- review=- pass=- spec=- open=0 round=0 left=5 shas=ok plan=renumbered row=renumbered\n")
+	assert.Contains(t, out, "  plan: its batch's first task, Task 2, is no task of the plan now\n")
+	assert.Contains(t, out, "next: Task 3 row=renumbered\n")
+	l.fails(5, "final", "plan.md", "main")
+}
+
+// Item 2: a restart mid-batch (an amend under the run) records the batch
+// again: earlier-review takes the batch's last task, so its one package
+// is judged against the batch's brief, each task in it, and no task of it
+// is back at start.
+func TestLedgerRestartMidBatchRecordsTheBatch(t *testing.T) {
+	t.Parallel()
+	l := newMicroRun(t, 3)
+	l.run("start", "plan.md")
+	l.run("task", "plan.md", "1", "3")
+	for _, f := range []string{"1", "2", "3"} {
+		l.r.Commit("f"+f+": color", "src/f"+f+".txt", "color\n")
+	}
+	l.run("package", "plan.md", "1", "a1")
+	l.r.Git("commit", "-q", "--amend", "-m", "f3: color, amended")
+	assert.Contains(t, l.look(), "next: Task 1 row=rewritten\n")
+	l.run("restart", "plan.md", "the last commit amended")
+	l.run("start", "plan.md")
+	out := l.run("earlier-review", "plan.md", "main", "1", "1", "3")
+	assert.Contains(t, out, "recorded Task 1: batch — Tasks 1, 2, 3\n")
+	assert.Contains(t, out, "recorded Task 3: batched — in Task 1\n")
+	out = l.look()
+	assert.Contains(t, out, "Task 1: last=base after=3 ")
+	assert.Contains(t, out, "Task 2: last=batched ")
+	assert.Contains(t, out, "next: Task 1 row=package\n")
+	brief := readFile(t, ws(l.r, "plan")+"/task-1-brief.md")
+	assert.Contains(t, brief, "### Task 3: Spell color in f3\n", "the batch's brief holds every task of it")
+	// A batch that would take a task begun, or one the plan lacks, is refused.
+	l.fails(5, "earlier-review", "plan.md", "main", "2", "2", "3")
+	l.fails(2, "earlier-review", "plan.md", "main", "4", "2", "9")
+}
+
+// Item 10: a unit with an open finding when the branch is rebased. Look
+// names the finding with the question to the human, and restart parks it
+// (its ruling: open when the record began again), so it reaches Finish
+// and later tasks' dispatches instead of vanishing with the epoch.
+func TestLedgerRestartParksWhatIsOpen(t *testing.T) {
+	t.Parallel()
+	l := atFix(t, 2)
+	l.r.Git("checkout", "-q", "main")
+	l.r.Commit("upstream", "up.txt", "up\n")
+	l.r.Git("checkout", "-q", "feat")
+	l.r.Git("rebase", "-q", "main")
+	out := l.look()
+	assert.Contains(t, out, "row=rewritten\n  shas: ")
+	assert.Regexp(t, `(?m)^  open: F1 `, out)
+	out = l.run("restart", "plan.md", "rebased onto main")
+	assert.Regexp(t, `(?m)^recorded Task 1: parked — F1 .* — ruling: open when the record began again: rebased onto main$`, out)
+	assert.Regexp(t, `(?m)^recorded Run: restarted — rebased onto main$`, out)
+	assert.Less(t, strings.Index(out, "parked"), strings.Index(out, "restarted"), "parked before the record begins again")
+	l.run("start", "plan.md")
+	l.run("earlier-done", "plan.md", "main", "1", "1", "1")
+	assert.Regexp(t, `(?m)^settled: Task 1: parked — F1 `, l.run("task", "plan.md", "2"), "a later task's dispatch hears of it")
+}
