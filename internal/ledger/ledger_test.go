@@ -133,7 +133,7 @@ func (s source) Read(name string) (string, error) { return s.files[name], nil }
 
 // PlanTitles and BriefTitles: the plan's tasks are those the test names,
 // every brief as the plan has it.
-func (s source) PlanTitles() map[string]string            { return map[string]string{"1": "One", "2": "Two"} }
+func (s source) PlanTitles() map[string]string          { return map[string]string{"1": "One", "2": "Two"} }
 func (s source) BriefTitles(n string) map[string]string { return s.PlanTitles() }
 func (s source) Commits(shas []string) (gone, off map[string]bool, err error) {
 	gone, off = map[string]bool{}, map[string]bool{}

@@ -36,16 +36,16 @@ func TestTexts(t *testing.T) {
 func TestUnbatchable(t *testing.T) {
 	assert.Equal(t, "", Unbatchable(microTask(1, ""), false))
 	for want, text := range map[string]string{
-		"over 40 lines":                  microTask(1, strings.Repeat("more\n", 40)),
-		"no Files list":                  "## Task 2: Farewell\nCreate bye.txt containing `bye`.\n",
-		"a test of its own":              strings.Replace(microTask(1, ""), "- Modify: `src/f1.txt:1`", "- Modify: `src/f1.txt:1`\n- Test: `src/f1_test.go`", 1),
-		"a step of it":                   microTask(1, "\n- [ ] **Step 3: Write the failing test**\n"),
-		"later tasks build on":           strings.Replace(microTask(1, ""), "- Produces: none", "- Produces: `Color() string`", 1),
-		"names 3 files":                  strings.Replace(microTask(1, ""), "- Modify: `src/f1.txt:1`", "- Modify: `a`\n- Modify: `b`\n- Create: `c`", 1),
+		"over 40 lines":        microTask(1, strings.Repeat("more\n", 40)),
+		"no Files list":        "## Task 2: Farewell\nCreate bye.txt containing `bye`.\n",
+		"a test of its own":    strings.Replace(microTask(1, ""), "- Modify: `src/f1.txt:1`", "- Modify: `src/f1.txt:1`\n- Test: `src/f1_test.go`", 1),
+		"a step of it":         microTask(1, "\n- [ ] **Step 3: Write the failing test**\n"),
+		"later tasks build on": strings.Replace(microTask(1, ""), "- Produces: none", "- Produces: `Color() string`", 1),
+		"names 3 files":        strings.Replace(microTask(1, ""), "- Modify: `src/f1.txt:1`", "- Modify: `a`\n- Modify: `b`\n- Create: `c`", 1),
 		// A Files entry of tests, however the plan spells its role.
 		"a test of its own, Tests": strings.Replace(microTask(1, ""), "- Modify: `src/f1.txt:1`", "- Modify: `src/f1.txt:1`\n- Tests: `src/f1_test.go`", 1),
 		// A Produces whose items are a nested list (issue 36, item 6).
-		"later tasks build on, nested": strings.Replace(microTask(1, ""), "- Produces: none", "- Produces:\n  - `Color() string`\n  - `Palette`", 1),
+		"later tasks build on, nested":   strings.Replace(microTask(1, ""), "- Produces: none", "- Produces:\n  - `Color() string`\n  - `Palette`", 1),
 		"its text is over 40 lines, cut": microTask(1, ""),
 	} {
 		cut := strings.HasSuffix(want, ", cut")
