@@ -6,7 +6,7 @@
 # codexhost, the Responses API), OpenCode (opencodecli, opencodehost,
 # Chat Completions), GitHub Copilot CLI (copilotcli, copilothost,
 # Chat Completions and the Responses API through its BYOK provider) and
-# Gemini CLI (geminicli, geminihost, the Gemini API: geminiwire.Wire).
+# Gemini CLI (geminicli, geminihost, the Gemini API).
 # Needs npm to install the CLIs (into the user's cache, once per
 # version), and ripgrep (rg) for OpenCode.
 #
@@ -84,6 +84,4 @@ test-host-gemini:
 	gemini=$$($(GO) run ./scripts/gemini-cli); \
 	$(GO) mod download; \
 	$(GO) test -c -o $(abspath $(BIN))/geminihost.test ./internal/dev/geminihost/; \
-	$(GO) test -c -o $(abspath $(BIN))/geminiwire.test ./internal/dev/geminiwire/; \
-	($(call host_run,geminiwire.test,internal/dev/geminiwire,SDD_GEMINI_CLI="$$gemini")); \
 	$(call host_run,geminihost.test,internal/dev/geminihost,SDD_GEMINI_CLI="$$gemini")

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/sdd-go/sdd-go/internal/dev/follower"
-	"github.com/sdd-go/sdd-go/internal/dev/geminiwire"
 	"github.com/sdd-go/sdd-go/internal/dev/harness"
 	"github.com/sdd-go/sdd-go/internal/dev/scripted"
 	"github.com/sdd-go/sdd-go/internal/dev/ship"
@@ -21,13 +20,13 @@ import (
 // (harness.Adapter), 0.61.0:
 //
 //	Bash   run_shell_command{command}: the output wrapped, "Exit Code: N"
-//	       only when not 0 (geminiwire.ParseShell)
+//	       only when not 0 (ParseShell)
 //	Read   read_file{file_path, start_line, end_line}: the text,
 //	       unnumbered; past 2000 lines a notice before it names the
-//	       start_line the file goes on from (geminiwire.ParseRead)
+//	       start_line the file goes on from (ParseRead)
 //	Write  write_file{file_path, content}
 //	Skill  activate_skill{name}: the body and the folder's tree, whose
-//	       root is the skill's folder (geminiwire.ParseSkill)
+//	       root is the skill's folder (ParseSkill)
 //	Agent  invoke_agent{agent_name: generalist, prompt}: the subagent's
 //	       complete_task result, with no agent id (the ledger records
 //	       none); the wire makes the subagent's last text that call
@@ -90,18 +89,9 @@ func userRules(sc follower.Scenario) string {
 		"[[rule]]\ntoolName = \"run_shell_command\"\ncommandPrefix = [" + strings.Join(quoted, ", ") + "]\ndecision = \"allow\"\npriority = 100\n"
 }
 
-// response is a call's result as the CLI sent it.
-func response(r scripted.Result) geminiwire.FunctionResponse {
-	key := "output"
-	if r.IsError {
-		key = "error"
-	}
-	return geminiwire.FunctionResponse{Response: map[string]any{key: r.Text}}
-}
-
 func (adapter) Bash(a *scripted.Turns, command string) follower.Result {
 	r := a.Call("run_shell_command", map[string]any{"command": command})
-	sh := geminiwire.ParseShell(response(r))
+	sh := ParseShell(r)
 	out := sh.Output
 	if out != "" && !strings.HasSuffix(out, "\n") {
 		out += "\n"
@@ -116,18 +106,15 @@ func (adapter) Bash(a *scripted.Turns, command string) follower.Result {
 // many as the tool gives, 2000), with one read_file call; a read the
 // tool stopped short says where the file goes on (Next).
 func (adapter) Read(a *scripted.Turns, path string, offset, limit int) follower.Result {
-	args := map[string]any{"file_path": path}
-	if offset > 0 {
-		args["start_line"] = offset
-	}
+	end := 0
 	if limit > 0 {
-		args["end_line"] = max(offset, 1) + limit - 1
+		end = max(offset, 1) + limit - 1
 	}
-	r := a.Call("read_file", args)
+	r := a.Call("read_file", readArgs(path, offset, end))
 	if r.IsError {
 		return follower.Result{Text: r.Text, IsError: true}
 	}
-	rd := geminiwire.ParseRead(response(r))
+	rd := ParseRead(r)
 	text := rd.Content
 	if rd.Next > 0 && !strings.HasSuffix(text, "\n") {
 		text += "\n" // a part that stops before the file's end comes without its last newline
@@ -137,7 +124,7 @@ func (adapter) Read(a *scripted.Turns, path string, offset, limit int) follower.
 
 // next is the line a read the tool stopped short of limit goes on from;
 // 0 for one that gave what was asked, or reached the end.
-func next(rd geminiwire.Read, limit int) int {
+func next(rd Read, limit int) int {
 	if rd.Next == 0 || limit > 0 && rd.To-rd.From+1 >= limit {
 		return 0
 	}
@@ -153,7 +140,7 @@ func (adapter) Write(a *scripted.Turns, path, content string) follower.Result {
 // names its folder, as the follower reads a skill.
 func (adapter) Skill(a *scripted.Turns, name string) follower.Result {
 	r := a.Call("activate_skill", map[string]any{"name": name})
-	sk := geminiwire.ParseSkill(response(r))
+	sk := ParseSkill(r)
 	if r.IsError || sk.Dir == "" {
 		return follower.Result{Text: "activate_skill handed over no skill: " + r.Text, IsError: true}
 	}
@@ -168,8 +155,7 @@ func (adapter) Agent(a *scripted.Turns, c follower.AgentCall, sub scripted.Scrip
 	if p := strings.TrimSpace(c.Prompt); p != c.Prompt {
 		a.Handle(p, sub)
 	}
-	r := a.Call("invoke_agent", map[string]any{"agent_name": c.Type, "prompt": c.Prompt})
-	s := geminiwire.ParseSubagent(response(r))
+	s := ParseSubagent(a.Call("invoke_agent", map[string]any{"agent_name": c.Type, "prompt": c.Prompt}))
 	var res struct{ Response string }
 	if json.Unmarshal([]byte(s.Result), &res) == nil && res.Response != "" {
 		return follower.AgentResult{Reply: strings.TrimSpace(res.Response)}

@@ -1,6 +1,6 @@
 // Package geminihost runs the skill in the real Gemini CLI (the version
 // pinned in internal/dev/geminicli), offline, against the scripted model
-// speaking the Gemini API (geminiwire.Wire): one host of the shared
+// speaking the Gemini API (scripted.Gemini): one host of the shared
 // harness (internal/dev/harness), with its adapter of the follower's
 // tools (follow.go) and its session's -o stream-json events (this
 // file). docs/host.md says what the CLI did.
@@ -17,7 +17,6 @@ import (
 	"testing"
 
 	"github.com/sdd-go/sdd-go/internal/dev/geminicli"
-	"github.com/sdd-go/sdd-go/internal/dev/geminiwire"
 	"github.com/sdd-go/sdd-go/internal/dev/harness"
 	"github.com/sdd-go/sdd-go/internal/dev/scripted"
 )
@@ -34,9 +33,19 @@ type Host struct {
 func New(t testing.TB, repo string) *Host {
 	t.Helper()
 	bin := geminicli.Binary(t)
-	h := &Host{Machine: harness.NewMachine(t, repo, geminiwire.Wire{}, harness.SystemPath(t, "node")), Gemini: bin}
-	h.Server.PromptOf = geminiwire.PromptOf
+	h := &Host{Machine: harness.NewMachine(t, repo, scripted.Gemini{}, harness.SystemPath(t, "node")), Gemini: bin}
+	h.Server.PromptOf = promptOf
 	return h
+}
+
+// promptOf is the prompt a user text is: none for the session context
+// the CLI puts before a session's prompt (date, OS, the workspace and
+// its tree), which differs from run to run.
+func promptOf(text string) string {
+	if strings.HasPrefix(text, "<session_context>") {
+		return ""
+	}
+	return text
 }
 
 // Identity is the git identity the sessions' commands commit with. The
@@ -101,19 +110,9 @@ type Session struct {
 // (the subagents' among them) came back an error. Failures are the
 // test's (t.Errorf), with the transcript logged.
 func (h *Host) Run(prompt string, controller scripted.Script) *Session {
-	t := h.T
-	t.Helper()
-	s := &Session{}
-	var readErr error
-	p := h.Play(prompt, controller, h.Env(), func(ctx context.Context) *exec.Cmd {
-		return exec.CommandContext(ctx, h.Gemini, geminicli.Args(prompt)...)
-	}, func(r io.Reader) { s.Events, readErr = geminicli.ReadEvents(r) })
-	s.Played = p
-	for _, e := range s.Events {
-		if e.Type == "message" && e.Role == "assistant" {
-			p.Final += e.Content // a text streams in pieces
-		}
-	}
+	h.T.Helper()
+	s, readErr := h.session(prompt, controller)
+	p := s.Played
 	if p.Err != nil || readErr != nil {
 		p.Problems = append([]string{fmt.Sprintf("gemini: %v %v\nstderr: %s", p.Err, readErr, p.Stderr)}, p.Problems...)
 	}
@@ -130,6 +129,25 @@ func (h *Host) Run(prompt string, controller scripted.Script) *Session {
 	}
 	p.Report(h.Machine, s.Transcript)
 	return s
+}
+
+// session runs `gemini -o stream-json -p prompt` with the extra
+// arguments in the repository, the scripted controller answering for the
+// session, and checks nothing: a failed script is among the problems
+// (Played), the error is the reading of the events'.
+func (h *Host) session(prompt string, controller scripted.Script, extra ...string) (*Session, error) {
+	h.T.Helper()
+	s := &Session{}
+	var readErr error
+	s.Played = h.Play(prompt, controller, h.Env(), func(ctx context.Context) *exec.Cmd {
+		return exec.CommandContext(ctx, h.Gemini, geminicli.Args(prompt, extra...)...)
+	}, func(r io.Reader) { s.Events, readErr = geminicli.ReadEvents(r) })
+	for _, e := range s.Events {
+		if e.Type == "message" && e.Role == "assistant" {
+			s.Final += e.Content // a text streams in pieces
+		}
+	}
+	return s, readErr
 }
 
 // Transcript is the session's events, one line each, for a failure's

@@ -1,16 +1,30 @@
-package geminiwire
+package geminihost
 
 import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/sdd-go/sdd-go/internal/dev/scripted"
 )
 
-// The calls of the CLI's own tools, as a script makes them, and what
-// comes back for them (0.61.0). A call the CLI did not run comes back
-// with an "error": "Tool execution denied by policy." for one no rule
-// allows (a tool offered only for some arguments), "Path not in
-// workspace: …" for a path outside the workspace.
+// The calls of the CLI's own tools, as a script makes them over its
+// conversation (scripted.Turns, the Gemini wire), and what comes back for
+// them (0.61.0). A call the CLI did not run comes back as an error:
+// "Tool execution denied by policy." for one no rule allows (a tool
+// offered only for some arguments), "Path not in workspace: …" for a
+// path outside the workspace.
+
+// A Script is a scripted agent in Gemini CLI (scripted.Script), with its
+// calls.
+type Script func(a *Turns)
+
+// Turns is a script's view of its conversation (scripted.Turns) with
+// Gemini CLI's tools as calls.
+type Turns struct{ *scripted.Turns }
+
+// play is s as the server runs it.
+func (s Script) play() scripted.Script { return func(t *scripted.Turns) { s(&Turns{t}) } }
 
 // Shell is what came back for a run_shell_command call. The CLI wraps
 // it:
@@ -31,7 +45,6 @@ type Shell struct {
 	ExitCode int
 	Saved    string // where the CLI saved the whole output it cut ("" when not cut)
 	Error    string // the response's error: the command did not run
-	Response FunctionResponse
 }
 
 const (
@@ -44,10 +57,13 @@ const (
 // shellTrailer is a line the CLI adds after a command's output.
 var shellTrailer = regexp.MustCompile(`\n(Exit Code|Error|Signal|Background PIDs|Process Group PGID): ([^\n]*)$`)
 
-// ParseShell reads a run_shell_command response.
-func ParseShell(r FunctionResponse) Shell {
-	s := Shell{Error: r.Error(), Response: r}
-	text := r.Output()
+// ParseShell reads a run_shell_command result.
+func ParseShell(r scripted.Result) Shell {
+	if r.IsError {
+		return Shell{Error: r.Text}
+	}
+	var s Shell
+	text := r.Text
 	if head, rest, ok := strings.Cut(text, shellOpen); ok {
 		if strings.HasPrefix(head, cutPrefix) {
 			if _, p, ok := strings.Cut(head, savedIn); ok {
@@ -75,8 +91,8 @@ func ParseShell(r FunctionResponse) Shell {
 
 // Shell runs command with run_shell_command (bash -c), in the session's
 // folder.
-func (m *Model) Shell(command string) Shell {
-	return ParseShell(m.Call("run_shell_command", map[string]any{"command": command}))
+func (a *Turns) Shell(command string) Shell {
+	return ParseShell(a.Call("run_shell_command", map[string]any{"command": command}))
 }
 
 // Skill is what activate_skill hands over:
@@ -115,17 +131,19 @@ var (
 	subagentErrRe = regexp.MustCompile(`(?s)^Subagent '([^']*)' failed\. Error: (.*)$`)
 )
 
-// ParseSkill reads an activate_skill response.
-func ParseSkill(r FunctionResponse) Skill {
-	s := Skill{Error: r.Error()}
-	text := r.Output()
-	if m := skillNameRe.FindStringSubmatch(text); m != nil {
+// ParseSkill reads an activate_skill result.
+func ParseSkill(r scripted.Result) Skill {
+	if r.IsError {
+		return Skill{Error: r.Text}
+	}
+	var s Skill
+	if m := skillNameRe.FindStringSubmatch(r.Text); m != nil {
 		s.Name = m[1]
 	}
-	if m := skillBodyRe.FindStringSubmatch(text); m != nil {
+	if m := skillBodyRe.FindStringSubmatch(r.Text); m != nil {
 		s.Instructions = m[1]
 	}
-	if m := skillTreeRe.FindStringSubmatch(text); m != nil {
+	if m := skillTreeRe.FindStringSubmatch(r.Text); m != nil {
 		s.Resources = m[1]
 		if root := skillRootRe.FindStringSubmatch(m[1]); root != nil {
 			s.Dir = root[1]
@@ -135,8 +153,8 @@ func ParseSkill(r FunctionResponse) Skill {
 }
 
 // ActivateSkill activates the skill name with activate_skill.
-func (m *Model) ActivateSkill(name string) Skill {
-	return ParseSkill(m.Call("activate_skill", map[string]any{"name": name}))
+func (a *Turns) ActivateSkill(name string) Skill {
+	return ParseSkill(a.Call("activate_skill", map[string]any{"name": name}))
 }
 
 // Read is what came back for a read_file call. A read the tool stopped
@@ -156,9 +174,12 @@ type Read struct {
 	Error    string
 }
 
-// ParseRead reads a read_file response.
-func ParseRead(r FunctionResponse) Read {
-	rd := Read{Error: r.Error(), Content: r.Output()}
+// ParseRead reads a read_file result.
+func ParseRead(r scripted.Result) Read {
+	if r.IsError {
+		return Read{Error: r.Text}
+	}
+	rd := Read{Content: r.Text}
 	if m := truncatedRe.FindStringSubmatch(rd.Content); m != nil {
 		rd.From, _ = strconv.Atoi(m[1])
 		rd.To, _ = strconv.Atoi(m[2])
@@ -173,7 +194,11 @@ func ParseRead(r FunctionResponse) Read {
 
 // ReadFile reads path with read_file: lines start to end (from 1, end
 // included), or from the start (up to the tool's limit) for 0, 0.
-func (m *Model) ReadFile(path string, start, end int) Read {
+func (a *Turns) ReadFile(path string, start, end int) Read {
+	return ParseRead(a.Call("read_file", readArgs(path, start, end)))
+}
+
+func readArgs(path string, start, end int) map[string]any {
 	args := map[string]any{"file_path": path}
 	if start > 0 {
 		args["start_line"] = start
@@ -181,7 +206,7 @@ func (m *Model) ReadFile(path string, start, end int) Read {
 	if end > 0 {
 		args["end_line"] = end
 	}
-	return ParseRead(m.Call("read_file", args))
+	return args
 }
 
 // Subagent is what came back for an invoke_agent call:
@@ -200,12 +225,15 @@ type Subagent struct {
 	Error  string // the call's error, or the failure's
 }
 
-// ParseSubagent reads an invoke_agent response.
-func ParseSubagent(r FunctionResponse) Subagent {
-	s := Subagent{Error: r.Error()}
-	if m := subagentRe.FindStringSubmatch(r.Output()); m != nil {
+// ParseSubagent reads an invoke_agent result.
+func ParseSubagent(r scripted.Result) Subagent {
+	if r.IsError {
+		return Subagent{Error: r.Text}
+	}
+	var s Subagent
+	if m := subagentRe.FindStringSubmatch(r.Text); m != nil {
 		s.Name, s.Reason, s.Result = m[1], m[2], m[3]
-	} else if m := subagentErrRe.FindStringSubmatch(r.Output()); m != nil {
+	} else if m := subagentErrRe.FindStringSubmatch(r.Text); m != nil {
 		s.Name, s.Error = m[1], m[2]
 	}
 	return s
@@ -215,14 +243,15 @@ func ParseSubagent(r FunctionResponse) Subagent {
 // with invoke_agent; script is its model, for the conversation named by
 // prompt (two invocations of one session need distinct prompts, or share
 // a script). The call returns when the subagent has finished.
-func (m *Model) Invoke(agent, prompt string, script Script) Subagent {
-	m.srv.Play(prompt, script)
-	return ParseSubagent(m.Call("invoke_agent", map[string]any{"agent_name": agent, "prompt": prompt}))
+func (a *Turns) Invoke(agent, prompt string, script Script) Subagent {
+	a.Handle(prompt, script.play())
+	return ParseSubagent(a.Call("invoke_agent", map[string]any{"agent_name": agent, "prompt": prompt}))
 }
 
 // CompleteTask ends a subagent's run with complete_task, result its
 // answer: {"response": text} for the generalist, a string for an agent
-// of ~/.gemini/agents. The CLI asks nothing more of the subagent.
-func (m *Model) CompleteTask(result any) {
-	m.Call("complete_task", map[string]any{"result": result})
+// of ~/.gemini/agents. The CLI asks nothing more of the subagent. (A
+// subagent's last text is sent as this call by the wire, too.)
+func (a *Turns) CompleteTask(result any) {
+	a.Call("complete_task", map[string]any{"result": result})
 }

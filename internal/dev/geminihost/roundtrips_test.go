@@ -1,4 +1,4 @@
-package geminiwire_test
+package geminihost
 
 import (
 	"encoding/json"
@@ -12,14 +12,14 @@ import (
 	"testing"
 
 	"github.com/sdd-go/sdd-go/internal/dev/geminicli"
-	"github.com/sdd-go/sdd-go/internal/dev/geminiwire"
+	"github.com/sdd-go/sdd-go/internal/dev/scripted"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
 // The round trips the skill needs, each in a real session of the pinned
-// CLI against the scripted model; docs/host.md ("Gemini CLI") says what
-// they found.
+// CLI against the scripted model, on a host of their own (roundTrip);
+// the package's doc says what they found.
 
 // A headless session in the default approval mode is offered no tool
 // that writes or runs anything: the CLI's default policy denies
@@ -28,9 +28,9 @@ import (
 // skill's allowed-tools does not change that (the CLI reads a skill's
 // name and description, nothing else of its front matter).
 func TestDefaultModeOffersNoShellAndNoSkill(t *testing.T) {
-	h := newHost(t)
+	h := newRoundTrip(t)
 	h.write(".agents/skills/x/SKILL.md", "---\nname: x\ndescription: the x skill\nallowed-tools: run_shell_command activate_skill\n---\n# X\n")
-	h.ok("What can you do?", func(m *geminiwire.Model) { m.Say("Nothing much.") })
+	h.ok("What can you do?", func(m *Turns) { m.Say("Nothing much.") })
 	tools := h.last("What can you do?").ToolNames()
 	for _, name := range []string{"run_shell_command", "write_file", "replace", "activate_skill"} {
 		assert.NotContains(t, tools, name)
@@ -38,7 +38,7 @@ func TestDefaultModeOffersNoShellAndNoSkill(t *testing.T) {
 	for _, name := range []string{"read_file", "invoke_agent"} {
 		assert.Contains(t, tools, name)
 	}
-	assert.Contains(t, h.last("What can you do?").System, "<name>x</name>", "the skill is listed all the same")
+	assert.Contains(t, h.last("What can you do?").System[0], "<name>x</name>", "the skill is listed all the same")
 }
 
 // The narrowest rule for our four commands: a user policy allowing
@@ -49,11 +49,11 @@ func TestDefaultModeOffersNoShellAndNoSkill(t *testing.T) {
 // redirected into a file is refused as needing a confirmation no one can
 // give, and the session goes on.
 func TestShellUnderTheCommandsPolicy(t *testing.T) {
-	h := newHost(t)
-	dir := h.installSkill()
-	h.policy(commandRule(dir))
+	h := newRoundTrip(t)
+	dir := h.installStub()
+	h.Policy(commandRule(dir))
 	const prompt = "Run the ledger."
-	s := h.run(prompt, func(m *geminiwire.Model) {
+	s := h.run(prompt, func(m *Turns) {
 		look := m.Shell(cmd(dir, "sdd-ledger", "look", "plan.md"))
 		if look.Output != "sdd-ledger look plan.md" || look.ExitCode != 0 {
 			m.Failf("look: %+v", look)
@@ -84,7 +84,7 @@ func TestShellUnderTheCommandsPolicy(t *testing.T) {
 	assert.NotContains(t, tools, "write_file")
 	assert.NotContains(t, tools, "activate_skill")
 	var results []string
-	for _, e := range s.events {
+	for _, e := range s.Events {
 		if e.Type == "tool_result" {
 			results = append(results, e.Status)
 		}
@@ -93,19 +93,19 @@ func TestShellUnderTheCommandsPolicy(t *testing.T) {
 	assert.FileExists(t, filepath.Join(h.repo.Root, "README.md"))
 	assert.NoFileExists(t, filepath.Join(h.repo.Root, "out.txt"))
 
-	side := h.srv.Side()
+	side := h.side()
 	require.Len(t, side, 1, "one side request: the routing classifier, before the first turn")
-	assert.Equal(t, "generateContent", side[0].RPC)
+	assert.True(t, strings.HasSuffix(side[0].Path, ":generateContent"), side[0].Path)
 	assert.Empty(t, side[0].Tools)
-	assert.NotContains(t, s.run.Stderr, "[Routing]", "the classifier read its answer")
+	assert.NotContains(t, s.Stderr, "[Routing]", "the classifier read its answer")
 }
 
 // The older allow-lists do the same, deprecated: --allowed-tools
 // "run_shell_command(PREFIX)" and tools.allowed in settings.json, each
 // warned about on stderr.
 func TestShellUnderTheAllowList(t *testing.T) {
-	h := newHost(t)
-	script := func(m *geminiwire.Model) {
+	h := newRoundTrip(t)
+	script := func(m *Turns) {
 		if r := m.Shell("echo allowed"); r.Output != "allowed" {
 			m.Failf("echo: %+v", r)
 		}
@@ -115,10 +115,10 @@ func TestShellUnderTheAllowList(t *testing.T) {
 		m.Say("Done.")
 	}
 	s := h.run("By flag.", script, "--allowed-tools", "run_shell_command(echo)")
-	assert.Contains(t, s.run.Stderr, "--allowed-tools cli argument and tools.allowed in settings.json are deprecated")
+	assert.Contains(t, s.Stderr, "--allowed-tools cli argument and tools.allowed in settings.json are deprecated")
 	h.settings["tools"] = map[string]any{"allowed": []string{"run_shell_command(echo)"}}
 	s = h.run("By settings.", script)
-	assert.Contains(t, s.run.Stderr, "are deprecated")
+	assert.Contains(t, s.Stderr, "are deprecated")
 }
 
 // What a command gets back: stdout and stderr together, its exit status,
@@ -129,10 +129,10 @@ func TestShellUnderTheAllowList(t *testing.T) {
 // a user.name in ~/.gitconfig is not seen. (The session runs in the yolo
 // approval mode: the commands are no skill's.)
 func TestShellOutput(t *testing.T) {
-	h := newHost(t)
+	h := newRoundTrip(t)
 	h.write(".gitconfig", "[user]\n\tname = Home User\n\temail = home@example.com\n")
 	big := strings.Repeat("0123456789", 10_000) // 100,000 characters
-	h.ok("Show me outputs.", func(m *geminiwire.Model) {
+	h.ok("Show me outputs.", func(m *Turns) {
 		if r := m.Shell(`sh -c 'echo out; echo err >&2; exit 3'`); r.Output != "out\nerr" || r.ExitCode != 3 {
 			m.Failf("exit 3: %+v", r)
 		}
@@ -145,25 +145,23 @@ func TestShellOutput(t *testing.T) {
 		}
 		m.Say("Done.")
 	}, "--approval-mode", "yolo")
-	var cut geminiwire.Shell
-	for _, r := range h.last("Show me outputs.").Turns() {
-		for _, res := range r.Results {
-			if s := geminiwire.ParseShell(res); s.Saved != "" {
-				cut = s
-			}
+	var cut Shell
+	var answer string
+	for _, c := range h.last("Show me outputs.").Calls() {
+		if s := ParseShell(scripted.Result{Text: c.Output, IsError: c.IsError}); s.Saved != "" {
+			cut, answer = s, c.Output
 		}
 	}
 	require.NotEmpty(t, cut.Saved, "the big output was cut")
 	whole, err := os.ReadFile(cut.Saved)
 	require.NoError(t, err)
-	assert.True(t, geminiwire.ParseShell(geminiwire.FunctionResponse{Response: map[string]any{"output": string(whole)}}).Output == big,
-		"the file holds the whole answer, wrapper included")
+	assert.True(t, ParseShell(scripted.Result{Text: string(whole)}).Output == big, "the file holds the whole answer, wrapper included")
 	omitted := fmt.Sprintf("\n\n... [%d,%03d characters omitted] ...\n\n", (len(whole)-40_000)/1000, (len(whole)-40_000)%1000)
 	head, tail, ok := strings.Cut(cut.Output, omitted)
 	require.True(t, ok, "no %q in the answer", omitted)
 	assert.Equal(t, big[:8000-len("<untrusted_context>\nOutput: ")], head, "the first 8,000 characters")
 	assert.True(t, strings.HasSuffix(big, tail) && len(tail) > 31_900, "the last 32,000: %d", len(tail))
-	assert.True(t, strings.HasPrefix(cut.Response.Output(), "Output too large. Showing first 8,000 and last 32,000 characters. For full output see: "))
+	assert.True(t, strings.HasPrefix(answer, "Output too large. Showing first 8,000 and last 32,000 characters. For full output see: "))
 }
 
 // A skill in ~/.agents/skills/ or ~/.gemini/skills/ is listed in the
@@ -173,15 +171,15 @@ func TestShellOutput(t *testing.T) {
 // be read, and its commands run by their quoted paths under the commands'
 // policy. Another skill stays denied.
 func TestSkill(t *testing.T) {
-	h := newHost(t)
-	dir := h.installSkill()
-	h.write(filepath.Join(".agents", "skills", skillName, "host-gemini.md"), "# On Gemini CLI\n")
+	h := newRoundTrip(t)
+	dir := h.installStub()
+	h.write(filepath.Join(".agents", "skills", stubSkill, "host-gemini.md"), "# On Gemini CLI\n")
 	h.write(".gemini/skills/other/SKILL.md", "---\nname: other\ndescription: another skill\n---\n# Other\n")
-	h.policy(commandRule(dir), skillRule(skillName))
+	h.Policy(commandRule(dir) + "\n" + skillRule(stubSkill))
 	const prompt = "Use the skill."
-	run := h.run(prompt, func(m *geminiwire.Model) {
-		s := m.ActivateSkill(skillName)
-		if s.Name != skillName || s.Dir != dir || s.Instructions != "# SDD\n\nRun the commands in bin/." {
+	run := h.run(prompt, func(m *Turns) {
+		s := m.ActivateSkill(stubSkill)
+		if s.Name != stubSkill || s.Dir != dir || s.Instructions != "# SDD\n\nRun the commands in bin/." {
 			m.Failf("activated: %+v", s)
 		}
 		if r := m.ReadFile(filepath.Join(s.Dir, "host-gemini.md"), 0, 0); r.Content != "# On Gemini CLI\n" {
@@ -195,16 +193,16 @@ func TestSkill(t *testing.T) {
 		}
 		m.Say("Done.")
 	})
-	problems := geminicli.Problems(run.events)
+	problems := geminicli.Problems(run.Events)
 	require.Len(t, problems, 1, "the other skill's activation alone")
 	assert.Contains(t, problems[0], `"tool_id":"activate_skill__`)
-	sys := h.last(prompt).System
-	assert.Contains(t, sys, "<name>"+skillName+"</name>")
+	sys := h.last(prompt).System[0]
+	assert.Contains(t, sys, "<name>"+stubSkill+"</name>")
 	assert.Contains(t, sys, "<location>"+filepath.Join(dir, "SKILL.md")+"</location>")
-	assert.Contains(t, sys, "<location>"+filepath.Join(h.home, ".gemini", "skills", "other", "SKILL.md")+"</location>")
+	assert.Contains(t, sys, "<location>"+filepath.Join(h.Home, ".gemini", "skills", "other", "SKILL.md")+"</location>")
 	activate, ok := h.last(prompt).Tool("activate_skill")
 	require.True(t, ok)
-	assert.Contains(t, string(activate.Parameters), `"enum":["skill-creator","antigravity-support","other","`+skillName+`"]`,
+	assert.Contains(t, string(activate.Parameters), `"enum":["skill-creator","antigravity-support","other","`+stubSkill+`"]`,
 		"the built-in skills first, then the user's")
 }
 
@@ -213,20 +211,20 @@ func TestSkill(t *testing.T) {
 // listed (and offered) once, from ~/.agents/skills/, with a warning on
 // stderr: one folder in ~/.agents/skills/ is all a skill needs here.
 func TestSkillsList(t *testing.T) {
-	h := newHost(t)
+	h := newRoundTrip(t)
 	h.write(".agents/skills/dup/SKILL.md", "---\nname: dup\ndescription: from agents\n---\nA\n")
 	h.write(".gemini/skills/dup/SKILL.md", "---\nname: dup\ndescription: from gemini\n---\nG\n")
 	h.write(".gemini/skills/only/SKILL.md", "---\nname: only\ndescription: only in gemini\n---\nO\n")
-	require.NoError(t, geminicli.WriteSettings(h.home, h.settings))
+	require.NoError(t, geminicli.WriteSettings(h.Home, h.settings))
 	var stdout, stderr strings.Builder
-	c := exec.Command(h.bin, "skills", "list")
-	c.Dir, c.Env, c.Stdout, c.Stderr = h.repo.Root, geminicli.Env(h.home, h.tmp, "", h.path), &stdout, &stderr
+	c := exec.Command(h.Gemini, "skills", "list")
+	c.Dir, c.Env, c.Stdout, c.Stderr = h.Repo, h.Env(), &stdout, &stderr
 	require.NoError(t, c.Run(), stderr.String())
 	assert.Equal(t, "Discovered Agent Skills:\n\n"+
-		"dup [Enabled]\n  Description: from agents\n  Location:    "+filepath.Join(h.home, ".agents/skills/dup/SKILL.md")+"\n\n"+
-		"only [Enabled]\n  Description: only in gemini\n  Location:    "+filepath.Join(h.home, ".gemini/skills/only/SKILL.md")+"\n\n",
+		"dup [Enabled]\n  Description: from agents\n  Location:    "+filepath.Join(h.Home, ".agents/skills/dup/SKILL.md")+"\n\n"+
+		"only [Enabled]\n  Description: only in gemini\n  Location:    "+filepath.Join(h.Home, ".gemini/skills/only/SKILL.md")+"\n\n",
 		stdout.String())
-	assert.Contains(t, stderr.String(), `Skill conflict detected: "dup" from "`+filepath.Join(h.home, ".agents/skills/dup/SKILL.md")+`" is overriding the same skill from "`+filepath.Join(h.home, ".gemini/skills/dup/SKILL.md")+`".`)
+	assert.Contains(t, stderr.String(), `Skill conflict detected: "dup" from "`+filepath.Join(h.Home, ".agents/skills/dup/SKILL.md")+`" is overriding the same skill from "`+filepath.Join(h.Home, ".gemini/skills/dup/SKILL.md")+`".`)
 }
 
 // A subagent is a call of the main agent: invoke_agent starts it with a
@@ -238,9 +236,9 @@ func TestSkillsList(t *testing.T) {
 // fix round is a new subagent given everything it needs. Custom agents
 // come from ~/.gemini/agents/*.md, their body the system prompt.
 func TestSubagent(t *testing.T) {
-	h := newHost(t)
-	dir := h.installSkill()
-	h.policy(commandRule(dir))
+	h := newRoundTrip(t)
+	dir := h.installStub()
+	h.Policy(commandRule(dir))
 	h.write(".gemini/agents/sdd-implementer.md", "---\nname: sdd-implementer\ndescription: Implements one task of a plan.\n---\nYou implement one task.\n")
 	const (
 		prompt = "Run the plan."
@@ -248,26 +246,26 @@ func TestSubagent(t *testing.T) {
 		fix    = "Fix task 1: the review found a missing test."
 		custom = "Implement task 2."
 	)
-	h.ok(prompt, func(m *geminiwire.Model) {
-		sub := m.Invoke("generalist", first, func(m *geminiwire.Model) {
+	h.ok(prompt, func(m *Turns) {
+		sub := m.Invoke("generalist", first, func(m *Turns) {
 			if r := m.Shell(cmd(dir, "sdd-ledger", "look", "plan.md")); r.Output != "sdd-ledger look plan.md" {
 				m.Failf("look: %+v", r)
 			}
 			m.CompleteTask(map[string]any{"response": "DONE task 1"})
 		})
-		if sub != (geminiwire.Subagent{Name: "generalist", Reason: "GOAL", Result: "{\n  \"response\": \"DONE task 1\"\n}"}) {
+		if sub != (Subagent{Name: "generalist", Reason: "GOAL", Result: "{\n  \"response\": \"DONE task 1\"\n}"}) {
 			m.Failf("first: %+v", sub)
 		}
-		again := m.Invoke("generalist", fix, func(m *geminiwire.Model) {
+		again := m.Invoke("generalist", fix, func(m *Turns) {
 			m.CompleteTask(map[string]any{"response": "FIXED"})
 		})
 		if again.Reason != "GOAL" {
 			m.Failf("fix: %+v", again)
 		}
-		own := m.Invoke("sdd-implementer", custom, func(m *geminiwire.Model) {
+		own := m.Invoke("sdd-implementer", custom, func(m *Turns) {
 			m.CompleteTask("DONE task 2")
 		})
-		if own != (geminiwire.Subagent{Name: "sdd-implementer", Reason: "GOAL", Result: "DONE task 2"}) {
+		if own != (Subagent{Name: "sdd-implementer", Reason: "GOAL", Result: "DONE task 2"}) {
 			m.Failf("custom: %+v", own)
 		}
 		m.Say("Done.")
@@ -279,22 +277,17 @@ func TestSubagent(t *testing.T) {
 	require.NoError(t, json.Unmarshal(invoke.Parameters, &params))
 	assert.ElementsMatch(t, []string{"agent_name", "prompt", "wait_for_previous"}, slices.Collect(maps.Keys(params.Properties)),
 		"no id of a subagent to write to")
-	assert.Contains(t, main.System, "sdd-implementer")
+	assert.Contains(t, main.System[0], "sdd-implementer")
 
 	for _, p := range []string{first, fix, custom} {
-		var reqs []geminiwire.Request
-		for _, r := range h.srv.Turns() {
-			if r.Prompt == p {
-				reqs = append(reqs, r)
-			}
-		}
+		reqs := h.Server.Conversation(p)
 		require.NotEmpty(t, reqs, p)
-		assert.Len(t, reqs[0].Contents, 1, "%s starts with its prompt alone", p)
+		assert.Equal(t, []scripted.Entry{{Role: "user", Text: p}}, reqs[0].Entries, "%s starts with its prompt alone", p)
 		assert.Contains(t, reqs[0].ToolNames(), "complete_task")
 		assert.Contains(t, reqs[0].ToolNames(), "run_shell_command", "the policy's tools are the subagent's")
 		assert.NotContains(t, reqs[0].ToolNames(), "invoke_agent", "no subagent of a subagent")
 	}
-	assert.True(t, strings.HasPrefix(h.last(custom).System, "You implement one task."))
+	assert.True(t, strings.HasPrefix(h.last(custom).System[0], "You implement one task."))
 }
 
 // read_file stops at 2,000 lines (and cuts a line at 2,000 characters),
@@ -304,7 +297,7 @@ func TestSubagent(t *testing.T) {
 // ignores (the skill's workspace, .superpowers/, is git-ignored) unless
 // settings.json turns context.fileFiltering.respectGitIgnore off.
 func TestReadFileInParts(t *testing.T) {
-	h := newHost(t)
+	h := newRoundTrip(t)
 	var long, wide strings.Builder
 	for i := 1; i <= 2500; i++ {
 		fmt.Fprintf(&long, "line %04d %s\n", i, strings.Repeat("a", 20))
@@ -318,7 +311,7 @@ func TestReadFileInParts(t *testing.T) {
 	pkg := h.repo.Write(".superpowers/sdd/plan/review-1.md", "the package\n")
 	outside := h.write("notes.txt", "outside\n")
 	const prompt = "Read the files."
-	run := h.run(prompt, func(m *geminiwire.Model) {
+	run := h.run(prompt, func(m *Turns) {
 		first := m.ReadFile(longPath, 0, 0)
 		if first.From != 1 || first.To != 2000 || first.Total != 2501 || first.Next != 2001 {
 			m.Failf("first part: %+v", first)
@@ -338,11 +331,11 @@ func TestReadFileInParts(t *testing.T) {
 		}
 		m.Say("Done.")
 	})
-	assert.Len(t, geminicli.Problems(run.events), 2, "the two refused reads")
+	assert.Len(t, geminicli.Problems(run.Events), 2, "the two refused reads")
 	assert.Less(t, 150_000, len(wide.String()))
 
 	h.settings["context"] = map[string]any{"fileFiltering": map[string]any{"respectGitIgnore": false}}
-	h.ok("Read the package.", func(m *geminiwire.Model) {
+	h.ok("Read the package.", func(m *Turns) {
 		if r := m.ReadFile(pkg, 0, 0); r.Content != "the package\n" {
 			m.Failf("package: %+v", r)
 		}

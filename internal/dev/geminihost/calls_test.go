@@ -1,16 +1,14 @@
-package geminiwire
+package geminihost
 
 import (
-	"encoding/json"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
+
+	"github.com/sdd-go/sdd-go/internal/dev/scripted"
 )
 
-func output(s string) FunctionResponse {
-	return FunctionResponse{Name: "t", Response: map[string]any{"output": s}}
-}
+func output(s string) scripted.Result { return scripted.Result{Text: s} }
 
 func TestParseShell(t *testing.T) {
 	for _, c := range []struct {
@@ -25,12 +23,10 @@ func TestParseShell(t *testing.T) {
 		{"Output too large. Showing first 8,000 and last 32,000 characters. For full output see: /h/.gemini/tmp/repo/tool-outputs/session-1/x.txt\n<untrusted_context>\nOutput: 1\n…\n9\nProcess Group PGID: 7\n</untrusted_context>",
 			Shell{Output: "1\n…\n9", Saved: "/h/.gemini/tmp/repo/tool-outputs/session-1/x.txt"}},
 	} {
-		r := output(c.text)
-		c.want.Response = r
-		assert.Equal(t, c.want, ParseShell(r), c.text)
+		assert.Equal(t, c.want, ParseShell(output(c.text)), c.text)
 	}
-	denied := FunctionResponse{Name: "run_shell_command", Response: map[string]any{"error": "Tool execution denied by policy."}}
-	assert.Equal(t, Shell{Error: "Tool execution denied by policy.", Response: denied}, ParseShell(denied))
+	denied := scripted.Result{Text: "Tool execution denied by policy.", IsError: true}
+	assert.Equal(t, Shell{Error: "Tool execution denied by policy."}, ParseShell(denied))
 }
 
 func TestParseSkill(t *testing.T) {
@@ -52,7 +48,7 @@ func TestParseRead(t *testing.T) {
 	last := ParseRead(output("\nIMPORTANT: The file content has been truncated.\nStatus: Showing lines 2001-2501 of 2501 total lines.\nAction: …\n\n--- FILE CONTENT (truncated) ---\nline 2001\n"))
 	assert.Equal(t, 0, last.Next, "the end is reached")
 
-	denied := ParseRead(FunctionResponse{Response: map[string]any{"error": "Path not in workspace: …"}})
+	denied := ParseRead(scripted.Result{Text: "Path not in workspace: …", IsError: true})
 	assert.Equal(t, "Path not in workspace: …", denied.Error)
 }
 
@@ -61,29 +57,4 @@ func TestParseSubagent(t *testing.T) {
 	assert.Equal(t, Subagent{Name: "impl", Reason: "GOAL", Result: "impl done\nsecond line"}, s)
 	f := ParseSubagent(output("Subagent 'impl' failed. Error: boom"))
 	assert.Equal(t, Subagent{Name: "impl", Error: "boom"}, f)
-}
-
-func TestFill(t *testing.T) {
-	for _, c := range []struct{ schema, want string }{
-		{`{"type":"OBJECT","properties":{"a":{"type":"STRING"},"n":{"type":"INTEGER"}},"required":["a","n"]}`, `{"a":"scripted","n":1}`},
-		{`{"type":"object","properties":{"choice":{"type":"string","enum":["flash","pro"]},"ok":{"type":"boolean"}}}`, `{"choice":"flash","ok":false}`},
-		{`{"type":"number","minimum":5}`, `5`},
-		{`{"type":"integer","maximum":0}`, `0`},
-		{`{"type":"array","items":{"type":"string"},"minItems":2}`, `["scripted","scripted"]`},
-		{`{"type":"array","items":{"type":"string"}}`, `[]`},
-		{`{"type":["null","string"]}`, `"scripted"`},
-		{`{"anyOf":[{"type":"integer"},{"type":"string"}]}`, `1`},
-		{`{"type":"string","default":"given"}`, `"given"`},
-		{`{"properties":{"nested":{"type":"OBJECT","properties":{"x":{"type":"NUMBER"}}}}}`, `{"nested":{"x":0}}`},
-		// Gemini CLI's loop check: a confidence of 0, no loop.
-		{`{"type":"object","properties":{"unproductive_state_analysis":{"type":"string"},"unproductive_state_confidence":{"type":"number"}}}`, `{"unproductive_state_analysis":"scripted","unproductive_state_confidence":0}`},
-	} {
-		v, err := Fill(json.RawMessage(c.schema))
-		require.NoError(t, err, c.schema)
-		assert.JSONEq(t, c.want, marshal(v), c.schema)
-	}
-	_, err := Fill(json.RawMessage(`{"description":"no type"}`))
-	assert.ErrorContains(t, err, "no value for the schema")
-	_, err = Fill(json.RawMessage(`[`))
-	assert.Error(t, err)
 }

@@ -1,4 +1,4 @@
-package geminiwire
+package scripted
 
 import (
 	"encoding/json"
@@ -6,16 +6,16 @@ import (
 	"strings"
 )
 
-// Fill makes a value that schema accepts, for a side request's answer:
-// every property of an object (required or not), the first of an enum or
-// of anyOf/oneOf, the default where one is given, a string's
-// "scripted", a number's minimum (else 1 for an integer, 0 for a fraction,
-// kept under a maximum), false,
-// and as few array items as minItems asks. Types may be written as the
+// fillSchema makes a value that schema accepts, for a side request's
+// answer (Gemini): every property of an object (required or not), the
+// first of an enum or of anyOf/oneOf, the default where one is given, a
+// string's "scripted", a number's minimum (else 1 for an integer, 0 for
+// a fraction, kept under a maximum), false, and as few array items as
+// minItems asks. Types may be written as the
 // Gemini API's OpenAPI subset writes them (OBJECT, STRING) or as JSON
 // Schema does (object, string); a list of types takes the first that is
 // not null.
-func Fill(schema json.RawMessage) (any, error) {
+func fillSchema(schema json.RawMessage) (any, error) {
 	var s map[string]any
 	if err := json.Unmarshal(schema, &s); err != nil {
 		return nil, fmt.Errorf("response schema: %v", err)
@@ -36,7 +36,7 @@ func fill(s map[string]any) (any, error) {
 			return fill(alt)
 		}
 	}
-	switch typeOf(s) {
+	switch schemaType(s) {
 	case "object":
 		out := map[string]any{}
 		props, _ := s["properties"].(map[string]any)
@@ -69,7 +69,7 @@ func fill(s map[string]any) (any, error) {
 		// check's unproductive_state_confidence of 1 would stop the
 		// session as a loop).
 		n := 1.0
-		if typeOf(s) == "number" {
+		if schemaType(s) == "number" {
 			n = 0
 		}
 		if min, ok := s["minimum"].(float64); ok {
@@ -86,9 +86,9 @@ func fill(s map[string]any) (any, error) {
 	return nil, fmt.Errorf("no value for the schema %v", s)
 }
 
-// typeOf is a schema's type, lower case: "type" as a string or the first
+// schemaType is a schema's type, lower case: "type" as a string or the first
 // of a list that is not null; an object when only properties say so.
-func typeOf(s map[string]any) string {
+func schemaType(s map[string]any) string {
 	switch t := s["type"].(type) {
 	case string:
 		return strings.ToLower(t)
@@ -103,10 +103,4 @@ func typeOf(s map[string]any) string {
 		return "object"
 	}
 	return ""
-}
-
-// marshal is v as JSON text.
-func marshal(v any) string {
-	b, _ := json.Marshal(v)
-	return string(b)
 }
