@@ -199,3 +199,15 @@ func TestParseSkills(t *testing.T) {
 	}, parseSkills(text))
 	assert.Nil(t, parseSkills("no skills here"))
 }
+
+// The config points the CLI at the scripted model and nowhere else.
+func TestConfig(t *testing.T) {
+	c := Config("http://127.0.0.1:4242")
+	for _, want := range []string{
+		`model = "sdd-scripted"`, `model_provider = "sdd"`, `base_url = "http://127.0.0.1:4242/v1"`,
+		`wire_api = "responses"`, `env_key = "` + KeyEnv + `"`, `approval_policy = "never"`,
+		`check_for_update_on_startup = false`, `allow_login_shell = false`, "[analytics]\nenabled = false",
+	} {
+		assert.Contains(t, c, want)
+	}
+}

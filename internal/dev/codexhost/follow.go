@@ -10,7 +10,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/sdd-go/sdd-go/internal/dev/codexcli"
 	"github.com/sdd-go/sdd-go/internal/dev/follower"
 	"github.com/sdd-go/sdd-go/internal/dev/harness"
 	"github.com/sdd-go/sdd-go/internal/dev/scripted"
@@ -53,7 +52,7 @@ func (adapter) Facts() harness.Facts {
 	exec := "exec_command (write_stdin )*"
 	return harness.Facts{
 		Skill:     ship.SkillName,
-		Model:     codexcli.Model,
+		Model:     Model,
 		AgentIDs:  true,
 		Continues: true,
 		Reads:     harness.Pieces,

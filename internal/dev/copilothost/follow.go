@@ -9,8 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sdd-go/sdd-go/internal/dev/copilotcli"
-
 	"github.com/sdd-go/sdd-go/internal/dev/follower"
 	"github.com/sdd-go/sdd-go/internal/dev/harness"
 	"github.com/sdd-go/sdd-go/internal/dev/scripted"
@@ -58,12 +56,12 @@ func (adapter) Host() string { return "copilot" }
 
 func (ad adapter) Facts() harness.Facts {
 	var resumes []string // nil: harness.FewResumes
-	if ad.wireAPI == copilotcli.Responses {
+	if ad.wireAPI == Responses {
 		resumes = []string{} // a resume tests the text, which the wire does not change: the Completions suite's are enough
 	}
 	return harness.Facts{
 		Skill:     SkillName,
-		Model:     copilotcli.Model,
+		Model:     Model,
 		AgentIDs:  true,
 		Continues: true,
 		Reads:     harness.Pieces,

@@ -5,7 +5,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
-	"github.com/sdd-go/sdd-go/internal/dev/copilotcli"
 	"github.com/sdd-go/sdd-go/internal/dev/harness"
 )
 
@@ -14,12 +13,12 @@ import (
 // as Copilot's own (task), the skill installed by the project's
 // installer, with the permissions a user gives a non-interactive run
 // (userRules).
-func TestFollow(t *testing.T) { harness.RunScenarios(t, adapter{copilotcli.Completions}) }
+func TestFollow(t *testing.T) { harness.RunScenarios(t, adapter{Completions}) }
 
 // TestFollowResponses runs them with the model on the Responses API
 // (COPILOT_PROVIDER_WIRE_API=responses, scripted.Responses), but the
 // resumes.
-func TestFollowResponses(t *testing.T) { harness.RunScenarios(t, adapter{copilotcli.Responses}) }
+func TestFollowResponses(t *testing.T) { harness.RunScenarios(t, adapter{Responses}) }
 
 // CheckWalkThrough: every dispatch is Copilot's general-purpose agent,
 // and names no model (the text's tiers name none here).

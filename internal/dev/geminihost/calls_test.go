@@ -1,10 +1,16 @@
 package geminihost
 
 import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
+	"github.com/sdd-go/sdd-go/internal/dev/harness"
 	"github.com/sdd-go/sdd-go/internal/dev/scripted"
 )
 
@@ -57,4 +63,73 @@ func TestParseSubagent(t *testing.T) {
 	assert.Equal(t, Subagent{Name: "impl", Reason: "GOAL", Result: "impl done\nsecond line"}, s)
 	f := ParseSubagent(output("Subagent 'impl' failed. Error: boom"))
 	assert.Equal(t, Subagent{Name: "impl", Error: "boom"}, f)
+}
+
+// A session's environment: the scripted model is the API's base URL,
+// the folder trusted, no settings of the machine's read, a git identity
+// for the commands (which see no ~/.gitconfig).
+func TestEnv(t *testing.T) {
+	h := &Host{Machine: &harness.Machine{Home: "/h", Tmp: "/t", Path: []string{"/usr/bin"}, Server: &scripted.Server{URL: "http://127.0.0.1:4242"}}}
+	env := h.Env()
+	for _, want := range []string{
+		"HOME=/h", "GOOGLE_GEMINI_BASE_URL=http://127.0.0.1:4242", "GEMINI_CLI_TRUST_WORKSPACE=true",
+		"GEMINI_CLI_NO_RELAUNCH=true", "GEMINI_CLI_SYSTEM_SETTINGS_PATH=/h/.gemini-system/settings.json",
+		"GIT_AUTHOR_NAME=SDD Host Test",
+	} {
+		assert.Contains(t, env, want)
+	}
+}
+
+// settings.json signs in with the key, keeps the CLI off the network, and
+// lets read_file read what git ignores (the packages).
+func TestWriteSettings(t *testing.T) {
+	h := &Host{Machine: &harness.Machine{Home: t.TempDir()}}
+	require.NoError(t, h.WriteSettings(Settings()))
+	b, err := os.ReadFile(filepath.Join(h.Home, ".gemini", "settings.json"))
+	require.NoError(t, err)
+	var s struct {
+		Context struct {
+			FileFiltering struct{ RespectGitIgnore *bool }
+		}
+		Security struct{ Auth struct{ SelectedType string } }
+		Privacy  struct{ UsageStatisticsEnabled *bool }
+		General  struct{ EnableAutoUpdate, EnableAutoUpdateNotification *bool }
+	}
+	require.NoError(t, json.Unmarshal(b, &s))
+	assert.Equal(t, "gemini-api-key", s.Security.Auth.SelectedType)
+	for _, off := range []*bool{s.Context.FileFiltering.RespectGitIgnore, s.Privacy.UsageStatisticsEnabled, s.General.EnableAutoUpdate, s.General.EnableAutoUpdateNotification} {
+		require.NotNil(t, off)
+		assert.False(t, *off)
+	}
+}
+
+func TestReadEvents(t *testing.T) {
+	out := `{"type":"init","session_id":"s1","model":"auto"}
+{"type":"message","role":"user","content":"hi"}
+{"type":"tool_use","tool_name":"run_shell_command","tool_id":"t1","parameters":{"command":"ls"}}
+{"type":"tool_result","tool_id":"t1","status":"error","output":"Tool execution denied by policy.","error":{"type":"policy_violation","message":"Tool execution denied by policy."}}
+{"type":"error","severity":"warning","message":"Loop detected, stopping execution"}
+{"type":"result","status":"success","stats":{}}
+`
+	events, err := ReadEvents(strings.NewReader(out))
+	require.NoError(t, err)
+	require.Len(t, events, 6)
+	assert.Equal(t, "s1", events[0].SessionID)
+	assert.Equal(t, map[string]any{"command": "ls"}, events[2].Parameters)
+	assert.Equal(t, "policy_violation", events[3].Error.Type)
+	problems := Problems(events)
+	require.Len(t, problems, 2)
+	assert.Contains(t, problems[0], "a tool failed")
+	assert.Contains(t, problems[1], "Loop detected")
+
+	cut, err := ReadEvents(strings.NewReader(`{"type":"init"}` + "\n"))
+	require.NoError(t, err)
+	assert.Equal(t, []string{"the session printed no result"}, Problems(cut))
+
+	_, err = ReadEvents(strings.NewReader("Warning: not JSON\n"))
+	assert.ErrorContains(t, err, "not an event")
+}
+
+func TestArgs(t *testing.T) {
+	assert.Equal(t, []string{"--approval-mode", "yolo", "-o", "stream-json", "-p", "-x"}, Args("-x", "--approval-mode", "yolo"))
 }

@@ -62,7 +62,7 @@ func (adapter) Start(t *testing.T, repo string, sc follower.Scenario) *harness.S
 	h := New(t, repo)
 	h.Timeout = 6 * time.Minute
 	dir := h.InstallSkill()
-	if err := writeSettings(h); err != nil {
+	if err := h.WriteSettings(Settings()); err != nil {
 		t.Fatal(err)
 	}
 	h.Policy(userRules(sc))

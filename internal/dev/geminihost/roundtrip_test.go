@@ -10,7 +10,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/sdd-go/sdd-go/internal/dev/geminicli"
 	"github.com/sdd-go/sdd-go/internal/dev/scripted"
 	"github.com/sdd-go/sdd-go/internal/dev/testutil"
 )
@@ -34,7 +33,7 @@ func newRoundTrip(t *testing.T) *roundTrip {
 	t.Helper()
 	repo := testutil.NewRepo(t)
 	repo.Commit("start", "README.md", "a project\n")
-	h := &roundTrip{Host: New(t, repo.Root), t: t, repo: repo, settings: geminicli.Settings()}
+	h := &roundTrip{Host: New(t, repo.Root), t: t, repo: repo, settings: sessionSettings()}
 	h.Home = filepath.Join(filepath.Dir(h.Home), "home é x")
 	require.NoError(t, os.MkdirAll(h.Home, 0o755))
 	return h
@@ -52,10 +51,10 @@ func (h *roundTrip) write(rel, content string) string {
 // run runs a session of prompt, script its model, with the CLI's extra
 // arguments, and fails the test on a failed script, an unreadable output,
 // a failed process or a request the scripted model has no method for.
-// It leaves the session's problems (geminicli.Problems) to the test.
+// It leaves the session's problems (Problems) to the test.
 func (h *roundTrip) run(prompt string, script Script, extra ...string) *Session {
 	h.t.Helper()
-	require.NoError(h.t, geminicli.WriteSettings(h.Home, h.settings))
+	require.NoError(h.t, h.WriteSettings(h.settings))
 	s, readErr := h.session(prompt, script.play(), extra...)
 	h.t.Logf("session of %q: %v, %d events, %d requests", scripted.Clip(prompt, 40), s.Elapsed.Round(time.Millisecond), len(s.Events), len(h.Server.Requests()))
 	require.Empty(h.t, s.Problems, "the scripts failed; stderr:\n%s", s.Stderr)
@@ -74,7 +73,7 @@ func (h *roundTrip) run(prompt string, script Script, extra ...string) *Session 
 func (h *roundTrip) ok(prompt string, script Script, extra ...string) *Session {
 	h.t.Helper()
 	s := h.run(prompt, script, extra...)
-	require.Empty(h.t, geminicli.Problems(s.Events), "stderr:\n%s", s.Stderr)
+	require.Empty(h.t, Problems(s.Events), "stderr:\n%s", s.Stderr)
 	require.NotContains(h.t, s.Stderr, "[Routing]")
 	return s
 }

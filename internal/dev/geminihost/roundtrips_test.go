@@ -11,7 +11,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sdd-go/sdd-go/internal/dev/geminicli"
 	"github.com/sdd-go/sdd-go/internal/dev/scripted"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -193,7 +192,7 @@ func TestSkill(t *testing.T) {
 		}
 		m.Say("Done.")
 	})
-	problems := geminicli.Problems(run.Events)
+	problems := Problems(run.Events)
 	require.Len(t, problems, 1, "the other skill's activation alone")
 	assert.Contains(t, problems[0], `"tool_id":"activate_skill__`)
 	sys := h.last(prompt).System[0]
@@ -215,7 +214,7 @@ func TestSkillsList(t *testing.T) {
 	h.write(".agents/skills/dup/SKILL.md", "---\nname: dup\ndescription: from agents\n---\nA\n")
 	h.write(".gemini/skills/dup/SKILL.md", "---\nname: dup\ndescription: from gemini\n---\nG\n")
 	h.write(".gemini/skills/only/SKILL.md", "---\nname: only\ndescription: only in gemini\n---\nO\n")
-	require.NoError(t, geminicli.WriteSettings(h.Home, h.settings))
+	require.NoError(t, h.WriteSettings(h.settings))
 	var stdout, stderr strings.Builder
 	c := exec.Command(h.Gemini, "skills", "list")
 	c.Dir, c.Env, c.Stdout, c.Stderr = h.Repo, h.Env(), &stdout, &stderr
@@ -331,7 +330,7 @@ func TestReadFileInParts(t *testing.T) {
 		}
 		m.Say("Done.")
 	})
-	assert.Len(t, geminicli.Problems(run.Events), 2, "the two refused reads")
+	assert.Len(t, Problems(run.Events), 2, "the two refused reads")
 	assert.Less(t, 150_000, len(wide.String()))
 
 	h.settings["context"] = map[string]any{"fileFiltering": map[string]any{"respectGitIgnore": false}}

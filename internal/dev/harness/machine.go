@@ -2,13 +2,13 @@
 // machine for sessions of a real host CLI against the scripted model
 // (internal/dev/scripted), the project's installer run into it, and the
 // follower (internal/dev/follower) over the host's tools. A host is a
-// description (its CLI and its session's environment, in
-// internal/dev/<cli>: claudecode, codexcli, opencodecli, copilotcli) and
-// an adapter package (host, codexhost, opencodehost, copilothost): the
-// wire format its server speaks (a scripted.Wire), how its session's
-// events are read, and how the follower's tools map onto its own
-// (Adapter). The server, the book, the replay, the session's process, the
-// cut, the copy before Finish and the follower exist once.
+// row of internal/dev/hostcli's table (its CLI: npm packages, version,
+// binary) and a host package (claudehost, codexhost, opencodehost,
+// copilothost, geminihost): its session's environment, the wire format
+// its server speaks (a scripted.Wire), how its session's events are
+// read, and how the follower's tools map onto its own (Adapter). The
+// server, the book, the replay, the session's process, the cut, the copy
+// before Finish and the follower exist once.
 package harness
 
 import (

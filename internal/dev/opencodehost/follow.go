@@ -11,7 +11,6 @@ import (
 
 	"github.com/sdd-go/sdd-go/internal/dev/follower"
 	"github.com/sdd-go/sdd-go/internal/dev/harness"
-	"github.com/sdd-go/sdd-go/internal/dev/opencodecli"
 	"github.com/sdd-go/sdd-go/internal/dev/scripted"
 	"github.com/sdd-go/sdd-go/internal/dev/ship"
 )
@@ -51,7 +50,7 @@ func (adapter) Facts() harness.Facts {
 	one := func(name string) *regexp.Regexp { return regexp.MustCompile("^" + name + " $") }
 	return harness.Facts{
 		Skill:     SkillName,
-		Model:     opencodecli.Model,
+		Model:     Model,
 		AgentIDs:  true,
 		Continues: true,
 		Reads:     harness.GoesOn,

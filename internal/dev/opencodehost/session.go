@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/sdd-go/sdd-go/internal/dev/harness"
-	"github.com/sdd-go/sdd-go/internal/dev/opencodecli"
+	"github.com/sdd-go/sdd-go/internal/dev/hostcli"
 	"github.com/sdd-go/sdd-go/internal/dev/scripted"
 )
 
@@ -36,9 +36,9 @@ type Host struct {
 // $SDD_OPENCODE_CLI) the test is skipped, or fails under make test-host.
 func New(t testing.TB, repo string) *Host {
 	t.Helper()
-	bin := opencodecli.Binary(t)
+	bin := hostcli.OpenCode.Installed(t)
 	h := &Host{Machine: harness.NewMachine(t, repo, scripted.Chat{}, harness.SystemPath(t, "rg")), OpenCode: bin}
-	if err := opencodecli.WriteConfig(h.Home, h.Server.URL, bin); err != nil {
+	if err := WriteConfig(h.Home, h.Server.URL, bin); err != nil {
 		t.Fatal(err)
 	}
 	return h
@@ -46,12 +46,12 @@ func New(t testing.TB, repo string) *Host {
 
 // Env is the environment of an opencode process on this host.
 func (h *Host) Env() []string {
-	return opencodecli.Env(h.Home, h.Tmp, h.Path)
+	return hostcli.OpenCode.Env(h.Home, h.Tmp, h.Path)
 }
 
 // ConfigDir is the host's global configuration directory
 // (~/.config/opencode): skills/, plugins/.
-func (h *Host) ConfigDir() string { return opencodecli.ConfigDir(h.Home) }
+func (h *Host) ConfigDir() string { return ConfigDir(h.Home) }
 
 // RunMessage is the text opencode run sends as the first user message for
 // its message arguments: each argument holding a space is put in double

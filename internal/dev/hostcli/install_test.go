@@ -1,4 +1,4 @@
-package npmcli
+package hostcli
 
 import (
 	"context"
@@ -15,19 +15,14 @@ import (
 // fake is a CLI of two packages: its platform build, and a plugin
 // installed in config/ beside it that must leave a package.json.
 var fake = CLI{
-	Name: "Fake", Cache: "fake", Version: "1.0.0",
+	Name: "fake", Title: "Fake", Version: "1.0.0",
 	Windows: "win32", Musl: true,
-	Packages: func(platform string) []Package {
-		return []Package{
-			{Spec: "fake-" + platform + "@1.0.0"},
-			{Spec: "fake-plugin@1.0.0", Dir: "config", Files: []string{"node_modules/fake-plugin/package.json"}},
-		}
+	Packages: []Package{
+		{Spec: "fake-{platform}@{version}"},
+		{Spec: "fake-plugin@{version}", Dir: "config", Files: []string{"node_modules/fake-plugin/package.json"}},
 	},
-	Binary: func(platform string) string { return "node_modules/fake-" + platform + "/bin/fake" },
-	VersionEnv: func(home, tmp string) []string {
-		return []string{"HOME=" + home, "TMPDIR=" + tmp, "PATH=" + os.Getenv("PATH")}
-	},
-	VersionOutput: "fake 1.0.0",
+	Binary:        "node_modules/fake-{platform}/bin/fake",
+	VersionOutput: "fake {version}",
 }
 
 // fakeNPM installs a fake printing version and, unless noPlugin, the
@@ -83,7 +78,7 @@ func TestCacheDir(t *testing.T) {
 	require.NoError(t, err)
 	dir, err := fake.CacheDir()
 	require.NoError(t, err)
-	assert.Equal(t, filepath.Join(cache, "sdd-go", "fake", "1.0.0"), dir)
+	assert.Equal(t, filepath.Join(cache, "sdd-go", "fake", "1.0.0"), dir, "by its name")
 }
 
 func TestInstallReusesACompleteInstall(t *testing.T) {
@@ -154,14 +149,11 @@ func TestInstallRefusesAnotherPlatform(t *testing.T) {
 // nodeFake is a JavaScript CLI: one package for every platform, its
 // script run by node.
 var nodeFake = CLI{
-	Name: "Node fake", Cache: "node-fake", Version: "2.0.0",
+	Name: "node-fake", Title: "Node fake", Version: "2.0.0",
 	Windows: "win32", Node: true,
-	Packages: func(string) []Package { return []Package{{Spec: "node-fake@2.0.0"}} },
-	Binary:   func(string) string { return "node_modules/node-fake/cli.js" },
-	VersionEnv: func(home, tmp string) []string {
-		return []string{"HOME=" + home, "TMPDIR=" + tmp, "PATH=" + os.Getenv("PATH")}
-	},
-	VersionOutput: "2.0.0",
+	Packages:      []Package{{Spec: "node-fake@{version}"}},
+	Binary:        "node_modules/node-fake/cli.js",
+	VersionOutput: "{version}",
 }
 
 // A Node CLI's script is run by node (this one has no #! line, so the

@@ -1,12 +1,4 @@
-// Package opencodecli is the OpenCode CLI the OpenCode host tests run in:
-// the one pinned version, how a test finds the installed binary, and the
-// isolated, offline environment a session runs in (its own HOME and XDG
-// directories, a configuration whose one provider is the scripted model on
-// loopback, a PATH of system directories only).
-//
-// A newer CLI is a deliberate bump of Version that the suite must pass,
-// like a Go version bump (docs/host.md).
-package opencodecli
+package opencodehost
 
 import (
 	"encoding/json"
@@ -14,15 +6,16 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"testing"
+
+	"github.com/sdd-go/sdd-go/internal/dev/harness"
+	"github.com/sdd-go/sdd-go/internal/dev/hostcli"
+	"github.com/sdd-go/sdd-go/internal/dev/ship"
 )
 
-// Version is the pinned opencode-ai release.
-const Version = "1.18.33"
-
-// BinaryEnv names the variable holding the path of the installed opencode
-// binary; make test-host sets it after installing Version.
-const BinaryEnv = "SDD_OPENCODE_CLI"
+// What a session of OpenCode is given beside hostcli.OpenCode's
+// environment: a configuration whose one provider is the scripted model
+// on loopback, with the plugin package opencode wants in it, and the
+// skill.
 
 // Provider and Model name the scripted model in the configuration: a
 // session's model is Provider/Model.
@@ -30,40 +23,6 @@ const (
 	Provider = "sdd"
 	Model    = "scripted"
 )
-
-// Binary returns the opencode binary named by $SDD_OPENCODE_CLI. Without
-// it the test is skipped (plain go test ./... needs only Go and git), or
-// fails when $SDD_HOST_REQUIRED=1.
-func Binary(t testing.TB) string {
-	t.Helper()
-	return CLI.Installed(t, BinaryEnv)
-}
-
-// Env is the whole environment of an opencode process: nothing of the
-// caller's leaks in. home is its HOME, under which every XDG directory
-// lies (so its configuration, database, logs, snapshots and caches are
-// the test's), tmp its TMPDIR, and path the PATH its shell tool sees.
-//
-// The OPENCODE_DISABLE_* switches keep it off the network: no models.dev
-// catalogue, no update check, no default plugins fetched from npm, no
-// language server downloads.
-func Env(home, tmp string, path []string) []string {
-	return []string{
-		"HOME=" + home,
-		"TMPDIR=" + tmp,
-		"XDG_CONFIG_HOME=" + filepath.Join(home, ".config"),
-		"XDG_CACHE_HOME=" + filepath.Join(home, ".cache"),
-		"XDG_DATA_HOME=" + filepath.Join(home, ".local", "share"),
-		"XDG_STATE_HOME=" + filepath.Join(home, ".local", "state"),
-		"PATH=" + strings.Join(path, string(os.PathListSeparator)),
-		"LANG=C.UTF-8",
-		"OPENCODE_DISABLE_MODELS_FETCH=1",
-		"OPENCODE_DISABLE_AUTOUPDATE=1",
-		"OPENCODE_DISABLE_DEFAULT_PLUGINS=1",
-		"OPENCODE_DISABLE_LSP_DOWNLOAD=1",
-		"GIT_CONFIG_NOSYSTEM=1",
-	}
-}
 
 // ConfigDir is the global configuration directory of a session whose
 // HOME is home (XDG_CONFIG_HOME/opencode): opencode.json, skills/,
@@ -130,9 +89,9 @@ func WriteConfig(home, baseURL, bin string) error {
 // every dependency of its package.json and @opencode-ai/plugin, it
 // installs them from the npm registry in the background (offline: a
 // failed fetch; online: a download the tests must not make). The install
-// of bin (CLI.Install) holds that package installed once; dir gets copies of
-// its package.json and package-lock.json and a symbolic link to its
-// node_modules (64 MB, not copied for every session).
+// of bin (hostcli.OpenCode) holds that package installed once; dir gets
+// copies of its package.json and package-lock.json and a symbolic link
+// to its node_modules (64 MB, not copied for every session).
 func PreinstallPlugin(dir, bin string) error {
 	deps, err := pluginDeps(bin)
 	if err != nil {
@@ -153,14 +112,24 @@ func PreinstallPlugin(dir, bin string) error {
 	return os.Symlink(filepath.Join(deps, "node_modules"), filepath.Join(dir, "node_modules"))
 }
 
-// pluginDeps is the directory where CLI.Install put @opencode-ai/plugin for
-// bin: config/ beside the node_modules holding bin.
+// pluginDeps is the directory where hostcli.OpenCode's install of bin
+// put @opencode-ai/plugin: config/ in the install.
 func pluginDeps(bin string) (string, error) {
-	// bin is <install>/node_modules/opencode-<platform>/bin/opencode.
-	install := filepath.Dir(filepath.Dir(filepath.Dir(filepath.Dir(bin))))
-	deps := filepath.Join(install, configDeps)
-	if _, err := os.Stat(filepath.Join(deps, filepath.FromSlash(pluginManifest))); err != nil {
-		return "", fmt.Errorf("%s was not installed by go run ./scripts/opencode-cli (no @opencode-ai/plugin beside it): %v", bin, err)
+	deps := filepath.Join(hostcli.OpenCode.InstallDir(bin), "config")
+	if _, err := os.Stat(filepath.Join(deps, "node_modules", "@opencode-ai", "plugin", "package.json")); err != nil {
+		return "", fmt.Errorf("%s was not installed by go run ./scripts/hostcli install opencode (no @opencode-ai/plugin beside it): %v", bin, err)
 	}
 	return deps, nil
+}
+
+// InstallSkill installs the skill for OpenCode in the host's HOME as a
+// user does, with the project's installer (harness.Install, --host
+// opencode): the skill's folder in ~/.config/opencode/skills/, the four
+// commands as they ship in its bin/, which the skill's host-opencode.md
+// has the model run by path (the session's PATH holds no copy:
+// harness.SystemPath). It returns the skill's directory.
+func (h *Host) InstallSkill() string {
+	h.T.Helper()
+	harness.Install(h.T, h.Home, []string{"--host", "opencode"}, "XDG_CONFIG_HOME="+filepath.Dir(h.ConfigDir()))
+	return filepath.Join(h.ConfigDir(), "skills", ship.SkillName)
 }

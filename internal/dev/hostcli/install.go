@@ -1,10 +1,4 @@
-// Package npmcli installs a pinned host CLI (Claude Code, Codex,
-// OpenCode, Gemini CLI) from npm into the user's cache: its platform's
-// native build alone, or a JavaScript CLI that the machine's node runs,
-// with --ignore-scripts, checked to run and report the pinned version
-// before it is used. A CLI says what differs (CLI); Install, Platform and
-// CacheDir are the one mechanism.
-package npmcli
+package hostcli
 
 import (
 	"bytes"
@@ -20,49 +14,6 @@ import (
 	"strings"
 )
 
-// CLI describes a host CLI published on npm.
-type CLI struct {
-	Name    string // in messages: "no Codex build for …"
-	Cache   string // the directory under <user cache>/sdd-go: "codex"
-	Version string // the pinned release
-
-	// Windows is the OS part of the Windows platform names ("win32" or
-	// "windows"); Musl says whether Linux has builds linked against
-	// musl, platform + "-musl", apart from the glibc ones, or
-	// MuslLinux + "-" + arch where MuslLinux is set ("linuxmusl").
-	Windows   string
-	Musl      bool
-	MuslLinux string
-
-	// Node says that the CLI is JavaScript that the machine's node runs
-	// (Gemini CLI), not a native build: Binary names the script, the
-	// same on every platform and with no .exe on Windows, and the
-	// version check runs it as `node SCRIPT --version`, node taken from
-	// PATH.
-	Node bool
-
-	// Packages are what npm installs for platform, in order.
-	Packages func(platform string) []Package
-	// Binary is the path of platform's binary under the install, without
-	// the .exe of Windows.
-	Binary func(platform string) string
-	// VersionEnv is the environment of `binary --version`, given a HOME
-	// and a TMPDIR of its own, both removed afterwards.
-	VersionEnv func(home, tmp string) []string
-	// VersionOutput is what `binary --version` prints on stdout, spaces
-	// aside: "codex-cli 0.171.0".
-	VersionOutput string
-}
-
-// Package is one npm install of an install: Spec into Dir (relative to
-// the install; "" is the install itself), after which each of Files
-// (relative to Dir) must be there.
-type Package struct {
-	Spec  string
-	Dir   string
-	Files []string
-}
-
 // completeMarker is written into a cache directory once its install is
 // whole (npm finished, the binary runs and reports Version, every
 // package's Files are there): a directory without it is a broken or
@@ -77,7 +28,7 @@ func (c CLI) Platform(goos, goarch string, musl bool) (string, error) {
 	arch := map[string]string{"amd64": "x64", "arm64": "arm64"}[goarch]
 	system := map[string]string{"darwin": "darwin", "linux": "linux", "windows": c.Windows}[goos]
 	if arch == "" || system == "" {
-		return "", fmt.Errorf("no %s build for %s/%s", c.Name, goos, goarch)
+		return "", fmt.Errorf("no %s build for %s/%s", c.Title, goos, goarch)
 	}
 	if goos == "linux" && musl && c.Musl {
 		if c.MuslLinux != "" {
@@ -115,18 +66,18 @@ func (c CLI) HostPlatform() (string, error) {
 }
 
 // CacheDir is where Install keeps c.Version: the user's cache directory,
-// sdd-go/<c.Cache>/<c.Version>.
+// sdd-go/<c.Name>/<c.Version>.
 func (c CLI) CacheDir() (string, error) {
 	dir, err := os.UserCacheDir()
 	if err != nil {
 		return "", err
 	}
-	return filepath.Join(dir, "sdd-go", c.Cache, c.Version), nil
+	return filepath.Join(dir, "sdd-go", c.Name, c.Version), nil
 }
 
 // binaryIn is the path of platform's binary under the install dir.
 func (c CLI) binaryIn(dir, platform string) string {
-	bin := filepath.Join(dir, filepath.FromSlash(c.Binary(platform)))
+	bin := filepath.Join(dir, filepath.FromSlash(c.expand(c.Binary, platform)))
 	if !c.Node && strings.HasPrefix(platform, c.Windows+"-") {
 		bin += ".exe"
 	}
@@ -145,7 +96,7 @@ func (c CLI) binaryIn(dir, platform string) string {
 // goes to log.
 func (c CLI) Install(ctx context.Context, npm, dir, platform string, log io.Writer) (string, error) {
 	if !c.platforms()[platform] {
-		return "", fmt.Errorf("no %s build for platform %s", c.Name, platform)
+		return "", fmt.Errorf("no %s build for platform %s", c.Title, platform)
 	}
 	bin := c.binaryIn(dir, platform)
 	if _, err := os.Stat(filepath.Join(dir, completeMarker)); err == nil {
@@ -164,24 +115,24 @@ func (c CLI) Install(ctx context.Context, npm, dir, platform string, log io.Writ
 	if err := os.Chmod(tmp, 0o755); err != nil { // MkdirTemp's 0700 would become the cache's
 		return "", err
 	}
-	pkgs := c.Packages(platform)
 	var specs strings.Builder
-	for _, p := range pkgs {
-		fmt.Fprintf(log, "npmcli: npm install %s into %s\n", p.Spec, dir)
-		cmd := exec.CommandContext(ctx, npm, "install", "--ignore-scripts", "--no-audit", "--no-fund", "--save-exact", "--prefix", filepath.Join(tmp, p.Dir), p.Spec)
+	for _, p := range c.Packages {
+		spec := c.expand(p.Spec, platform)
+		fmt.Fprintf(log, "hostcli: npm install %s into %s\n", spec, dir)
+		cmd := exec.CommandContext(ctx, npm, "install", "--ignore-scripts", "--no-audit", "--no-fund", "--save-exact", "--prefix", filepath.Join(tmp, p.Dir), spec)
 		cmd.Stdout, cmd.Stderr = log, log
 		if err := cmd.Run(); err != nil {
-			return "", fmt.Errorf("npm install %s: %w", p.Spec, err)
+			return "", fmt.Errorf("npm install %s: %w", spec, err)
 		}
-		specs.WriteString(p.Spec + "\n")
+		specs.WriteString(spec + "\n")
 	}
 	if err := c.checkVersion(ctx, c.binaryIn(tmp, platform)); err != nil {
 		return "", err
 	}
-	for _, p := range pkgs {
+	for _, p := range c.Packages {
 		for _, f := range p.Files {
 			if _, err := os.Stat(filepath.Join(tmp, p.Dir, filepath.FromSlash(f))); err != nil {
-				return "", fmt.Errorf("npm install %s left no %s: %v", p.Spec, f, err)
+				return "", fmt.Errorf("npm install %s left no %s: %v", c.expand(p.Spec, platform), f, err)
 			}
 		}
 	}
@@ -202,13 +153,15 @@ func (c CLI) Install(ctx context.Context, npm, dir, platform string, log io.Writ
 }
 
 // checkVersion runs bin --version (node bin --version for a Node CLI),
-// which must print c.VersionOutput, in c.VersionEnv with a HOME and
-// TMPDIR of its own.
+// which must print c.VersionOutput, in its Env with a HOME and TMPDIR of
+// its own (even --version writes there: Codex links its helpers into
+// ~/.codex, OpenCode makes its directories, Copilot unpacks itself into
+// its cache, Gemini writes ~/.gemini/projects.json).
 func (c CLI) checkVersion(ctx context.Context, bin string) error {
 	if _, err := os.Stat(bin); errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("%s: not installed", bin)
 	}
-	base, err := os.MkdirTemp("", "npmcli-version-")
+	base, err := os.MkdirTemp("", "hostcli-version-")
 	if err != nil {
 		return err
 	}
@@ -224,39 +177,25 @@ func (c CLI) checkVersion(ctx context.Context, bin string) error {
 	if c.Node {
 		node, err := exec.LookPath("node")
 		if err != nil {
-			return fmt.Errorf("%s is run by node: %v", c.Name, err)
+			return fmt.Errorf("%s is run by node: %v", c.Title, err)
 		}
 		cmd = exec.CommandContext(ctx, node, bin, "--version")
 	}
 	cmd.Stdout, cmd.Stderr = &out, &errOut
-	cmd.Env = c.VersionEnv(home, tmp)
+	cmd.Env = c.Env(home, tmp, filepath.SplitList(os.Getenv("PATH")))
 	if err := cmd.Run(); err != nil {
 		return fmt.Errorf("%s --version: %v: %s", bin, err, strings.TrimSpace(out.String()+"\n"+errOut.String()))
 	}
-	if strings.Join(strings.Fields(out.String()), " ") != c.VersionOutput {
-		return fmt.Errorf("%s --version printed %q, want %s", bin, strings.TrimSpace(out.String()), c.VersionOutput)
+	if want := c.expand(c.VersionOutput, ""); strings.Join(strings.Fields(out.String()), " ") != want {
+		return fmt.Errorf("%s --version printed %q, want %s", bin, strings.TrimSpace(out.String()), want)
 	}
 	return nil
 }
 
-// Main is the command that installs c (scripts/<cmd>): it takes no
-// arguments, installs c.Version of the host's platform build with the npm
-// on PATH into CacheDir, with progress on stderr, and prints the binary's
-// path alone on stdout. An error goes to stderr as "cmd: error", with
-// exit status 1.
-func Main(cmd string, c CLI) {
-	bin, err := c.main()
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "%s: %v\n", cmd, err)
-		os.Exit(1)
-	}
-	fmt.Println(bin)
-}
-
-func (c CLI) main() (string, error) {
-	if len(os.Args) > 1 {
-		return "", fmt.Errorf("takes no arguments (it installs %s %s)", c.Name, c.Version)
-	}
+// InstallHere installs c.Version of the host's platform build with the
+// npm on PATH into CacheDir, with npm's output on log, and returns the
+// binary's path: what make test-host-<name> runs.
+func (c CLI) InstallHere(ctx context.Context, log io.Writer) (string, error) {
 	platform, err := c.HostPlatform()
 	if err != nil {
 		return "", err
@@ -267,7 +206,7 @@ func (c CLI) main() (string, error) {
 	}
 	npm, err := exec.LookPath("npm")
 	if err != nil {
-		return "", fmt.Errorf("npm is needed to install %s %s: %v", c.Name, c.Version, err)
+		return "", fmt.Errorf("npm is needed to install %s %s: %v", c.Title, c.Version, err)
 	}
-	return c.Install(context.Background(), npm, dir, platform, os.Stderr)
+	return c.Install(ctx, npm, dir, platform, log)
 }

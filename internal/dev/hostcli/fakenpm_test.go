@@ -1,4 +1,4 @@
-package npmcli
+package hostcli
 
 import (
 	"maps"

@@ -1,4 +1,4 @@
-package claudecode
+package claudehost
 
 import (
 	"bytes"
@@ -11,6 +11,8 @@ import (
 	"sort"
 	"testing"
 	"time"
+
+	"github.com/sdd-go/sdd-go/internal/dev/hostcli"
 )
 
 // closedURL is a model address nothing answers at (the discard port), for
@@ -21,11 +23,12 @@ const closedURL = "http://127.0.0.1:9"
 // (plugin validate, plugin list, plugin marketplace add and plugin install
 // from a local directory) in home, with home as its HOME and home/tmp as
 // its TMPDIR, so it reads and writes nothing of the machine's. It skips
-// the test like Binary, fails it when claude cannot be run, and returns
-// what claude printed and its exit status.
+// the test without the CLI (hostcli.Claude.Installed), fails it when
+// claude cannot be run, and returns what claude printed and its exit
+// status.
 func Offline(t testing.TB, home string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
-	bin := Binary(t)
+	bin := hostcli.Claude.Installed(t)
 	tmp := filepath.Join(home, "tmp")
 	if err := os.MkdirAll(tmp, 0o700); err != nil {
 		t.Fatal(err)
@@ -34,7 +37,7 @@ func Offline(t testing.TB, home string, args ...string) (stdout, stderr string, 
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Dir = home
-	cmd.Env = Env(home, tmp, RuntimeDir(t), closedURL, filepath.SplitList(os.Getenv("PATH")))
+	cmd.Env = env(home, tmp, RuntimeDir(t), closedURL, filepath.SplitList(os.Getenv("PATH")))
 	var so, se bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &so, &se
 	err := cmd.Run()
@@ -71,4 +74,30 @@ func ValidateStrict(t testing.TB, home, dir string) Provides {
 	}
 	sort.Strings(v.Provides.Bin)
 	return v.Provides
+}
+
+// env is the whole environment of a claude process (hostcli.Claude.Env):
+// home is its HOME (its ~/.claude), tmp its TMPDIR (where it keeps task
+// output), run its XDG_RUNTIME_DIR (see RuntimeDir), baseURL the scripted
+// model's loopback address, and path the PATH its tools see.
+func env(home, tmp, run, baseURL string, path []string) []string {
+	return append(hostcli.Claude.Env(home, tmp, path),
+		"XDG_RUNTIME_DIR="+run,
+		"ANTHROPIC_BASE_URL="+baseURL,
+		"ANTHROPIC_API_KEY=sk-ant-test-offline")
+}
+
+// RuntimeDir makes a short directory for a claude process's
+// XDG_RUNTIME_DIR, removed when the test ends. The CLI puts a socket in
+// <XDG_RUNTIME_DIR or TMPDIR>/cc-socks/<pid>.sock, and where that path is
+// over 103 bytes (a test's TMPDIR under a long test name) it falls back to
+// /tmp/cc-socks-<uid>, a directory it leaves behind on the machine.
+func RuntimeDir(t testing.TB) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "cc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	return dir
 }

@@ -1,4 +1,4 @@
-package geminicli
+package geminihost
 
 import (
 	"bufio"

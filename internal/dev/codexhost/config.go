@@ -1,27 +1,17 @@
-// Package codexcli is the OpenAI Codex CLI the Codex host tests run in:
-// the one pinned version, how a test finds the installed binary, and the
-// isolated, offline environment a session runs in (its own HOME and
-// CODEX_HOME, whose config.toml points the CLI at the scripted model on
-// loopback).
-//
-// A newer CLI is a deliberate bump of Version that the Codex host suite
-// must pass, like a Go version bump.
-package codexcli
+package codexhost
 
 import (
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"testing"
+
+	"github.com/sdd-go/sdd-go/internal/dev/hostcli"
 )
 
-// Version is the pinned @openai/codex release.
-const Version = "0.171.0"
-
-// BinaryEnv names the variable holding the path of the installed codex
-// binary; make test-host sets it after installing Version.
-const BinaryEnv = "SDD_CODEX_CLI"
+// What a session of the Codex CLI is given beside hostcli.Codex's
+// environment: its CODEX_HOME, whose config.toml names the scripted model
+// on loopback as the one provider.
 
 // Model is the model name a session asks for. It is no name of Codex's
 // model catalog on purpose: for a catalog name the CLI changes the shape
@@ -33,14 +23,6 @@ const Model = "sdd-scripted"
 // KeyEnv is the variable the model provider reads its API key from
 // (env_key); the scripted model accepts any.
 const KeyEnv = "SDD_CODEX_MODEL_KEY"
-
-// Binary returns the codex binary named by $SDD_CODEX_CLI. Without it the
-// test is skipped (plain go test ./... needs only Go and git), or fails
-// when $SDD_HOST_REQUIRED=1.
-func Binary(t testing.TB) string {
-	t.Helper()
-	return CLI.Installed(t, BinaryEnv)
-}
 
 // Config is the config.toml of a session's CODEX_HOME: the scripted model
 // at baseURL (http://127.0.0.1:PORT) as the only provider, speaking the
@@ -80,26 +62,14 @@ func WriteConfig(codexHome, baseURL string) error {
 	return os.WriteFile(filepath.Join(codexHome, "config.toml"), []byte(Config(baseURL)), 0o644)
 }
 
-// Env is the whole environment of a codex process: nothing of the
-// caller's leaks in. home is its HOME, codexHome its CODEX_HOME (usually
-// home/.codex), tmp its TMPDIR and path the PATH its tools see.
+// env is the whole environment of a codex process (hostcli.Codex.Env):
+// home is its HOME, codexHome its CODEX_HOME (usually home/.codex), tmp
+// its TMPDIR and path the PATH its tools see.
 //
 // tmp must not hold codexHome: the CLI links its helpers (apply_patch,
 // codex-linux-sandbox) into CODEX_HOME/tmp/arg0-linux on every start, and
 // under the temporary directory it refuses to and warns on stderr
 // (0.171.0).
-func Env(home, codexHome, tmp string, path []string) []string {
-	return []string{
-		"HOME=" + home,
-		"CODEX_HOME=" + codexHome,
-		"TMPDIR=" + tmp,
-		"XDG_CONFIG_HOME=" + home + "/.config",
-		"XDG_CACHE_HOME=" + home + "/.cache",
-		"XDG_DATA_HOME=" + home + "/.local/share",
-		"XDG_STATE_HOME=" + home + "/.local/state",
-		"PATH=" + strings.Join(path, string(os.PathListSeparator)),
-		"LANG=C.UTF-8",
-		KeyEnv + "=sk-sdd-offline",
-		"GIT_CONFIG_NOSYSTEM=1",
-	}
+func env(home, codexHome, tmp string, path []string) []string {
+	return append(hostcli.Codex.Env(home, tmp, path), "CODEX_HOME="+codexHome, KeyEnv+"=sk-sdd-offline")
 }
