@@ -56,6 +56,7 @@ func (adapter) Facts() harness.Facts {
 		AgentIDs:  true,
 		Continues: true,
 		Reads:     harness.Pieces,
+		Dispatch:  harness.Dispatch{Call: "spawn_agent"},
 		Calls: map[string]*regexp.Regexp{
 			"Bash": regexp.MustCompile("^" + exec + "$"), "Read": regexp.MustCompile("^(" + exec + "){1,3}$"),
 			"Skill": regexp.MustCompile("^(" + exec + ")+$"), "Agent": regexp.MustCompile(strings.ReplaceAll(`^(A\.spawn_agent|A\.resume_agent A\.send_input) A\.wait_agent A\.close_agent $`, "A", agentTools))},

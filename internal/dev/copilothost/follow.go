@@ -39,9 +39,6 @@ import (
 //	       read_agent the same way. (A sync task's result is the
 //	       answer alone, and its agent cannot be messaged.)
 
-// SkillName is the skill's name as Copilot lists it.
-const SkillName = ship.SkillName
-
 // AgentType is the agent every dispatch must run: Copilot's
 // full-capability agent, with every tool. The dispatch takes the one
 // host-copilot.md names (AgentCall.Type); the tests check it is this one.
@@ -60,11 +57,12 @@ func (ad adapter) Facts() harness.Facts {
 		resumes = []string{} // a resume tests the text, which the wire does not change: the Completions suite's are enough
 	}
 	return harness.Facts{
-		Skill:     SkillName,
+		Skill:     ship.SkillName,
 		Model:     Model,
 		AgentIDs:  true,
 		Continues: true,
 		Reads:     harness.Pieces,
+		Dispatch:  harness.Dispatch{Call: "task", Field: "agent_type", Agent: AgentType},
 		Calls:     map[string]*regexp.Regexp{"Bash": regexp.MustCompile(`^bash $`), "Read": regexp.MustCompile(`^(view )+$`), "Skill": regexp.MustCompile(`^skill $`), "Agent": regexp.MustCompile(`^(task|write_agent) (read_agent )+$`)},
 		Resumes:   resumes,
 	}

@@ -31,9 +31,6 @@ import (
 //	       complete_task result, with no agent id (the ledger records
 //	       none); the wire makes the subagent's last text that call
 
-// SkillName is the skill's name as Gemini CLI lists it.
-const SkillName = ship.SkillName
-
 // Agent is the agent every dispatch must run: the CLI's built-in
 // generalist, with the session's tools. The dispatch takes the one
 // host-gemini.md names (AgentCall.Type); the tests check it is this one.
@@ -47,8 +44,9 @@ func (adapter) Host() string { return "gemini" }
 
 func (adapter) Facts() harness.Facts {
 	return harness.Facts{
-		Skill: SkillName,
-		Reads: harness.Whole,
+		Skill:    ship.SkillName,
+		Reads:    harness.Whole,
+		Dispatch: harness.Dispatch{Call: "invoke_agent", Field: "agent_name", Agent: Agent},
 		Calls: map[string]*regexp.Regexp{"Bash": regexp.MustCompile(`^run_shell_command $`), "Read": regexp.MustCompile(`^read_file $`),
 			"Skill": regexp.MustCompile(`^activate_skill $`), "Agent": regexp.MustCompile(`^invoke_agent $`)},
 	}

@@ -3,8 +3,6 @@ package geminihost
 import (
 	"testing"
 
-	"github.com/stretchr/testify/assert"
-
 	"github.com/sdd-go/sdd-go/internal/dev/harness"
 )
 
@@ -14,12 +12,3 @@ import (
 // installed by the project's installer, with the rules and the setting a
 // user gives a headless run (userRules, Settings).
 func TestFollow(t *testing.T) { harness.RunScenarios(t, adapter{}) }
-
-// CheckWalkThrough: every dispatch is the generalist.
-func (adapter) CheckWalkThrough(t *testing.T, s *harness.Sessions, p *harness.Played) {
-	for _, c := range s.Server.Calls(p.Conversation) {
-		if c.Name == "invoke_agent" {
-			assert.Equal(t, Agent, c.Str("agent_name"))
-		}
-	}
-}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/sdd-go/sdd-go/internal/dev/harness"
 	"github.com/sdd-go/sdd-go/internal/dev/hostcli"
+	"github.com/sdd-go/sdd-go/internal/dev/ship"
 )
 
 // Identity is the git identity the sessions' commands commit with. The
@@ -67,7 +68,7 @@ func Settings() map[string]any {
 func (h *Host) InstallSkill() string {
 	h.T.Helper()
 	harness.Install(h.T, h.Home, []string{"--host", "gemini"})
-	return filepath.Join(filepath.Join(h.Home, ".gemini"), "skills", SkillName)
+	return filepath.Join(h.Home, ".gemini", "skills", ship.SkillName)
 }
 
 // Policy writes rules as the user's own policy file,

@@ -67,6 +67,11 @@ type Facts struct {
 	// by a space ("spawn_agent wait_agent close_agent "); nil for a tool
 	// is none checked.
 	Calls map[string]*regexp.Regexp
+	// Dispatch is the host's dispatch call, as the walk-through checks
+	// every one of the controller's: the agent it runs, as the host's
+	// file names it, in the call's input field (none checked where Field
+	// is ""), and no model where the host has no Tiers.
+	Dispatch Dispatch
 	// Micro: the host runs MicroTasks and MicroResume, a batch of
 	// follower.MicroTasks tiny tasks and a resume in its middle (two more
 	// sessions' worth of time).
@@ -76,6 +81,10 @@ type Facts struct {
 	// FewResumes. $SDD_HOST_RESUMES=all runs every state on every host.
 	Resumes []string
 }
+
+// Dispatch is a host's dispatch call: its name (without a namespace),
+// and the input field naming the agent it runs, which must be Agent.
+type Dispatch struct{ Call, Field, Agent string }
 
 // FewResumes are the resume states a host's suite runs: which row Look
 // gives and what the text makes of it do not depend on the host, and

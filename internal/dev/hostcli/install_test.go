@@ -41,38 +41,6 @@ func fakeNPM(t *testing.T, version string, noPlugin bool) (npm string, calls fun
 	})
 }
 
-func TestPlatform(t *testing.T) {
-	opencode := fake
-	opencode.Windows = "windows"
-	codex := fake
-	codex.Musl = false
-	for _, c := range []struct {
-		cli          CLI
-		goos, goarch string
-		musl         bool
-		want         string
-	}{
-		{fake, "linux", "amd64", false, "linux-x64"},
-		{fake, "linux", "arm64", false, "linux-arm64"},
-		{fake, "linux", "amd64", true, "linux-x64-musl"},
-		{fake, "linux", "arm64", true, "linux-arm64-musl"},
-		{fake, "darwin", "amd64", false, "darwin-x64"},
-		{fake, "darwin", "arm64", true, "darwin-arm64"},
-		{fake, "windows", "amd64", false, "win32-x64"},
-		{fake, "windows", "arm64", false, "win32-arm64"},
-		{opencode, "windows", "arm64", false, "windows-arm64"},
-		{codex, "linux", "amd64", true, "linux-x64"},
-	} {
-		got, err := c.cli.Platform(c.goos, c.goarch, c.musl)
-		require.NoError(t, err)
-		assert.Equal(t, c.want, got, "%s/%s musl=%v", c.goos, c.goarch, c.musl)
-	}
-	for _, c := range [][2]string{{"linux", "386"}, {"freebsd", "amd64"}} {
-		_, err := fake.Platform(c[0], c[1], false)
-		assert.EqualError(t, err, "no Fake build for "+c[0]+"/"+c[1])
-	}
-}
-
 func TestCacheDir(t *testing.T) {
 	cache, err := os.UserCacheDir()
 	require.NoError(t, err)

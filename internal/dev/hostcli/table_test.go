@@ -15,7 +15,8 @@ import (
 )
 
 // Each row's platform names, as its npm wrapper's optionalDependencies
-// name them: musl builds apart or not, win32 or windows, linuxmusl.
+// name them: musl builds apart or not, win32 or windows, linuxmusl; no
+// name for a system npm has no build for.
 func TestPlatforms(t *testing.T) {
 	for _, c := range []struct {
 		cli          CLI
@@ -23,6 +24,7 @@ func TestPlatforms(t *testing.T) {
 		musl         bool
 		want         string
 	}{
+		{Claude, "linux", "amd64", false, "linux-x64"},
 		{Claude, "linux", "amd64", true, "linux-x64-musl"},
 		{Claude, "linux", "arm64", true, "linux-arm64-musl"},
 		{Claude, "windows", "arm64", false, "win32-arm64"},
@@ -39,6 +41,10 @@ func TestPlatforms(t *testing.T) {
 		got, err := c.cli.Platform(c.goos, c.goarch, c.musl)
 		require.NoError(t, err)
 		assert.Equal(t, c.want, got, "%s %s/%s musl=%v", c.cli.Name, c.goos, c.goarch, c.musl)
+	}
+	for _, c := range [][2]string{{"linux", "386"}, {"freebsd", "amd64"}} {
+		_, err := Claude.Platform(c[0], c[1], false)
+		assert.EqualError(t, err, "no Claude Code build for "+c[0]+"/"+c[1])
 	}
 	for _, c := range All {
 		for p := range c.platforms() {

@@ -27,10 +27,6 @@ import (
 //	Agent  task{description, prompt, subagent_type}: always in the foreground;
 //	       task_id too to continue the implementer (a fix round)
 
-// SkillName is the skill's name in OpenCode: the folder's, with no plugin
-// before it (Claude Code's is sdd-go:subagent-driven-development).
-const SkillName = ship.SkillName
-
 // SubagentType is the agent every dispatch must run (the dispatch takes
 // the one host-opencode.md names, AgentCall.Type; the tests check it is
 // this one): OpenCode's built-in
@@ -49,11 +45,12 @@ func (adapter) Host() string { return "opencode" }
 func (adapter) Facts() harness.Facts {
 	one := func(name string) *regexp.Regexp { return regexp.MustCompile("^" + name + " $") }
 	return harness.Facts{
-		Skill:     SkillName,
+		Skill:     ship.SkillName,
 		Model:     Model,
 		AgentIDs:  true,
 		Continues: true,
 		Reads:     harness.GoesOn,
+		Dispatch:  harness.Dispatch{Call: "task", Field: "subagent_type", Agent: SubagentType},
 		Calls:     map[string]*regexp.Regexp{"Bash": one("bash"), "Read": one("read"), "Skill": one("skill"), "Agent": one("task")},
 		Resumes:   resumeStates,
 	}

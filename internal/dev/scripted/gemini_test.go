@@ -1,10 +1,7 @@
 package scripted
 
 import (
-	"bytes"
 	"encoding/json"
-	"io"
-	"net/http"
 	"os"
 	"strings"
 	"testing"
@@ -34,6 +31,7 @@ func notSessionContext(text string) string {
 }
 
 func geminiServer(t *testing.T) *Server {
+	t.Helper()
 	srv := NewServer(t, Gemini{})
 	srv.PromptOf = notSessionContext
 	return srv
@@ -46,52 +44,11 @@ func recorded(t *testing.T, name string) []byte {
 	return b
 }
 
-// geminiAnswer is a GenerateContentResponse as the CLI reads it.
-type geminiAnswer struct {
-	Candidates []struct {
-		Content struct {
-			Role  string
-			Parts []geminiPart
-		}
-		FinishReason string
-	}
-	UsageMetadata map[string]int
-}
-
-// postGemini sends body as the CLI does, for rpc, and returns the
-// answer's one part: the one JSON response, or a stream's one event
-// ("data: JSON" and a blank line, CRLF).
-func postGemini(t *testing.T, srv *Server, rpc string, body []byte) geminiPart {
+// postGemini sends body as Gemini CLI does, streamed or not, and returns
+// the answer's turn.
+func postGemini(t *testing.T, srv *Server, stream bool, body []byte) Turn {
 	t.Helper()
-	url := srv.URL + geminiModels + "gemini-3.8-flash:" + rpc
-	stream := rpc == "streamGenerateContent"
-	if stream {
-		url += "?alt=sse"
-	}
-	resp, err := http.Post(url, "application/json", bytes.NewReader(body))
-	require.NoError(t, err)
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	require.NoError(t, err)
-	require.Equal(t, http.StatusOK, resp.StatusCode, string(b))
-	if stream {
-		assert.Equal(t, "text/event-stream", resp.Header.Get("Content-Type"))
-		data, ok := strings.CutPrefix(string(b), "data: ")
-		require.True(t, ok, "an event is one data line: %q", b)
-		b, ok = bytes.CutSuffix([]byte(data), []byte("\r\n\r\n"))
-		require.True(t, ok, "the event ends with a blank line")
-	} else {
-		assert.Equal(t, "application/json", resp.Header.Get("Content-Type"))
-	}
-	var a geminiAnswer
-	require.NoError(t, json.Unmarshal(b, &a), string(b))
-	require.Len(t, a.Candidates, 1)
-	c := a.Candidates[0]
-	assert.Equal(t, "model", c.Content.Role)
-	assert.Equal(t, "STOP", c.FinishReason, "the last event has the finish reason")
-	assert.NotEmpty(t, a.UsageMetadata, "and the usage")
-	require.Len(t, c.Content.Parts, 1)
-	return c.Content.Parts[0]
+	return players[3].post(t, srv, stream, json.RawMessage(body))
 }
 
 // A side request names no conversation, even the session's, whose
@@ -99,12 +56,12 @@ func postGemini(t *testing.T, srv *Server, rpc string, body []byte) geminiPart {
 func TestGeminiSideRequest(t *testing.T) {
 	srv := geminiServer(t)
 	srv.Handle(geminiPrompt, func(a *Turns) { a.Say("the session's") })
-	part := postGemini(t, srv, "generateContent", recorded(t, "classifier"))
+	answer := postGemini(t, srv, false, recorded(t, "classifier"))
 	var v struct {
 		Reasoning *string  `json:"complexity_reasoning"`
 		Score     *float64 `json:"complexity_score"`
 	}
-	require.NoError(t, json.Unmarshal([]byte(part.Text), &v), part.Text)
+	require.NoError(t, json.Unmarshal([]byte(answer.Text), &v), answer.Text)
 	require.NotNil(t, v.Reasoning, "every property of the schema is there")
 	require.NotNil(t, v.Score)
 	assert.Equal(t, 1.0, *v.Score, "an INTEGER")
@@ -167,20 +124,20 @@ func TestGeminiReplaysAScript(t *testing.T) {
 		a.Call("invoke_agent", map[string]any{"agent_name": "generalist", "prompt": "Say done."})
 		a.Say("All done.")
 	})
-	assert.Equal(t, geminiPart{Text: "All done."}, postGemini(t, srv, "streamGenerateContent", recorded(t, "turn")))
+	assert.Equal(t, Turn{Text: "All done."}, postGemini(t, srv, true, recorded(t, "turn")))
 
-	end := postGemini(t, srv, "generateContent", recorded(t, "subagent"))
-	require.NotNil(t, end.FunctionCall)
-	assert.Equal(t, completeTask, end.FunctionCall.Name)
-	assert.Equal(t, map[string]any{"result": map[string]any{"response": "done"}}, end.FunctionCall.Args)
+	end := postGemini(t, srv, false, recorded(t, "subagent"))
+	require.NotNil(t, end.Call)
+	assert.Equal(t, completeTask, end.Call.Name)
+	assert.JSONEq(t, `{"result": {"response": "done"}}`, string(end.Call.Input))
 	assert.Empty(t, srv.Failures())
 
 	srv.Handle("Say done.", func(a *Turns) { a.Call("run_shell_command", map[string]any{"command": "echo done"}) })
-	call := postGemini(t, srv, "streamGenerateContent", recorded(t, "subagent"))
-	require.NotNil(t, call.FunctionCall)
-	assert.Equal(t, "run_shell_command", call.FunctionCall.Name)
-	assert.Regexp(t, `^sdd-[0-9a-f]{12}-001$`, call.FunctionCall.ID)
-	assert.Equal(t, map[string]any{"command": "echo done"}, call.FunctionCall.Args)
+	call := postGemini(t, srv, true, recorded(t, "subagent"))
+	require.NotNil(t, call.Call)
+	assert.Equal(t, "run_shell_command", call.Call.Name)
+	assert.Regexp(t, `^sdd-[0-9a-f]{12}-001$`, call.Call.ID)
+	assert.JSONEq(t, `{"command": "echo done"}`, string(call.Call.Input))
 	assert.Empty(t, srv.Failures())
 }
 
@@ -191,9 +148,9 @@ func TestGeminiCompleteTaskOfAString(t *testing.T) {
 	srv.Handle("p", func(a *Turns) { a.Say("DONE task 2") })
 	body := `{"contents":[{"role":"user","parts":[{"text":"p"}]}],"tools":[{"functionDeclarations":[{"name":"complete_task",
 		"parametersJsonSchema":{"type":"object","properties":{"result":{"type":"string"}}}}]}]}`
-	end := postGemini(t, srv, "generateContent", []byte(body))
-	require.NotNil(t, end.FunctionCall)
-	assert.Equal(t, map[string]any{"result": "DONE task 2"}, end.FunctionCall.Args)
+	end := postGemini(t, srv, false, []byte(body))
+	require.NotNil(t, end.Call)
+	assert.JSONEq(t, `{"result": "DONE task 2"}`, string(end.Call.Input))
 }
 
 func TestGeminiAnswers(t *testing.T) {
