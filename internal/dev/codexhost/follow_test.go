@@ -6,14 +6,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/sdd-go/sdd-go/internal/dev/follower"
 	"github.com/sdd-go/sdd-go/internal/dev/harness"
 	"github.com/sdd-go/sdd-go/internal/dev/ship"
-	"github.com/sdd-go/sdd-go/internal/dev/testutil"
 )
+
+// TestMain runs the suite, then removes what harness.Install built.
+func TestMain(m *testing.M) { harness.Main(m) }
 
 // TestFollow runs the shared scenarios (harness.RunScenarios) in the real
 // Codex CLI: the skill installed in $CODEX_HOME/skills, the controller
@@ -75,20 +75,4 @@ func skillBytes(t *testing.T, s *harness.Sessions, p *harness.Played) (alwaysOn,
 		}
 	}
 	return alwaysOn, instructions, onInvoke, parts
-}
-
-// A session's shell finds none of the commands by name: the CLI puts no
-// bin/ of a skill on PATH, and the host's PATH holds no copy; the skill's
-// file has them run by their path.
-func TestCommandsNotOnPath(t *testing.T) {
-	repo := testutil.PlanRepo(t, follower.WalkPlanPath, follower.WalkPlan)
-	h := New(t, repo)
-	dir := h.InstallSkill()
-	require.FileExists(t, filepath.Join(dir, "bin", "sdd-ledger"))
-	s := h.Run("Look for the commands on PATH.", func(a *Turns) {
-		a.Say(a.Exec("for c in " + strings.Join(ship.Commands, " ") + "; do command -v $c || echo \"no $c\"; done").Output)
-	})
-	for _, name := range ship.Commands {
-		assert.Contains(t, s.Final, "no "+name)
-	}
 }

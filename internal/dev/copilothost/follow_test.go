@@ -6,6 +6,9 @@ import (
 	"github.com/sdd-go/sdd-go/internal/dev/harness"
 )
 
+// TestMain runs the suite, then removes what harness.Install built.
+func TestMain(m *testing.M) { harness.Main(m) }
+
 // TestFollow runs the shared scenarios (harness.RunScenarios) in the real
 // CLI: the follower's controller as the session's model, its subagents
 // as Copilot's own (task), the skill installed by the project's

@@ -14,11 +14,11 @@ import (
 
 // The engine, the same over every wire (players_test.go): each test runs
 // once a player and a kind of answer its host asks for.
-func forEachPlayer(t *testing.T, test func(t *testing.T, p player, stream bool, srv *Server)) {
-	for _, p := range players {
-		for _, stream := range p.streams {
-			t.Run(fmt.Sprintf("%s/stream=%v", p.name, stream), func(t *testing.T) {
-				srv := NewServer(t, p.wire)
+func forEachPlayer(t *testing.T, test func(t *testing.T, p Player, stream bool, srv *Server)) {
+	for _, p := range Players {
+		for _, stream := range p.Streams {
+			t.Run(fmt.Sprintf("%s/stream=%v", p.Name, stream), func(t *testing.T) {
+				srv := NewServer(t, p.Wire)
 				srv.PromptOf = func(text string) string {
 					if strings.HasPrefix(text, "<context>") {
 						return ""
@@ -36,23 +36,23 @@ func forEachPlayer(t *testing.T, test func(t *testing.T, p player, stream bool, 
 // ends the turn, and a script that has run out says DoneText. The prompt
 // names the conversation; a text PromptOf leaves out does not.
 func TestReplay(t *testing.T) {
-	forEachPlayer(t, func(t *testing.T, p player, stream bool, srv *Server) {
+	forEachPlayer(t, func(t *testing.T, p Player, stream bool, srv *Server) {
 		srv.Handle("do it", func(a *Turns) {
 			r := a.Call("shell", map[string]any{"command": "echo hi"})
 			a.Say("it said " + r.Text)
 		})
-		prompt := []Entry{user("<context>cwd</context>"), user("do it")}
-		first := p.ask(t, srv, stream, prompt...)
+		prompt := []Entry{Sent("user", "<context>cwd</context>"), Sent("user", "do it")}
+		first := p.Ask(t, srv, stream, prompt...)
 		require.NotNil(t, first.Call)
 		sum := sha256.Sum256([]byte("do it"))
-		assert.Equal(t, p.wire.CallID(hex.EncodeToString(sum[:6]), 1), first.Call.ID)
+		assert.Equal(t, p.Wire.CallID(hex.EncodeToString(sum[:6]), 1), first.Call.ID)
 		assert.Equal(t, "shell", first.Call.Name)
 		assert.JSONEq(t, `{"command": "echo hi"}`, string(first.Call.Input))
 
-		transcript := append(prompt, said(first), result(first.Call.ID, "hi"))
-		second := p.ask(t, srv, stream, transcript...)
+		transcript := append(prompt, Said(first), Returned(first.Call.ID, "hi", false))
+		second := p.Ask(t, srv, stream, transcript...)
 		assert.Equal(t, Turn{Text: "it said hi"}, second)
-		third := p.ask(t, srv, stream, append(transcript, said(second), user("more?"))...)
+		third := p.Ask(t, srv, stream, append(transcript, Said(second), Sent("user", "more?"))...)
 		assert.Equal(t, Turn{Text: DoneText}, third)
 
 		assert.Empty(t, srv.Failures())
@@ -67,7 +67,7 @@ func TestReplay(t *testing.T) {
 // notification) are the result's notes; those it sends after a text (a
 // continued subagent's new message) are what Say returns.
 func TestNotes(t *testing.T) {
-	forEachPlayer(t, func(t *testing.T, p player, stream bool, srv *Server) {
+	forEachPlayer(t, func(t *testing.T, p Player, stream bool, srv *Server) {
 		srv.Handle("sub", func(a *Turns) {
 			if r := a.Call("shell", map[string]any{"command": "true"}); len(r.Notes) != 1 || r.Notes[0] != "<note/>" {
 				a.Failf("the notes: %q", r.Notes)
@@ -75,11 +75,11 @@ func TestNotes(t *testing.T) {
 			more := a.Say("REPORT 1")
 			a.Say("REPORT 2 after " + strings.Join(more, "|"))
 		})
-		call := p.ask(t, srv, stream, user("sub"))
-		transcript := []Entry{user("sub"), said(call), result(call.Call.ID, ""), user("<note/>")}
-		first := p.ask(t, srv, stream, transcript...)
+		call := p.Ask(t, srv, stream, Sent("user", "sub"))
+		transcript := []Entry{Sent("user", "sub"), Said(call), Returned(call.Call.ID, "", false), Sent("user", "<note/>")}
+		first := p.Ask(t, srv, stream, transcript...)
 		assert.Equal(t, "REPORT 1", first.Text)
-		second := p.ask(t, srv, stream, append(transcript, said(first), user("Fix round."))...)
+		second := p.Ask(t, srv, stream, append(transcript, Said(first), Sent("user", "Fix round."))...)
 		assert.Equal(t, "REPORT 2 after Fix round.", second.Text)
 		assert.Empty(t, srv.Failures())
 	})
@@ -89,10 +89,10 @@ func TestNotes(t *testing.T) {
 // says why, Failed is closed), and so do a script's panic and a call
 // whose result did not come back.
 func TestFailures(t *testing.T) {
-	forEachPlayer(t, func(t *testing.T, p player, stream bool, srv *Server) {
+	forEachPlayer(t, func(t *testing.T, p Player, stream bool, srv *Server) {
 		srv.Handle("do it", func(a *Turns) { a.Call("shell", map[string]any{"command": "echo hi"}) })
 		other := Turn{Call: &Call{ID: "call_other", Name: "shell", Input: []byte(`{"command":"echo ho"}`)}}
-		got := p.ask(t, srv, stream, user("do it"), said(other), result("call_other", "ho"))
+		got := p.Ask(t, srv, stream, Sent("user", "do it"), Said(other), Returned("call_other", "ho", false))
 		assert.Contains(t, got.Text, "SCRIPT FAILED")
 		select {
 		case <-srv.Failed():
@@ -104,10 +104,10 @@ func TestFailures(t *testing.T) {
 			var m map[string]int
 			m["x"] = 1
 		})
-		p.ask(t, srv, stream, user("buggy"))
+		p.Ask(t, srv, stream, Sent("user", "buggy"))
 		srv.Handle("lost", func(a *Turns) { a.Call("shell", map[string]any{"command": "echo hi"}); a.Say("end") })
-		call := p.ask(t, srv, stream, user("lost"))
-		p.ask(t, srv, stream, user("lost"), said(call), user("no result"), said(Turn{Text: "x"}))
+		call := p.Ask(t, srv, stream, Sent("user", "lost"))
+		p.Ask(t, srv, stream, Sent("user", "lost"), Said(call), Sent("user", "no result"), Said(Turn{Text: "x"}))
 
 		f := srv.Failures()
 		require.Len(t, f, 3)
@@ -121,8 +121,8 @@ func TestFailures(t *testing.T) {
 // UnknownAnswer and is recorded as unknown; any other method or path is
 // recorded and gets 404.
 func TestUnknownAndOtherPaths(t *testing.T) {
-	forEachPlayer(t, func(t *testing.T, p player, stream bool, srv *Server) {
-		got := p.ask(t, srv, stream, user("<context>cwd</context>"), user("Generate a title"))
+	forEachPlayer(t, func(t *testing.T, p Player, stream bool, srv *Server) {
+		got := p.Ask(t, srv, stream, Sent("user", "<context>cwd</context>"), Sent("user", "Generate a title"))
 		assert.Equal(t, Turn{Text: UnknownAnswer}, got)
 		resp, err := http.Post(srv.URL+"/v1/other", "application/json", strings.NewReader(`{}`))
 		require.NoError(t, err)

@@ -48,7 +48,7 @@ func recorded(t *testing.T, name string) []byte {
 // the answer's turn.
 func postGemini(t *testing.T, srv *Server, stream bool, body []byte) Turn {
 	t.Helper()
-	return players[3].post(t, srv, stream, json.RawMessage(body))
+	return PlayerOf(Gemini{}).Post(t, srv, stream, json.RawMessage(body))
 }
 
 // A side request names no conversation, even the session's, whose

@@ -11,7 +11,7 @@ import (
 // tool_result's error mark and its content as blocks, the system prompt
 // as blocks or a string, a message's content as a string.
 func TestMessagesResultsAndStrings(t *testing.T) {
-	p := players[0]
+	p := PlayerOf(Messages{})
 	srv := NewServer(t, Messages{})
 	srv.Handle("strict", func(a *Turns) {
 		if r := a.Call("Bash", map[string]any{"command": "false"}); !r.IsError || r.Text != "Exit code 1\nsee above" {
@@ -19,12 +19,12 @@ func TestMessagesResultsAndStrings(t *testing.T) {
 		}
 		a.Say("seen")
 	})
-	first := p.ask(t, srv, true, user("strict"))
-	body := messagesBody(true, []Entry{user("strict"), said(first)}).(map[string]any)
+	first := p.Ask(t, srv, true, Sent("user", "strict"))
+	body := p.Body(true, Sent("user", "strict"), Said(first))
 	text := func(s string) map[string]any { return map[string]any{"type": "text", "text": s} }
 	body["messages"] = append(body["messages"].([]map[string]any), map[string]any{"role": "user", "content": []map[string]any{{
 		"type": "tool_result", "tool_use_id": first.Call.ID, "is_error": true, "content": []map[string]any{text("Exit code 1"), text("see above")}}}})
-	assert.Equal(t, "seen", p.post(t, srv, true, body).Text)
+	assert.Equal(t, "seen", p.Post(t, srv, true, body).Text)
 	assert.Empty(t, srv.Failures())
 	assert.Equal(t, []string{"You are Claude Code."}, srv.Requests()[0].System)
 

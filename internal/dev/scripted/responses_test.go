@@ -13,7 +13,7 @@ import (
 // out with its namespace and comes back matched by it, an output in
 // parts read as text.
 func TestResponsesNamespaces(t *testing.T) {
-	p := players[1]
+	p := PlayerOf(Responses{})
 	srv := NewServer(t, Responses{})
 	srv.Handle("main", func(a *Turns) {
 		if r := a.CallIn("multi_agent_v1", "spawn_agent", map[string]any{"message": "sub"}); r.Text != `{"agent_id":"a1"}`+"\nmore" {
@@ -21,14 +21,14 @@ func TestResponsesNamespaces(t *testing.T) {
 		}
 		a.Say("ok")
 	})
-	prompt := []Entry{{Role: "developer", Text: "You are a coding agent running in the Codex CLI."}, user("main")}
-	spawn := p.ask(t, srv, true, prompt...)
+	prompt := []Entry{{Role: "developer", Text: "You are a coding agent running in the Codex CLI."}, Sent("user", "main")}
+	spawn := p.Ask(t, srv, true, prompt...)
 	require.NotNil(t, spawn.Call)
 	assert.Equal(t, "multi_agent_v1", spawn.Call.Namespace)
-	body := p.body(true, append(prompt, said(spawn))).(map[string]any)
+	body := p.Body(true, append(prompt, Said(spawn))...)
 	body["input"] = append(body["input"].([]map[string]any), map[string]any{"type": "function_call_output", "call_id": spawn.Call.ID,
 		"output": []map[string]any{{"type": "input_text", "text": `{"agent_id":"a1"}`}, {"type": "input_text", "text": "more"}}})
-	assert.Equal(t, "ok", p.post(t, srv, true, body).Text)
+	assert.Equal(t, "ok", p.Post(t, srv, true, body).Text)
 	assert.Empty(t, srv.Failures())
 
 	req := srv.Requests()[0]
@@ -41,6 +41,6 @@ func TestResponsesNamespaces(t *testing.T) {
 	// Without its namespace the call is another.
 	other := *spawn.Call
 	other.Namespace = ""
-	got := p.ask(t, srv, true, append(prompt, said(Turn{Call: &other}), result(other.ID, "{}"))...)
+	got := p.Ask(t, srv, true, append(prompt, Said(Turn{Call: &other}), Returned(other.ID, "{}", false))...)
 	assert.Contains(t, got.Text, "SCRIPT FAILED")
 }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -13,47 +14,76 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// A player plays a host of one wire by hand, in the request and stream
-// shapes its CLI uses: it posts a transcript (the neutral one, encoded as
-// the host would send it) and reads the answer's one turn, checking the
-// answer's frame (a stream's first and last events, its finish reason and
-// usage). The engine's tests run over every player (engine_test.go); each
-// wire's own tests are in <wire>_test.go.
-type player struct {
-	name    string
-	wire    Wire
+// A Player plays a host of one wire by hand, in the request and stream
+// shapes its CLI uses, for tests that need no CLI: it posts a transcript
+// (the neutral one, encoded as the host would send it) and reads the
+// answer's one turn, checking the answer's frame (a stream's first and
+// last events, its finish reason and usage). The engine's tests run over
+// every one; a host package's tests play its calls with its wire's.
+type Player struct {
+	Name    string
+	Wire    Wire
+	Streams []bool // the answers the host asks for: streamed, whole
 	path    string // where the host posts
-	streams []bool // the answers the host asks for: streamed, whole
 	// body is a request of the transcript entries, streamed or not.
-	body func(stream bool, entries []Entry) any
+	body func(stream bool, entries []Entry) map[string]any
 	// read is the answer's turn, from its body.
-	read func(t *testing.T, stream bool, b []byte) Turn
+	read func(t testing.TB, stream bool, b []byte) Turn
 }
 
-var players = []player{
-	{name: "Messages", wire: Messages{}, path: MessagesPath + "?beta=true", streams: []bool{true, false},
+// Players are the players of every wire.
+var Players = []Player{
+	{Name: "Messages", Wire: Messages{}, path: MessagesPath + "?beta=true", Streams: []bool{true, false},
 		body: messagesBody, read: readMessages},
-	{name: "Responses", wire: Responses{}, path: ResponsesPath, streams: []bool{true},
+	{Name: "Responses", Wire: Responses{}, path: ResponsesPath, Streams: []bool{true},
 		body: responsesBody, read: readResponses},
-	{name: "Chat", wire: Chat{}, path: ChatPath, streams: []bool{true, false},
+	{Name: "Chat", Wire: Chat{}, path: ChatPath, Streams: []bool{true, false},
 		body: chatBody, read: readChat},
-	{name: "Gemini", wire: Gemini{}, path: geminiModels + "gemini-3.8-flash:generateContent", streams: []bool{true, false},
+	{Name: "Gemini", Wire: Gemini{}, path: geminiModels + "gemini-3.8-flash:generateContent", Streams: []bool{true, false},
 		body: geminiRequest, read: readGemini},
 }
 
-// ask posts entries as p's host and returns the answer's turn.
-func (p player) ask(t *testing.T, srv *Server, stream bool, entries ...Entry) Turn {
-	t.Helper()
-	return p.post(t, srv, stream, p.body(stream, entries))
+// PlayerOf is the player of wire w.
+func PlayerOf(w Wire) Player {
+	for _, p := range Players {
+		if p.Wire == w {
+			return p
+		}
+	}
+	panic(fmt.Sprintf("no player of %T", w))
 }
 
-// post posts body (a request, as JSON) and returns the answer's turn.
-func (p player) post(t *testing.T, srv *Server, stream bool, body any) Turn {
+// Ask posts entries as p's host, streamed or not, and returns the
+// answer's turn.
+func (p Player) Ask(t testing.TB, srv *Server, stream bool, entries ...Entry) Turn {
+	t.Helper()
+	return p.Post(t, srv, stream, p.Body(stream, entries...))
+}
+
+// Fake starts a server of p's wire with the host's promptOf, and returns
+// it and a host that plays it (its answers streamed or not): how a host
+// package tests its calls with no CLI.
+func (p Player) Fake(t testing.TB, promptOf func(string) string, stream bool) (*Server, func(...Entry) Turn) {
+	srv := NewServer(t, p.Wire)
+	srv.PromptOf = promptOf
+	return srv, func(entries ...Entry) Turn {
+		t.Helper()
+		return p.Ask(t, srv, stream, entries...)
+	}
+}
+
+// Body is the request p's host makes of entries: what a test changes
+// before Post where the neutral transcript says too little (a result's
+// content as blocks).
+func (p Player) Body(stream bool, entries ...Entry) map[string]any { return p.body(stream, entries) }
+
+// Post posts body (a request, as JSON) and returns the answer's turn.
+func (p Player) Post(t testing.TB, srv *Server, stream bool, body any) Turn {
 	t.Helper()
 	b, err := json.Marshal(body)
 	require.NoError(t, err)
 	path := p.path
-	if p.wire == (Gemini{}) && stream {
+	if p.Wire == (Gemini{}) && stream {
 		path = strings.Replace(path, ":generateContent", ":streamGenerateContent", 1) + "?alt=sse"
 	}
 	resp, err := http.Post(srv.URL+path, "application/json", bytes.NewReader(b))
@@ -70,11 +100,14 @@ func (p player) post(t *testing.T, srv *Server, stream bool, body any) Turn {
 	return p.read(t, stream, out)
 }
 
-// Entries of a transcript: a text the host sent (of the user), a turn of
-// the model, a call's result.
-func user(text string) Entry       { return Entry{Role: "user", Text: text} }
-func said(turn Turn) Entry         { return Entry{Turn: &turn} }
-func result(id, text string) Entry { return Entry{Result: &Result{CallID: id, Text: text}} }
+// Sent, Said and Returned are the entries of a transcript a test
+// writes: a text the host sent (of role), a turn of the model, what came
+// back for a call.
+func Sent(role, text string) Entry { return Entry{Role: role, Text: text} }
+func Said(turn Turn) Entry         { return Entry{Turn: &turn} }
+func Returned(callID, text string, isError bool) Entry {
+	return Entry{Result: &Result{CallID: callID, Text: text, IsError: isError}}
+}
 
 // dataLines are the data of a stream's server-sent events.
 func dataLines(b []byte) (out []string) {
@@ -88,7 +121,7 @@ func dataLines(b []byte) (out []string) {
 	return out
 }
 
-func messagesBody(stream bool, entries []Entry) any {
+func messagesBody(stream bool, entries []Entry) map[string]any {
 	var msgs []map[string]any
 	add := func(role string, block map[string]any) {
 		if n := len(msgs); n > 0 && msgs[n-1]["role"] == role {
@@ -113,7 +146,7 @@ func messagesBody(stream bool, entries []Entry) any {
 		"system": []map[string]any{{"type": "text", "text": "You are Claude Code."}}}
 }
 
-func readMessages(t *testing.T, stream bool, b []byte) Turn {
+func readMessages(t testing.TB, stream bool, b []byte) Turn {
 	var blocks []Block
 	if !stream {
 		var m struct{ Content []Block }
@@ -151,7 +184,7 @@ func readMessages(t *testing.T, stream bool, b []byte) Turn {
 	return Turn{Text: blocks[0].Text}
 }
 
-func responsesBody(stream bool, entries []Entry) any {
+func responsesBody(stream bool, entries []Entry) map[string]any {
 	input := []map[string]any{}
 	for _, e := range entries {
 		switch {
@@ -179,7 +212,7 @@ func responsesBody(stream bool, entries []Entry) any {
 // readResponses reads the items of the output_item.done events, checking
 // the frame: response.created first, response.completed last (holding
 // the same items), each event's name its data's type.
-func readResponses(t *testing.T, _ bool, b []byte) Turn {
+func readResponses(t testing.TB, _ bool, b []byte) Turn {
 	var names []string
 	var items, completed []item
 	var name string
@@ -221,7 +254,7 @@ func readResponses(t *testing.T, _ bool, b []byte) Turn {
 	return Turn{Text: text}
 }
 
-func chatBody(stream bool, entries []Entry) any {
+func chatBody(stream bool, entries []Entry) map[string]any {
 	var msgs []map[string]any
 	for _, e := range entries {
 		switch {
@@ -244,7 +277,7 @@ func chatBody(stream bool, entries []Entry) any {
 
 // readChat reads a chat.completion, or the chunks of a stream: the last
 // with the finish reason and the usage, then [DONE].
-func readChat(t *testing.T, stream bool, b []byte) Turn {
+func readChat(t testing.TB, stream bool, b []byte) Turn {
 	type message struct {
 		Content   *string
 		ToolCalls []chatCall `json:"tool_calls"`
@@ -289,7 +322,7 @@ func readChat(t *testing.T, stream bool, b []byte) Turn {
 	return out
 }
 
-func geminiRequest(_ bool, entries []Entry) any {
+func geminiRequest(_ bool, entries []Entry) map[string]any {
 	var contents []map[string]any
 	add := func(role string, part map[string]any) {
 		if n := len(contents); n > 0 && contents[n-1]["role"] == role {
@@ -319,7 +352,7 @@ func geminiRequest(_ bool, entries []Entry) any {
 // readGemini reads a GenerateContentResponse, or a stream's one event
 // ("data: JSON" and a blank line, CRLF): one candidate of one part,
 // finished, with the usage.
-func readGemini(t *testing.T, stream bool, b []byte) Turn {
+func readGemini(t testing.TB, stream bool, b []byte) Turn {
 	if stream {
 		data, ok := bytes.CutPrefix(b, []byte("data: "))
 		require.True(t, ok, "an event is one data line: %q", b)
