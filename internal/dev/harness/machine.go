@@ -12,6 +12,7 @@
 package harness
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -89,4 +90,22 @@ func (m *Machine) Play(prompt string, script scripted.Script, env []string, cmd 
 		}
 	}
 	return p
+}
+
+// Command runs bin with args in the repository with env, for a command
+// of the CLI that asks no model (Claude Code's plugin details,
+// OpenCode's export), for at most a minute, and returns its stdout; its
+// error carries what the command printed on stderr.
+func (m *Machine) Command(env []string, bin string, args ...string) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Dir, cmd.Env = m.Repo, env
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return out, fmt.Errorf("%s %v: %v\n%s", filepath.Base(bin), args, err, stderr.Bytes())
+	}
+	return out, nil
 }

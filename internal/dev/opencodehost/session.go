@@ -324,16 +324,9 @@ func (x *Export) Texts() []string {
 // the whole CLI) and decodes it: how a test sees what a subagent did.
 func (h *Host) Export(id string) *Export {
 	h.T.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, h.OpenCode, "export", id)
-	cmd.Dir = h.Repo
-	cmd.Env = h.Env()
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
+	out, err := h.Command(h.Env(), h.OpenCode, "export", id)
 	if err != nil {
-		h.T.Fatalf("opencode export %s: %v\n%s", id, err, stderr.String())
+		h.T.Fatal(err)
 	}
 	var x Export
 	if err := json.Unmarshal(out, &x); err != nil {

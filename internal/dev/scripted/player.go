@@ -121,15 +121,20 @@ func dataLines(b []byte) (out []string) {
 	return out
 }
 
+// grouped is msgs with part added to the last message's list (key) when
+// that message is of role, else to a new message of role: how Messages
+// and Gemini put the blocks of one side of a turn together.
+func grouped(msgs []map[string]any, key, role string, part map[string]any) []map[string]any {
+	if n := len(msgs); n > 0 && msgs[n-1]["role"] == role {
+		msgs[n-1][key] = append(msgs[n-1][key].([]map[string]any), part)
+		return msgs
+	}
+	return append(msgs, map[string]any{"role": role, key: []map[string]any{part}})
+}
+
 func messagesBody(stream bool, entries []Entry) map[string]any {
 	var msgs []map[string]any
-	add := func(role string, block map[string]any) {
-		if n := len(msgs); n > 0 && msgs[n-1]["role"] == role {
-			msgs[n-1]["content"] = append(msgs[n-1]["content"].([]map[string]any), block)
-			return
-		}
-		msgs = append(msgs, map[string]any{"role": role, "content": []map[string]any{block}})
-	}
+	add := func(role string, block map[string]any) { msgs = grouped(msgs, "content", role, block) }
 	for _, e := range entries {
 		switch {
 		case e.Turn != nil && e.Turn.Call != nil:
@@ -324,13 +329,7 @@ func readChat(t testing.TB, stream bool, b []byte) Turn {
 
 func geminiRequest(_ bool, entries []Entry) map[string]any {
 	var contents []map[string]any
-	add := func(role string, part map[string]any) {
-		if n := len(contents); n > 0 && contents[n-1]["role"] == role {
-			contents[n-1]["parts"] = append(contents[n-1]["parts"].([]map[string]any), part)
-			return
-		}
-		contents = append(contents, map[string]any{"role": role, "parts": []map[string]any{part}})
-	}
+	add := func(role string, part map[string]any) { contents = grouped(contents, "parts", role, part) }
 	for _, e := range entries {
 		switch {
 		case e.Turn != nil && e.Turn.Call != nil:
