@@ -11,12 +11,12 @@
 //
 // # The suite
 //
-// make test-host-gemini runs the round trips, then TestFollow: the
-// shared scenarios (harness.RunScenarios), the skill installed by the
-// project's installer (--host gemini: the folder in
-// ~/.gemini/skills/subagent-driven-development/ and the policy
-// ~/.gemini/policies/sdd-go.toml), no --approval-mode, no yolo. What a
-// user gives the run, beside the install (Start):
+// make test-host-gemini runs the shared scenarios (TestFollow,
+// harness.RunScenarios), then the round trips. In the scenarios the
+// skill is installed by the project's installer (--host gemini: the
+// folder in ~/.gemini/skills/subagent-driven-development/ and the policy
+// ~/.gemini/policies/sdd-go.toml), with no --approval-mode, no yolo.
+// What a user gives the run, beside the install (Start):
 //
 //   - ~/.gemini/settings.json: "context": {"fileFiltering":
 //     {"respectGitIgnore": false}}, without which read_file refuses every
