@@ -178,7 +178,7 @@ func (h *Host) Run(prompt string, controller Script) *Session {
 	var readErr error
 	p := h.Play(prompt, controller.play(), h.Env(), func(ctx context.Context) *exec.Cmd {
 		return exec.CommandContext(ctx, h.Claude, "-p", prompt, "--output-format", "stream-json", "--verbose")
-	}, func(r io.Reader) { readErr = readStream(r, s) })
+	}, func(r io.Reader) { readErr = harness.ReadEvents(r, s.take) })
 	s.Played = p
 	if err := cmp.Or(p.Err, readErr); err != nil {
 		p.Problems = append([]string{fmt.Sprintf("claude: %v\nstderr: %s", err, p.Stderr)}, p.Problems...)
@@ -213,15 +213,9 @@ func (h *Host) Run(prompt string, controller Script) *Session {
 	return s
 }
 
-func readStream(r io.Reader, s *Session) error {
-	return harness.ReadEvents(r, func(e Event, line json.RawMessage) {
-		e.Raw = line
-		s.Events = append(s.Events, e)
-		s.take(e)
-	})
-}
-
-func (s *Session) take(e Event) {
+func (s *Session) take(e Event, line json.RawMessage) {
+	e.Raw = line
+	s.Events = append(s.Events, e)
 	if e.Type == "result" {
 		ev := e
 		s.Result = &ev

@@ -69,8 +69,7 @@ func (adapter) Start(t *testing.T, repo string, _ follower.Scenario) *harness.Se
 	h := New(t, repo)
 	h.Timeout = 4 * time.Minute
 	dir := h.InstallSkill()
-	return &harness.Sessions{Machine: h.Machine, SkillDir: dir, BinDir: filepath.Join(dir, "bin"),
-		Session: func(prompt string, s scripted.Script) *harness.Played { return h.Run(prompt, fromScripted(s)).Played }}
+	return h.Ready(dir, func(prompt string, s scripted.Script) *harness.Played { return h.Run(prompt, fromScripted(s)).Played })
 }
 
 func (adapter) Bash(a *scripted.Turns, command string) follower.Result {

@@ -170,7 +170,7 @@ func (h *Host) Run(prompt string, script Script) *Session {
 		// stdin when it is not a terminal, and would append it to the
 		// prompt.
 		return exec.CommandContext(ctx, h.Codex, "exec", "--skip-git-repo-check", "--json", "--color", "never", prompt)
-	}, func(r io.Reader) { readErr = readStream(r, s) })
+	}, func(r io.Reader) { readErr = harness.ReadEvents(r, s.take) })
 	s.Played, p.Final = p, s.final
 	requests := h.Server.Requests()[before:]
 	t.Logf("codex exec: %v, %d model requests", p.Elapsed.Round(time.Millisecond), len(requests))
@@ -231,14 +231,8 @@ func (h *Host) callProblems(requests []scripted.Request) []string {
 	return out
 }
 
-func readStream(r io.Reader, s *Session) error {
-	return harness.ReadEvents(r, func(e Event, line json.RawMessage) {
-		e.Raw = line
-		s.take(e)
-	})
-}
-
-func (s *Session) take(e Event) {
+func (s *Session) take(e Event, line json.RawMessage) {
+	e.Raw = line
 	s.Events = append(s.Events, e)
 	switch e.Type {
 	case "thread.started":

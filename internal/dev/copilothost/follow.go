@@ -1,7 +1,6 @@
 package copilothost
 
 import (
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -75,8 +74,7 @@ func (ad adapter) Start(t *testing.T, repo string, sc follower.Scenario) *harnes
 	h.Timeout = 5 * time.Minute
 	dir := h.InstallSkill()
 	h.Allow = userRules(sc, dir)
-	return &harness.Sessions{Machine: h.Machine, SkillDir: dir, BinDir: filepath.Join(dir, "bin"),
-		Session: func(prompt string, s scripted.Script) *harness.Played { return h.Run(prompt, s).Played }}
+	return h.Ready(dir, func(prompt string, s scripted.Script) *harness.Played { return h.Run(prompt, s).Played })
 }
 
 // userRules are the rules a user gives a non-interactive run of the

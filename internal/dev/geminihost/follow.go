@@ -2,7 +2,6 @@ package geminihost
 
 import (
 	"encoding/json"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -64,8 +63,7 @@ func (adapter) Start(t *testing.T, repo string, sc follower.Scenario) *harness.S
 		t.Fatal(err)
 	}
 	h.Policy(userRules(sc))
-	return &harness.Sessions{Machine: h.Machine, SkillDir: dir, BinDir: filepath.Join(dir, "bin"),
-		Session: func(prompt string, s scripted.Script) *harness.Played { return h.Run(prompt, s).Played }}
+	return h.Ready(dir, func(prompt string, s scripted.Script) *harness.Played { return h.Run(prompt, s).Played })
 }
 
 // userRules are the rules a user gives a headless run of the skill,

@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"path/filepath"
 	"regexp"
 	"testing"
 
@@ -36,6 +37,13 @@ type Sessions struct {
 	// hold (no call failed or refused, no script failed, the CLI ended
 	// well): the test fails otherwise, with the transcript logged.
 	Session func(prompt string, controller scripted.Script) *Played
+}
+
+// Ready is m ready for sessions: the skill the installer put in
+// skillDir, its commands in its bin/ (a host whose commands are
+// elsewhere makes its Sessions itself), each session run by session.
+func (m *Machine) Ready(skillDir string, session func(prompt string, controller scripted.Script) *Played) *Sessions {
+	return &Sessions{Machine: m, SkillDir: skillDir, BinDir: filepath.Join(skillDir, "bin"), Session: session}
 }
 
 // Facts are where hosts differ, as the scenarios check them.

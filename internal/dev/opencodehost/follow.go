@@ -2,7 +2,6 @@ package opencodehost
 
 import (
 	"fmt"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -70,8 +69,7 @@ func (adapter) Start(t *testing.T, repo string, _ follower.Scenario) *harness.Se
 	h := New(t, repo)
 	h.Timeout = 5 * time.Minute
 	dir := h.InstallSkill()
-	return &harness.Sessions{Machine: h.Machine, SkillDir: dir, BinDir: filepath.Join(dir, "bin"),
-		Session: func(prompt string, s scripted.Script) *harness.Played { return h.Run(prompt, fromScripted(s)).Played }}
+	return h.Ready(dir, func(prompt string, s scripted.Script) *harness.Played { return h.Run(prompt, fromScripted(s)).Played })
 }
 
 // Bash runs the command with the bash tool in the session's directory.

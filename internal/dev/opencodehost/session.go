@@ -176,7 +176,7 @@ func (h *Host) Run(prompt string, controller Script) *Session {
 	var readErr error
 	p := h.Play(RunMessage(prompt), controller.play(), h.Env(), func(ctx context.Context) *exec.Cmd {
 		return exec.CommandContext(ctx, h.OpenCode, "run", "--print-logs", "--format", "json", "--", prompt)
-	}, func(r io.Reader) { readErr = readStream(r, s) })
+	}, func(r io.Reader) { readErr = harness.ReadEvents(r, s.take) })
 	s.Played = p
 	if len(s.Texts) > 0 {
 		p.Final = s.Texts[len(s.Texts)-1]
@@ -242,15 +242,9 @@ func fetched(line string) bool {
 	return strings.Contains(line, "dependency install") || strings.Contains(line, `message="downloading`)
 }
 
-func readStream(r io.Reader, s *Session) error {
-	return harness.ReadEvents(r, func(e Event, line json.RawMessage) {
-		e.Raw = line
-		s.Events = append(s.Events, e)
-		s.take(e)
-	})
-}
-
-func (s *Session) take(e Event) {
+func (s *Session) take(e Event, line json.RawMessage) {
+	e.Raw = line
+	s.Events = append(s.Events, e)
 	switch {
 	case e.Type == "error":
 		s.Errors = append(s.Errors, e)
