@@ -1,12 +1,12 @@
-# The host suites: the skill run in real host CLIs, each pinned in its
-# internal/dev/<cli> package, offline against the scripted model on
+# The host suites: the skill run in real host CLIs, each pinned in
+# internal/dev/hostcli's table, offline against the scripted model on
 # loopback (internal/dev/scripted), the same scenarios in each
-# (internal/dev/harness, docs/host.md): Claude Code (claudecode,
-# internal/dev/claudehost, the Messages API), the Codex CLI (codexcli,
-# codexhost, the Responses API), OpenCode (opencodecli, opencodehost,
-# Chat Completions), GitHub Copilot CLI (copilotcli, copilothost,
-# Chat Completions and the Responses API through its BYOK provider) and
-# Gemini CLI (geminicli, geminihost, the Gemini API: geminiwire.Wire).
+# (internal/dev/harness, docs/host.md), each host's package
+# internal/dev/<name>host: Claude Code (claude, the Messages API), the
+# Codex CLI (codex, the Responses API), OpenCode (opencode, Chat
+# Completions), GitHub Copilot CLI (copilot, Chat Completions and the
+# Responses API through its BYOK provider) and Gemini CLI (gemini, the
+# Gemini API).
 # Needs npm to install the CLIs (into the user's cache, once per
 # version), and ripgrep (rg) for OpenCode.
 #
@@ -27,8 +27,8 @@
 HOST_FLAGS ?=
 
 # host_run runs the test binary $(1) with HOST_FLAGS in the package
-# directory $(2), with the environment $(3), inside a network namespace
-# with only loopback up where it can.
+# directory $(2), inside a network namespace with only loopback up where
+# it can.
 define host_run
 	set -- $(abspath $(BIN))/$(1) -test.count=1 -test.v -test.timeout 20m $(HOST_FLAGS); \
 	if [ "$$(id -u)" = 0 ] && command -v unshare >/dev/null && command -v ip >/dev/null && \
@@ -38,52 +38,27 @@ define host_run
 	else \
 		echo "$@: no network namespace (needs root, unshare and ip): the tests run with the machine's network" >&2; \
 	fi; \
-	cd $(2) && $(3) SDD_HOST_REQUIRED=1 GOFLAGS=-mod=mod GOPROXY=off "$$@"
+	cd $(2) && SDD_HOST_REQUIRED=1 GOFLAGS=-mod=mod GOPROXY=off "$$@"
 endef
 
-.PHONY: test-host test-host-claude test-host-codex test-host-opencode test-host-copilot test-host-gemini
+HOSTS := claude codex opencode copilot gemini
+
+.PHONY: test-host $(addprefix test-host-,$(HOSTS))
 
 ## test-host: every host suite: test-host-claude, test-host-codex, test-host-opencode, test-host-copilot, test-host-gemini (needs npm).
-test-host: test-host-claude test-host-codex test-host-opencode test-host-copilot test-host-gemini
+test-host: $(addprefix test-host-,$(HOSTS))
 
 ## test-host-claude: the skill in the pinned Claude Code CLI against the scripted Messages API on loopback (needs npm).
-test-host-claude:
-	@set -e; mkdir -p $(BIN); \
-	claude=$$($(GO) run ./scripts/claude-code); \
-	$(GO) mod download; \
-	$(GO) test -c -o $(abspath $(BIN))/claudehost.test ./internal/dev/claudehost/; \
-	$(call host_run,claudehost.test,internal/dev/claudehost,SDD_CLAUDE_CODE="$$claude")
-
 ## test-host-codex: the skill in the pinned Codex CLI against the scripted Responses API on loopback, and its shell, subagent and skill round trips (needs npm).
-test-host-codex:
-	@set -e; mkdir -p $(BIN); \
-	codex=$$($(GO) run ./scripts/codex-cli); \
-	$(GO) mod download; \
-	$(GO) test -c -o $(abspath $(BIN))/codexhost.test ./internal/dev/codexhost/; \
-	$(call host_run,codexhost.test,internal/dev/codexhost,SDD_CODEX_CLI="$$codex")
-
 ## test-host-opencode: the skill in the pinned OpenCode CLI against the scripted Chat Completions on loopback, and its shell, file, subagent and skill round trips (needs npm, rg).
-test-host-opencode:
-	@set -e; mkdir -p $(BIN); \
-	opencode=$$($(GO) run ./scripts/opencode-cli); \
-	$(GO) mod download; \
-	$(GO) test -c -o $(abspath $(BIN))/opencodehost.test ./internal/dev/opencodehost/; \
-	$(call host_run,opencodehost.test,internal/dev/opencodehost,SDD_OPENCODE_CLI="$$opencode")
-
 ## test-host-copilot: the skill in the pinned GitHub Copilot CLI against the scripted Chat Completions and Responses API on loopback, with a user's --allow-tool rules (needs npm).
-test-host-copilot:
+## test-host-gemini: the skill in the pinned Gemini CLI against the scripted Gemini API on loopback, under the install's policy and a user's rules, and its shell, skill, subagent and read round trips (needs npm, node).
+# Each installs its CLI (go run ./scripts/hostcli env NAME prints the
+# variable its suite reads, and the path), builds internal/dev/NAMEhost's
+# test binary and runs it.
+$(addprefix test-host-,$(HOSTS)): test-host-%:
 	@set -e; mkdir -p $(BIN); \
-	copilot=$$($(GO) run ./scripts/copilot-cli); \
+	cli=$$($(GO) run ./scripts/hostcli env $*); export "$$cli"; \
 	$(GO) mod download; \
-	$(GO) test -c -o $(abspath $(BIN))/copilothost.test ./internal/dev/copilothost/; \
-	$(call host_run,copilothost.test,internal/dev/copilothost,SDD_COPILOT_CLI="$$copilot")
-
-## test-host-gemini: the skill in the pinned Gemini CLI against the scripted Gemini API on loopback, under the install's policy and a user's rules (needs npm, node).
-test-host-gemini:
-	@set -e; mkdir -p $(BIN); \
-	gemini=$$($(GO) run ./scripts/gemini-cli); \
-	$(GO) mod download; \
-	$(GO) test -c -o $(abspath $(BIN))/geminihost.test ./internal/dev/geminihost/; \
-	$(GO) test -c -o $(abspath $(BIN))/geminiwire.test ./internal/dev/geminiwire/; \
-	($(call host_run,geminiwire.test,internal/dev/geminiwire,SDD_GEMINI_CLI="$$gemini")); \
-	$(call host_run,geminihost.test,internal/dev/geminihost,SDD_GEMINI_CLI="$$gemini")
+	$(GO) test -c -o $(abspath $(BIN))/$*host.test ./internal/dev/$*host/; \
+	$(call host_run,$*host.test,internal/dev/$*host)

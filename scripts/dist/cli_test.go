@@ -9,7 +9,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/sdd-go/sdd-go/internal/dev/claudecode"
+	"github.com/sdd-go/sdd-go/internal/dev/claudehost"
+	"github.com/sdd-go/sdd-go/internal/dev/hostcli"
 )
 
 // TestClaudeCodeLoadsThePluginArchive runs the pinned Claude Code CLI
@@ -18,7 +19,7 @@ import (
 // --strict` and provides the skill and the four binaries; as it is, the
 // zip loads with `claude --plugin-dir ARCHIVE.zip`.
 func TestClaudeCodeLoadsThePluginArchive(t *testing.T) {
-	claudecode.Binary(t)
+	hostcli.Claude.Installed(t)
 	target, _ := hostTarget()
 	out := t.TempDir()
 	err := Run(context.Background(), Config{
@@ -42,11 +43,11 @@ func TestClaudeCodeLoadsThePluginArchive(t *testing.T) {
 		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
 		require.NoError(t, os.WriteFile(p, m.content, m.mode))
 	}
-	p := claudecode.ValidateStrict(t, home, dir)
+	p := claudehost.ValidateStrict(t, home, dir)
 	assert.Equal(t, []string{"sdd-go:subagent-driven-development"}, p.Skills)
 	assert.Equal(t, []string{"review-package", "sdd-ledger", "sdd-workspace", "task-brief"}, p.Bin)
 
-	stdout, stderr, code := claudecode.Offline(t, home, "--plugin-dir", zip, "plugin", "list")
+	stdout, stderr, code := claudehost.Offline(t, home, "--plugin-dir", zip, "plugin", "list")
 	require.Equal(t, 0, code, stderr)
 	assert.Regexp(t, `❯ sdd-go@inline\n    Version: `+testVersion+`\n(?:    .*\n)*?    Status: ✔ loaded\n`, stdout)
 }

@@ -11,7 +11,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/sdd-go/sdd-go/internal/dev/claudecode"
+	"github.com/sdd-go/sdd-go/internal/dev/claudehost"
+	"github.com/sdd-go/sdd-go/internal/dev/hostcli"
 	"github.com/sdd-go/sdd-go/internal/dev/ship"
 )
 
@@ -24,16 +25,16 @@ import (
 // the four binaries, and `claude plugin list` shows sdd-go@skills-dir
 // loaded from where it was installed.
 func TestClaudeCodeLoadsThePlugin(t *testing.T) {
-	claudecode.Binary(t)
+	hostcli.Claude.Installed(t)
 	h := newHarness(t)
 	code, _, stderr := h.run("--bin", h.bin)
 	require.Equal(t, 0, code, stderr)
 
-	p := claudecode.ValidateStrict(t, h.home, h.plugin())
+	p := claudehost.ValidateStrict(t, h.home, h.plugin())
 	assert.Equal(t, []string{"sdd-go:subagent-driven-development"}, p.Skills)
 	assert.Equal(t, []string{"review-package", "sdd-ledger", "sdd-workspace", "task-brief"}, p.Bin)
 
-	stdout, stderr, code := claudecode.Offline(t, h.home, "plugin", "list")
+	stdout, stderr, code := claudehost.Offline(t, h.home, "plugin", "list")
 	require.Equal(t, 0, code, stderr)
 	assert.Regexp(t, `❯ sdd-go@skills-dir\n(?:    .*\n)*?    Status: ✔ loaded\n`, stdout)
 	var m struct{ Version string }
@@ -47,7 +48,7 @@ func TestClaudeCodeLoadsThePlugin(t *testing.T) {
 // names, and the exact `claude plugin disable` command, after which it no
 // longer speaks of two skills.
 func TestClaudeCodeSuperpowersChoice(t *testing.T) {
-	claudecode.Binary(t)
+	hostcli.Claude.Installed(t)
 	h := newHarness(t)
 	market := filepath.Join(t.TempDir(), "market")
 	for rel, body := range map[string]string{
@@ -69,7 +70,7 @@ func TestClaudeCodeSuperpowersChoice(t *testing.T) {
 		{"plugin", "marketplace", "add", market},
 		{"plugin", "install", "superpowers@superpowers-dev"},
 	} {
-		_, stderr, code := claudecode.Offline(t, h.home, args...)
+		_, stderr, code := claudehost.Offline(t, h.home, args...)
 		require.Equal(t, 0, code, "claude %v: %s", args, stderr)
 	}
 
@@ -85,7 +86,7 @@ func TestClaudeCodeSuperpowersChoice(t *testing.T) {
 	require.Equal(t, 0, code, stderr)
 	assertReplaced(t, filepath.Join(skill, "scripts"), "v1")
 
-	_, stderr, code = claudecode.Offline(t, h.home, "plugin", "disable", "superpowers@superpowers-dev")
+	_, stderr, code = claudehost.Offline(t, h.home, "plugin", "disable", "superpowers@superpowers-dev")
 	require.Equal(t, 0, code, stderr)
 	code, _, stderr = h.run("--bin", h.bin)
 	require.Equal(t, 0, code, stderr)

@@ -33,9 +33,9 @@ type home struct{ key, fallback, skills, cli string }
 
 // homes are the folders each skill-folder host reads its user skills
 // from, its own one. Each host also reads ~/.agents/skills/ (Codex,
-// Copilot CLI 1.0.102, Gemini CLI 0.61.0: docs/host.md), which the
-// installer leaves alone: a folder there would be a second copy of the
-// skill for every host that also has its own.
+// Copilot CLI 1.0.102, Gemini CLI 0.61.0: their host packages' notes),
+// which the installer leaves alone: a folder there would be a second
+// copy of the skill for every host that also has its own.
 var homes = map[string]home{
 	hostCodex:    {"CODEX_HOME", ".codex", "skills", "Codex"},
 	hostOpenCode: {"XDG_CONFIG_HOME", ".config", "opencode/skills", "OpenCode"},

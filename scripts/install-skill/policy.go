@@ -9,12 +9,12 @@ import (
 )
 
 // Gemini CLI (0.61.0) runs no shell command and activates no skill in a
-// headless session unless a policy rule allows it (docs/host.md, "Gemini
-// CLI"). The install for it writes the narrowest rules that let the
-// skill work, as a user policy file, ~/.gemini/policies/sdd-go.toml: the
-// four commands run by their quoted paths in the install (a
-// commandPrefix matches the command's text, the opening quote included),
-// and activate_skill for this skill alone. It is placed like every other
+// headless session unless a policy rule allows it (the notes of
+// internal/dev/geminihost). The install for it writes the narrowest
+// rules that let the skill work, as a user policy file,
+// ~/.gemini/policies/sdd-go.toml: the four commands run by their quoted
+// paths in the install (a commandPrefix matches the command's text, the
+// opening quote included), and activate_skill for this skill alone. It is placed like every other
 // file (place.go), with a manifest of its own in that folder (the CLI
 // reads only *.toml there), so a reinstall keeps a rule the user edited
 // and --uninstall removes it.

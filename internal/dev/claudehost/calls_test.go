@@ -1,9 +1,6 @@
 package claudehost
 
 import (
-	"bytes"
-	"encoding/json"
-	"net/http"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -12,53 +9,21 @@ import (
 	"github.com/sdd-go/sdd-go/internal/dev/scripted"
 )
 
-// These tests play the CLI against the scripted model by hand, with
-// Claude Code's calls (calls.go): no CLI needed.
+// These tests play the CLI against the scripted model by hand
+// (scripted.Player), with Claude Code's calls (calls.go): no CLI needed.
 
-type fakeCLI struct {
-	t   *testing.T
-	srv *scripted.Server
-}
-
-func newFakeCLI(t *testing.T) fakeCLI {
-	srv := scripted.NewServer(t, scripted.Messages{})
-	srv.PromptOf = promptOf
-	return fakeCLI{t, srv}
-}
-
-// ask posts a /v1/messages request with msgs and returns the answer's
-// one block.
-func (c fakeCLI) ask(msgs ...map[string]any) scripted.Block {
-	c.t.Helper()
-	body, err := json.Marshal(map[string]any{"model": "claude-test", "messages": msgs})
-	require.NoError(c.t, err)
-	resp, err := http.Post(c.srv.URL+"/v1/messages", "application/json", bytes.NewReader(body))
-	require.NoError(c.t, err)
-	defer resp.Body.Close()
-	var m struct{ Content []scripted.Block }
-	require.NoError(c.t, json.NewDecoder(resp.Body).Decode(&m))
-	require.Len(c.t, m.Content, 1)
-	return m.Content[0]
-}
-
-func user(bs ...map[string]any) map[string]any { return map[string]any{"role": "user", "content": bs} }
-func assistant(b scripted.Block) map[string]any {
-	return map[string]any{"role": "assistant", "content": []scripted.Block{b}}
-}
-func text(s string) map[string]any { return map[string]any{"type": "text", "text": s} }
-func toolResult(id, content string, isError bool) map[string]any {
-	return map[string]any{"type": "tool_result", "tool_use_id": id, "content": content, "is_error": isError}
-}
+// user is the host's text of the user's role.
+func user(text string) scripted.Entry { return scripted.Sent("user", text) }
 
 const reminder = "<system-reminder>\ngit status\n</system-reminder>"
 
 // Bash, Read and the others fail the script on an error result.
 func TestMustFailsOnAnErrorResult(t *testing.T) {
-	c := newFakeCLI(t)
-	c.srv.Handle("strict", Script(func(a *Turns) { a.Bash("false") }).play())
-	first := c.ask(user(text("strict")))
-	c.ask(user(text("strict")), assistant(first), user(toolResult(first.ID, "Exit code 1", true)))
-	f := c.srv.Failures()
+	srv, ask := scripted.PlayerOf(scripted.Messages{}).Fake(t, promptOf, false)
+	srv.Handle("strict", Script(func(a *Turns) { a.Bash("false") }).play())
+	first := ask(user("strict"))
+	ask(user("strict"), scripted.Said(first), scripted.Returned(first.Call.ID, "Exit code 1", true))
+	f := srv.Failures()
 	require.Len(t, f, 1)
 	assert.Contains(t, f[0], "error result: Exit code 1")
 }
@@ -67,9 +32,9 @@ func TestMustFailsOnAnErrorResult(t *testing.T) {
 // waited, or with a result it was already given; Wait finds it either
 // way, once.
 func TestAgentAndWait(t *testing.T) {
-	c := newFakeCLI(t)
+	srv, ask := scripted.PlayerOf(scripted.Messages{}).Fake(t, promptOf, false)
 	sub := func(a *scripted.Turns) { a.Say("DONE") }
-	c.srv.Handle("main", Script(func(a *Turns) {
+	srv.Handle("main", Script(func(a *Turns) {
 		ag := a.Agent(Dispatch{Description: "Impl", Prompt: "sub prompt", Model: "sonnet"}, sub)
 		if ag.ID != "abc123" {
 			a.Failf("agent id %q", ag.ID)
@@ -77,25 +42,25 @@ func TestAgentAndWait(t *testing.T) {
 		n := a.Wait(ag)
 		a.Say("got " + n.Status + " " + n.Result)
 	}).play())
-	prompt := user(text("main"))
-	launch := c.ask(prompt)
-	require.Equal(t, "Agent", launch.Name)
-	assert.JSONEq(t, `{"description":"Impl","prompt":"sub prompt","model":"sonnet"}`, string(launch.Input))
+	prompt := user("main")
+	launch := ask(prompt)
+	require.Equal(t, "Agent", launch.Call.Name)
+	assert.JSONEq(t, `{"description":"Impl","prompt":"sub prompt","model":"sonnet"}`, string(launch.Call.Input))
 
 	// The subagent's conversation is routed to its script.
-	assert.Equal(t, "DONE", c.ask(user(text(reminder), text("sub prompt"))).Text)
+	assert.Equal(t, "DONE", ask(user(reminder), user("sub prompt")).Text)
 
-	launched := toolResult(launch.ID, "Async agent launched successfully.\nagentId: abc123 (internal ID)", false)
-	wait := c.ask(prompt, assistant(launch), user(launched))
+	launched := scripted.Returned(launch.Call.ID, "Async agent launched successfully.\nagentId: abc123 (internal ID)", false)
+	wait := ask(prompt, scripted.Said(launch), launched)
 	assert.Equal(t, "Waiting for Impl.", wait.Text)
 
-	note := "<system-reminder>\n<task-notification>\n<task-id>abc123</task-id>\n<tool-use-id>" + launch.ID +
+	note := "<system-reminder>\n<task-notification>\n<task-id>abc123</task-id>\n<tool-use-id>" + launch.Call.ID +
 		"</tool-use-id>\n<status>completed</status>\n<summary>Agent \"Impl\" finished</summary>\n<result>DONE</result>\n</task-notification>\n</system-reminder>"
-	assert.Equal(t, "got completed DONE", c.ask(prompt, assistant(launch), user(launched), assistant(wait), user(text(note))).Text)
+	assert.Equal(t, "got completed DONE", ask(prompt, scripted.Said(launch), launched, scripted.Said(wait), user(note)).Text)
 
 	// The notification came with the launch's result: no waiting turn.
-	assert.Equal(t, "got completed DONE", c.ask(prompt, assistant(launch), user(launched, text(note))).Text)
-	assert.Empty(t, c.srv.Failures())
+	assert.Equal(t, "got completed DONE", ask(prompt, scripted.Said(launch), launched, user(note)).Text)
+	assert.Empty(t, srv.Failures())
 }
 
 func TestHandBackReport(t *testing.T) {

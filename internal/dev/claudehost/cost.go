@@ -1,14 +1,10 @@
 package claudehost
 
 import (
-	"bytes"
-	"context"
 	"fmt"
-	"os/exec"
 	"regexp"
 	"strconv"
 	"strings"
-	"time"
 )
 
 // Cost is what the host estimates a component costs in tokens: always-on
@@ -30,16 +26,9 @@ type PluginDetails struct {
 // answers count_tokens with 404, so the numbers are the CLI's own local
 // estimate (about four characters a token), the same on every machine.
 func (h *Host) PluginCost(name string) (PluginDetails, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, h.Claude, "plugin", "details", name)
-	cmd.Dir = h.Repo
-	cmd.Env = h.Env()
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
+	out, err := h.Command(h.Env(), h.Claude, "plugin", "details", name)
 	if err != nil {
-		return PluginDetails{}, fmt.Errorf("claude plugin details %s: %v\n%s%s", name, err, out, stderr.Bytes())
+		return PluginDetails{}, fmt.Errorf("%v%s", err, out)
 	}
 	return ParseDetails(string(out))
 }

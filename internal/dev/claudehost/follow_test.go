@@ -6,6 +6,9 @@ import (
 	"github.com/sdd-go/sdd-go/internal/dev/harness"
 )
 
+// TestMain runs the suite, then removes what harness.Install built.
+func TestMain(m *testing.M) { harness.Main(m) }
+
 // TestFollow runs the shared scenarios (harness.RunScenarios) in the real
 // CLI, from the installed plugin, with only the permissions a user gives
 // (the skill's allowed-tools for its commands; the plan's git and test

@@ -12,9 +12,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sdd-go/sdd-go/internal/dev/claudecode"
 	"github.com/sdd-go/sdd-go/internal/dev/follower"
 	"github.com/sdd-go/sdd-go/internal/dev/harness"
+	"github.com/sdd-go/sdd-go/internal/dev/hostcli"
 	"github.com/sdd-go/sdd-go/internal/dev/plaincmd"
 	"github.com/sdd-go/sdd-go/internal/dev/scripted"
 	"github.com/sdd-go/sdd-go/internal/dev/ship"
@@ -32,7 +32,7 @@ var DefaultAllow = []string{"Skill", "Read", "Agent"}
 type Host struct {
 	*harness.Machine
 	Claude  string // the claude binary
-	Runtime string // XDG_RUNTIME_DIR (claudecode.RuntimeDir)
+	Runtime string // XDG_RUNTIME_DIR (RuntimeDir)
 	Plugin  string // the installed plugin's directory
 
 	// Allow are the allow rules of the user's settings
@@ -52,9 +52,9 @@ type Host struct {
 // $SDD_CLAUDE_CODE) the test is skipped, or fails under make test-host.
 func New(t testing.TB, repo string) *Host {
 	t.Helper()
-	claude := claudecode.Binary(t)
+	claude := hostcli.Claude.Installed(t)
 	h := &Host{Machine: harness.NewMachine(t, repo, scripted.Messages{}, harness.SystemPath(t)),
-		Claude: claude, Runtime: claudecode.RuntimeDir(t), Allow: DefaultAllow, Plain: true}
+		Claude: claude, Runtime: RuntimeDir(t), Allow: DefaultAllow, Plain: true}
 	h.Server.PromptOf = promptOf
 	h.Plugin = InstallPlugin(t, h.Home)
 	return h
@@ -71,7 +71,7 @@ func promptOf(text string) string {
 
 // Env is the environment of a claude process on this host.
 func (h *Host) Env() []string {
-	return claudecode.Env(h.Home, h.Tmp, h.Runtime, h.Server.URL, h.Path)
+	return env(h.Home, h.Tmp, h.Runtime, h.Server.URL, h.Path)
 }
 
 // InstallPlugin installs the sdd-go plugin for Claude Code into home the
@@ -178,7 +178,7 @@ func (h *Host) Run(prompt string, controller Script) *Session {
 	var readErr error
 	p := h.Play(prompt, controller.play(), h.Env(), func(ctx context.Context) *exec.Cmd {
 		return exec.CommandContext(ctx, h.Claude, "-p", prompt, "--output-format", "stream-json", "--verbose")
-	}, func(r io.Reader) { readErr = readStream(r, s) })
+	}, func(r io.Reader) { readErr = harness.ReadEvents(r, s.take) })
 	s.Played = p
 	if err := cmp.Or(p.Err, readErr); err != nil {
 		p.Problems = append([]string{fmt.Sprintf("claude: %v\nstderr: %s", err, p.Stderr)}, p.Problems...)
@@ -213,15 +213,9 @@ func (h *Host) Run(prompt string, controller Script) *Session {
 	return s
 }
 
-func readStream(r io.Reader, s *Session) error {
-	return harness.ReadEvents(r, func(e Event, line json.RawMessage) {
-		e.Raw = line
-		s.Events = append(s.Events, e)
-		s.take(e)
-	})
-}
-
-func (s *Session) take(e Event) {
+func (s *Session) take(e Event, line json.RawMessage) {
+	e.Raw = line
+	s.Events = append(s.Events, e)
 	if e.Type == "result" {
 		ev := e
 		s.Result = &ev

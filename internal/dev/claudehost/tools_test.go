@@ -54,3 +54,68 @@ func TestTools(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "one\nTWO\nthree\n", string(b))
 }
+
+// Token budgets of the skill, as `claude plugin details` estimates them:
+// always-on is its listing in every session, on-invoke its text each
+// time it is loaded.
+const (
+	alwaysOnBudget = 30
+	onInvokeBudget = 3400
+)
+
+// TestPluginTokenCost measures the installed plugin's skill with the
+// host's own estimate (the server answers count_tokens with 404).
+func TestPluginTokenCost(t *testing.T) {
+	repo := testutil.PlanRepo(t, follower.WalkPlanPath, follower.WalkPlan)
+	h := New(t, repo)
+	d, err := h.PluginCost("sdd-go")
+	require.NoError(t, err)
+	c, ok := d.Components["subagent-driven-development"]
+	require.True(t, ok, "the skill is a component of the plugin:\n%s", d.Output)
+	t.Logf("sdd-go plugin: always-on %d tokens (skill %d), on-invoke %d tokens; budgets %d and %d", d.AlwaysOn, c.AlwaysOn, c.OnInvoke, alwaysOnBudget, onInvokeBudget)
+	require.Positive(t, c.OnInvoke)
+	for _, r := range h.Server.Requests() {
+		assert.NotEqual(t, scripted.MessagesPath, r.Path, "plugin details asks no model")
+	}
+	assert.LessOrEqual(t, d.AlwaysOn, alwaysOnBudget, "always-on tokens of the whole plugin")
+	assert.LessOrEqual(t, c.AlwaysOn, alwaysOnBudget, "always-on tokens of the skill")
+	assert.LessOrEqual(t, c.OnInvoke, onInvokeBudget, "on-invoke tokens")
+}
+
+func TestParseDetails(t *testing.T) {
+	out := `sdd-go 0.0.0-test
+  Description: SDD helpers
+  Source: sdd-go@skills-dir
+
+Component inventory
+  Skills (2)  subagent-driven-development, other
+  Agents (0)
+
+Projected token cost
+  Always-on:   < 20 tok   added to every session
+
+Per-component (rounded)
+  component                    always-on  on-invoke
+  subagent-driven-development        ~30      ~6.9k
+  other                             < 20       ~110
+
+  On-invoke cost is paid each time a skill or agent fires.
+`
+	d, err := ParseDetails(out)
+	require.NoError(t, err)
+	assert.Equal(t, 20, d.AlwaysOn)
+	assert.Equal(t, map[string]Cost{
+		"subagent-driven-development": {AlwaysOn: 30, OnInvoke: 6900},
+		"other":                       {AlwaysOn: 20, OnInvoke: 110},
+	}, d.Components)
+
+	_, err = ParseDetails("sdd-go\n  Skills (1)\n")
+	assert.Error(t, err)
+	for cell, want := range map[string]int{"~8.4k": 8400, "< 20": 20, "~75": 75, "12": 12, "~1.2M": 1200000} {
+		got, err := Tokens(cell)
+		require.NoError(t, err, cell)
+		assert.Equal(t, want, got, cell)
+	}
+	_, err = Tokens("many")
+	assert.Error(t, err)
+}

@@ -11,7 +11,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/sdd-go/sdd-go/internal/dev/follower"
 	"github.com/sdd-go/sdd-go/internal/dev/scripted"
+	"github.com/sdd-go/sdd-go/internal/dev/ship"
+	"github.com/sdd-go/sdd-go/internal/dev/testutil"
 )
 
 // These tests run the real Codex CLI ($SDD_CODEX_CLI) against the
@@ -220,4 +223,20 @@ func TestSkillListedAndRead(t *testing.T) {
 	cmds := s.Commands()
 	require.Len(t, cmds, 1)
 	assert.Contains(t, cmds[0].AggregatedOutput, "Answer PROBED.")
+}
+
+// A session's shell finds none of the commands by name: the CLI puts no
+// bin/ of a skill on PATH, and the host's PATH holds no copy; the skill's
+// file has them run by their path.
+func TestCommandsNotOnPath(t *testing.T) {
+	repo := testutil.PlanRepo(t, follower.WalkPlanPath, follower.WalkPlan)
+	h := New(t, repo)
+	dir := h.InstallSkill()
+	require.FileExists(t, filepath.Join(dir, "bin", "sdd-ledger"))
+	s := h.Run("Look for the commands on PATH.", func(a *Turns) {
+		a.Say(a.Exec("for c in " + strings.Join(ship.Commands, " ") + "; do command -v $c || echo \"no $c\"; done").Output)
+	})
+	for _, name := range ship.Commands {
+		assert.Contains(t, s.Final, "no "+name)
+	}
 }

@@ -10,7 +10,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/sdd-go/sdd-go/internal/dev/codexcli"
 	"github.com/sdd-go/sdd-go/internal/dev/follower"
 	"github.com/sdd-go/sdd-go/internal/dev/harness"
 	"github.com/sdd-go/sdd-go/internal/dev/scripted"
@@ -53,10 +52,11 @@ func (adapter) Facts() harness.Facts {
 	exec := "exec_command (write_stdin )*"
 	return harness.Facts{
 		Skill:     ship.SkillName,
-		Model:     codexcli.Model,
+		Model:     Model,
 		AgentIDs:  true,
 		Continues: true,
 		Reads:     harness.Pieces,
+		Dispatch:  harness.Dispatch{Call: "spawn_agent"},
 		Calls: map[string]*regexp.Regexp{
 			"Bash": regexp.MustCompile("^" + exec + "$"), "Read": regexp.MustCompile("^(" + exec + "){1,3}$"),
 			"Skill": regexp.MustCompile("^(" + exec + ")+$"), "Agent": regexp.MustCompile(strings.ReplaceAll(`^(A\.spawn_agent|A\.resume_agent A\.send_input) A\.wait_agent A\.close_agent $`, "A", agentTools))},
@@ -69,8 +69,7 @@ func (adapter) Start(t *testing.T, repo string, _ follower.Scenario) *harness.Se
 	h := New(t, repo)
 	h.Timeout = 4 * time.Minute
 	dir := h.InstallSkill()
-	return &harness.Sessions{Machine: h.Machine, SkillDir: dir, BinDir: filepath.Join(dir, "bin"),
-		Session: func(prompt string, s scripted.Script) *harness.Played { return h.Run(prompt, fromScripted(s)).Played }}
+	return h.Ready(dir, func(prompt string, s scripted.Script) *harness.Played { return h.Run(prompt, fromScripted(s)).Played })
 }
 
 func (adapter) Bash(a *scripted.Turns, command string) follower.Result {

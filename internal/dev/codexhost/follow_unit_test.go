@@ -53,22 +53,22 @@ func TestWriteCommands(t *testing.T) {
 // answer before a fast command's output reached it), at most twice; one
 // that is empty every time is empty.
 func TestReadAgainWhenEmpty(t *testing.T) {
-	c := newFakeCLI(t)
-	c.srv.Handle("read", func(a *scripted.Turns) {
+	srv, ask := scripted.PlayerOf(scripted.Responses{}).Fake(t, promptOf, true)
+	srv.Handle("read", func(a *scripted.Turns) {
 		a.Say("read: " + adapter{}.Read(a, "/r/f.diff", 1, 2000).Text)
 	})
 	// answers plays the reads, each answered with the next output, and
 	// returns the commands and the last words.
 	answers := func(outputs ...string) (cmds []string, said string) {
-		transcript := []map[string]any{msg("user", "read")}
+		transcript := []scripted.Entry{user("read")}
 		for i := 0; ; i++ {
-			it := c.ask(transcript...)
-			if it.Type != "function_call" {
-				return cmds, it.said()
+			turn := ask(transcript...)
+			if turn.Call == nil {
+				return cmds, turn.Text
 			}
 			require.Less(t, i, len(outputs), "more reads than answers")
-			cmds = append(cmds, it.Arguments)
-			transcript = append(transcript, call(it), output(it.CallID, execText(0, outputs[i])))
+			cmds = append(cmds, string(turn.Call.Input))
+			transcript = append(transcript, scripted.Said(turn), output(turn, execText(0, outputs[i])))
 		}
 	}
 	cmds, said := answers("", "a\nb\n")
@@ -79,5 +79,5 @@ func TestReadAgainWhenEmpty(t *testing.T) {
 	cmds, said = answers("", "", "")
 	assert.Len(t, cmds, 3)
 	assert.Equal(t, "read:", strings.TrimSpace(said))
-	assert.Empty(t, c.srv.Failures())
+	assert.Empty(t, srv.Failures())
 }

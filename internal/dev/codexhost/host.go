@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sdd-go/sdd-go/internal/dev/codexcli"
 	"github.com/sdd-go/sdd-go/internal/dev/harness"
+	"github.com/sdd-go/sdd-go/internal/dev/hostcli"
 	"github.com/sdd-go/sdd-go/internal/dev/scripted"
 	"github.com/sdd-go/sdd-go/internal/dev/ship"
 )
@@ -34,11 +34,11 @@ type Host struct {
 // $SDD_CODEX_CLI) the test is skipped, or fails under make test-host.
 func New(t testing.TB, repo string) *Host {
 	t.Helper()
-	codex := codexcli.Binary(t)
+	codex := hostcli.Codex.Installed(t)
 	h := &Host{Machine: harness.NewMachine(t, repo, scripted.Responses{}, harness.SystemPath(t)), Codex: codex}
 	h.Server.PromptOf = promptOf
 	h.CodexHome = filepath.Join(h.Home, ".codex")
-	if err := codexcli.WriteConfig(h.CodexHome, h.Server.URL); err != nil {
+	if err := WriteConfig(h.CodexHome, h.Server.URL); err != nil {
 		t.Fatal(err)
 	}
 	return h
@@ -59,7 +59,7 @@ func promptOf(text string) string {
 
 // Env is the environment of a codex process on this host.
 func (h *Host) Env() []string {
-	return codexcli.Env(h.Home, h.CodexHome, h.Tmp, h.Path)
+	return env(h.Home, h.CodexHome, h.Tmp, h.Path)
 }
 
 // InstallSkill installs the skill for Codex the way a user does, with the
@@ -147,8 +147,8 @@ func (s *Session) ItemsOf(typ string) []ThreadItem {
 }
 
 // noMetadata starts the error item the CLI emits once a session for a
-// model outside its catalog (codexcli.Model), which is expected.
-const noMetadata = "Model metadata for `" + codexcli.Model + "` not found"
+// model outside its catalog (Model), which is expected.
+const noMetadata = "Model metadata for `" + Model + "` not found"
 
 // Run runs `codex exec --json prompt` in the repository, script answering
 // for the main thread, and checks what every run must hold: the process
@@ -170,7 +170,7 @@ func (h *Host) Run(prompt string, script Script) *Session {
 		// stdin when it is not a terminal, and would append it to the
 		// prompt.
 		return exec.CommandContext(ctx, h.Codex, "exec", "--skip-git-repo-check", "--json", "--color", "never", prompt)
-	}, func(r io.Reader) { readErr = readStream(r, s) })
+	}, func(r io.Reader) { readErr = harness.ReadEvents(r, s.take) })
 	s.Played, p.Final = p, s.final
 	requests := h.Server.Requests()[before:]
 	t.Logf("codex exec: %v, %d model requests", p.Elapsed.Round(time.Millisecond), len(requests))
@@ -231,14 +231,8 @@ func (h *Host) callProblems(requests []scripted.Request) []string {
 	return out
 }
 
-func readStream(r io.Reader, s *Session) error {
-	return harness.ReadEvents(r, func(e Event, line json.RawMessage) {
-		e.Raw = line
-		s.take(e)
-	})
-}
-
-func (s *Session) take(e Event) {
+func (s *Session) take(e Event, line json.RawMessage) {
+	e.Raw = line
 	s.Events = append(s.Events, e)
 	switch e.Type {
 	case "thread.started":

@@ -1,15 +1,12 @@
 package copilothost
 
 import (
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/sdd-go/sdd-go/internal/dev/copilotcli"
 
 	"github.com/sdd-go/sdd-go/internal/dev/follower"
 	"github.com/sdd-go/sdd-go/internal/dev/harness"
@@ -41,9 +38,6 @@ import (
 //	       read_agent the same way. (A sync task's result is the
 //	       answer alone, and its agent cannot be messaged.)
 
-// SkillName is the skill's name as Copilot lists it.
-const SkillName = ship.SkillName
-
 // AgentType is the agent every dispatch must run: Copilot's
 // full-capability agent, with every tool. The dispatch takes the one
 // host-copilot.md names (AgentCall.Type); the tests check it is this one.
@@ -58,15 +52,16 @@ func (adapter) Host() string { return "copilot" }
 
 func (ad adapter) Facts() harness.Facts {
 	var resumes []string // nil: harness.FewResumes
-	if ad.wireAPI == copilotcli.Responses {
+	if ad.wireAPI == Responses {
 		resumes = []string{} // a resume tests the text, which the wire does not change: the Completions suite's are enough
 	}
 	return harness.Facts{
-		Skill:     SkillName,
-		Model:     copilotcli.Model,
+		Skill:     ship.SkillName,
+		Model:     Model,
 		AgentIDs:  true,
 		Continues: true,
 		Reads:     harness.Pieces,
+		Dispatch:  harness.Dispatch{Call: "task", Field: "agent_type", Agent: AgentType},
 		Calls:     map[string]*regexp.Regexp{"Bash": regexp.MustCompile(`^bash $`), "Read": regexp.MustCompile(`^(view )+$`), "Skill": regexp.MustCompile(`^skill $`), "Agent": regexp.MustCompile(`^(task|write_agent) (read_agent )+$`)},
 		Resumes:   resumes,
 	}
@@ -79,8 +74,7 @@ func (ad adapter) Start(t *testing.T, repo string, sc follower.Scenario) *harnes
 	h.Timeout = 5 * time.Minute
 	dir := h.InstallSkill()
 	h.Allow = userRules(sc, dir)
-	return &harness.Sessions{Machine: h.Machine, SkillDir: dir, BinDir: filepath.Join(dir, "bin"),
-		Session: func(prompt string, s scripted.Script) *harness.Played { return h.Run(prompt, s).Played }}
+	return h.Ready(dir, func(prompt string, s scripted.Script) *harness.Played { return h.Run(prompt, s).Played })
 }
 
 // userRules are the rules a user gives a non-interactive run of the

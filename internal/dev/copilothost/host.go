@@ -1,10 +1,3 @@
-// Package copilothost runs the skill in the real GitHub Copilot CLI (the
-// version pinned in internal/dev/copilotcli), offline, against the
-// scripted model (internal/dev/scripted) speaking Chat Completions, the
-// BYOK provider's default wire: one host of the shared harness
-// (internal/dev/harness), with Copilot's calls (calls.go), its adapter
-// of the follower's tools (follow.go) and its session's JSON events
-// (this file). docs/host.md says what the CLI did.
 package copilothost
 
 import (
@@ -19,8 +12,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/sdd-go/sdd-go/internal/dev/copilotcli"
 	"github.com/sdd-go/sdd-go/internal/dev/harness"
+	"github.com/sdd-go/sdd-go/internal/dev/hostcli"
 	"github.com/sdd-go/sdd-go/internal/dev/scripted"
 	"github.com/sdd-go/sdd-go/internal/dev/ship"
 )
@@ -30,7 +23,7 @@ import (
 type Host struct {
 	*harness.Machine
 	Copilot string // the copilot binary
-	WireAPI string // COPILOT_PROVIDER_WIRE_API: copilotcli.Completions or Responses
+	WireAPI string // COPILOT_PROVIDER_WIRE_API: Completions or Responses
 	// Allow are the --allow-tool rules a session runs with, what a user
 	// gives a non-interactive run ("--flag=value" is that flag: --add-dir);
 	// AllowAll runs it with --allow-all-tools instead.
@@ -41,14 +34,14 @@ type Host struct {
 }
 
 // New makes a host for sessions in repo whose model speaks the wire API
-// wireAPI: Chat Completions (copilotcli.Completions, the CLI's default)
-// or the Responses API (copilotcli.Responses). Without the CLI (no
+// wireAPI: Chat Completions (Completions, the CLI's default)
+// or the Responses API (Responses). Without the CLI (no
 // $SDD_COPILOT_CLI) the test is skipped, or fails under make test-host.
 func New(t testing.TB, repo, wireAPI string) *Host {
 	t.Helper()
-	bin := copilotcli.Binary(t)
+	bin := hostcli.Copilot.Installed(t)
 	var wire scripted.Wire = scripted.Chat{}
-	if wireAPI == copilotcli.Responses {
+	if wireAPI == Responses {
 		wire = scripted.Responses{}
 	}
 	h := &Host{Machine: harness.NewMachine(t, repo, wire, harness.SystemPath(t)), Copilot: bin, WireAPI: wireAPI}
@@ -71,14 +64,14 @@ func promptOf(text string) string {
 
 var warmed sync.Once
 
-// warm starts the CLI once in its shared cache (copilotcli.Cache), which
+// warm starts the CLI once in its shared cache (Cache), which
 // it unpacks its package into on the first start, before sessions run
 // side by side.
 func warm(t testing.TB, bin string) {
 	warmed.Do(func() {
 		home := t.TempDir()
 		cmd := exec.Command(bin, "--version")
-		cmd.Env = copilotcli.Env(home, home, copilotcli.Cache(bin), "http://127.0.0.1:9", copilotcli.Completions, harness.SystemPath(t))
+		cmd.Env = env(home, home, Cache(bin), "http://127.0.0.1:9", Completions, harness.SystemPath(t))
 		if out, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("%s --version: %v\n%s", bin, err, out)
 		}
@@ -87,7 +80,7 @@ func warm(t testing.TB, bin string) {
 
 // Env is the environment of a copilot process on this host.
 func (h *Host) Env() []string {
-	return copilotcli.Env(h.Home, h.Tmp, copilotcli.Cache(h.Copilot), h.Server.URL, h.WireAPI, h.Path)
+	return env(h.Home, h.Tmp, Cache(h.Copilot), h.Server.URL, h.WireAPI, h.Path)
 }
 
 // InstallSkill installs the skill for Copilot CLI as a user does, with the

@@ -9,7 +9,7 @@ import (
 // The example runs the tests share: the walk-through of skill/example.md
 // (three tasks, a fix round, a final review with a Minor) and a plan whose
 // first task's package is large. The direct executor (internal/dev/
-// skilltext) and the real host (internal/dev/host) run the same ones.
+// skilltext) and the host suites (internal/dev/harness) run the same ones.
 
 // WalkSettled is the decision Task 1 settles for the tasks after it.
 const WalkSettled = "greet.txt holds hello and a newline, nothing else"

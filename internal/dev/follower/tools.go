@@ -3,7 +3,7 @@
 // dispatches, written as deterministic straight-line Go over the host's
 // tools. Two executors run the same scripts: internal/dev/skilltext runs
 // them directly (shell blocks under sh, subagents as function calls), and
-// internal/dev/host runs them inside the real Claude Code CLI, as a
+// internal/dev/harness runs them inside the real host CLIs, as a
 // scripted model replayed from the conversation on every request.
 //
 // Following literally means: the controller reads the text the Skill tool

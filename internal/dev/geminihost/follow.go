@@ -2,7 +2,6 @@ package geminihost
 
 import (
 	"encoding/json"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -11,7 +10,6 @@ import (
 	"time"
 
 	"github.com/sdd-go/sdd-go/internal/dev/follower"
-	"github.com/sdd-go/sdd-go/internal/dev/geminiwire"
 	"github.com/sdd-go/sdd-go/internal/dev/harness"
 	"github.com/sdd-go/sdd-go/internal/dev/scripted"
 	"github.com/sdd-go/sdd-go/internal/dev/ship"
@@ -21,19 +19,16 @@ import (
 // (harness.Adapter), 0.61.0:
 //
 //	Bash   run_shell_command{command}: the output wrapped, "Exit Code: N"
-//	       only when not 0 (geminiwire.ParseShell)
+//	       only when not 0 (ParseShell)
 //	Read   read_file{file_path, start_line, end_line}: the text,
 //	       unnumbered; past 2000 lines a notice before it names the
-//	       start_line the file goes on from (geminiwire.ParseRead)
+//	       start_line the file goes on from (ParseRead)
 //	Write  write_file{file_path, content}
 //	Skill  activate_skill{name}: the body and the folder's tree, whose
-//	       root is the skill's folder (geminiwire.ParseSkill)
+//	       root is the skill's folder (ParseSkill)
 //	Agent  invoke_agent{agent_name: generalist, prompt}: the subagent's
 //	       complete_task result, with no agent id (the ledger records
 //	       none); the wire makes the subagent's last text that call
-
-// SkillName is the skill's name as Gemini CLI lists it.
-const SkillName = ship.SkillName
 
 // Agent is the agent every dispatch must run: the CLI's built-in
 // generalist, with the session's tools. The dispatch takes the one
@@ -48,8 +43,9 @@ func (adapter) Host() string { return "gemini" }
 
 func (adapter) Facts() harness.Facts {
 	return harness.Facts{
-		Skill: SkillName,
-		Reads: harness.Whole,
+		Skill:    ship.SkillName,
+		Reads:    harness.Whole,
+		Dispatch: harness.Dispatch{Call: "invoke_agent", Field: "agent_name", Agent: Agent},
 		Calls: map[string]*regexp.Regexp{"Bash": regexp.MustCompile(`^run_shell_command $`), "Read": regexp.MustCompile(`^read_file $`),
 			"Skill": regexp.MustCompile(`^activate_skill $`), "Agent": regexp.MustCompile(`^invoke_agent $`)},
 	}
@@ -63,12 +59,11 @@ func (adapter) Start(t *testing.T, repo string, sc follower.Scenario) *harness.S
 	h := New(t, repo)
 	h.Timeout = 6 * time.Minute
 	dir := h.InstallSkill()
-	if err := writeSettings(h); err != nil {
+	if err := h.WriteSettings(Settings()); err != nil {
 		t.Fatal(err)
 	}
 	h.Policy(userRules(sc))
-	return &harness.Sessions{Machine: h.Machine, SkillDir: dir, BinDir: filepath.Join(dir, "bin"),
-		Session: func(prompt string, s scripted.Script) *harness.Played { return h.Run(prompt, s).Played }}
+	return h.Ready(dir, func(prompt string, s scripted.Script) *harness.Played { return h.Run(prompt, s).Played })
 }
 
 // userRules are the rules a user gives a headless run of the skill,
@@ -90,18 +85,9 @@ func userRules(sc follower.Scenario) string {
 		"[[rule]]\ntoolName = \"run_shell_command\"\ncommandPrefix = [" + strings.Join(quoted, ", ") + "]\ndecision = \"allow\"\npriority = 100\n"
 }
 
-// response is a call's result as the CLI sent it.
-func response(r scripted.Result) geminiwire.FunctionResponse {
-	key := "output"
-	if r.IsError {
-		key = "error"
-	}
-	return geminiwire.FunctionResponse{Response: map[string]any{key: r.Text}}
-}
-
 func (adapter) Bash(a *scripted.Turns, command string) follower.Result {
 	r := a.Call("run_shell_command", map[string]any{"command": command})
-	sh := geminiwire.ParseShell(response(r))
+	sh := ParseShell(r)
 	out := sh.Output
 	if out != "" && !strings.HasSuffix(out, "\n") {
 		out += "\n"
@@ -116,18 +102,15 @@ func (adapter) Bash(a *scripted.Turns, command string) follower.Result {
 // many as the tool gives, 2000), with one read_file call; a read the
 // tool stopped short says where the file goes on (Next).
 func (adapter) Read(a *scripted.Turns, path string, offset, limit int) follower.Result {
-	args := map[string]any{"file_path": path}
-	if offset > 0 {
-		args["start_line"] = offset
-	}
+	end := 0
 	if limit > 0 {
-		args["end_line"] = max(offset, 1) + limit - 1
+		end = max(offset, 1) + limit - 1
 	}
-	r := a.Call("read_file", args)
+	r := a.Call("read_file", readArgs(path, offset, end))
 	if r.IsError {
 		return follower.Result{Text: r.Text, IsError: true}
 	}
-	rd := geminiwire.ParseRead(response(r))
+	rd := ParseRead(r)
 	text := rd.Content
 	if rd.Next > 0 && !strings.HasSuffix(text, "\n") {
 		text += "\n" // a part that stops before the file's end comes without its last newline
@@ -137,7 +120,7 @@ func (adapter) Read(a *scripted.Turns, path string, offset, limit int) follower.
 
 // next is the line a read the tool stopped short of limit goes on from;
 // 0 for one that gave what was asked, or reached the end.
-func next(rd geminiwire.Read, limit int) int {
+func next(rd Read, limit int) int {
 	if rd.Next == 0 || limit > 0 && rd.To-rd.From+1 >= limit {
 		return 0
 	}
@@ -153,7 +136,7 @@ func (adapter) Write(a *scripted.Turns, path, content string) follower.Result {
 // names its folder, as the follower reads a skill.
 func (adapter) Skill(a *scripted.Turns, name string) follower.Result {
 	r := a.Call("activate_skill", map[string]any{"name": name})
-	sk := geminiwire.ParseSkill(response(r))
+	sk := ParseSkill(r)
 	if r.IsError || sk.Dir == "" {
 		return follower.Result{Text: "activate_skill handed over no skill: " + r.Text, IsError: true}
 	}
@@ -168,8 +151,7 @@ func (adapter) Agent(a *scripted.Turns, c follower.AgentCall, sub scripted.Scrip
 	if p := strings.TrimSpace(c.Prompt); p != c.Prompt {
 		a.Handle(p, sub)
 	}
-	r := a.Call("invoke_agent", map[string]any{"agent_name": c.Type, "prompt": c.Prompt})
-	s := geminiwire.ParseSubagent(response(r))
+	s := ParseSubagent(a.Call("invoke_agent", map[string]any{"agent_name": c.Type, "prompt": c.Prompt}))
 	var res struct{ Response string }
 	if json.Unmarshal([]byte(s.Result), &res) == nil && res.Response != "" {
 		return follower.AgentResult{Reply: strings.TrimSpace(res.Response)}

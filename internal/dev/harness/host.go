@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"path/filepath"
 	"regexp"
 	"testing"
 
@@ -38,6 +39,13 @@ type Sessions struct {
 	Session func(prompt string, controller scripted.Script) *Played
 }
 
+// Ready is m ready for sessions: the skill the installer put in
+// skillDir, its commands in its bin/ (a host whose commands are
+// elsewhere makes its Sessions itself), each session run by session.
+func (m *Machine) Ready(skillDir string, session func(prompt string, controller scripted.Script) *Played) *Sessions {
+	return &Sessions{Machine: m, SkillDir: skillDir, BinDir: filepath.Join(skillDir, "bin"), Session: session}
+}
+
 // Facts are where hosts differ, as the scenarios check them.
 type Facts struct {
 	// Skill is the skill's name as the host lists it.
@@ -67,6 +75,11 @@ type Facts struct {
 	// by a space ("spawn_agent wait_agent close_agent "); nil for a tool
 	// is none checked.
 	Calls map[string]*regexp.Regexp
+	// Dispatch is the host's dispatch call, as the walk-through checks
+	// every one of the controller's: the agent it runs, as the host's
+	// file names it, in the call's input field (none checked where Field
+	// is ""), and no model where the host has no Tiers.
+	Dispatch Dispatch
 	// Micro: the host runs MicroTasks and MicroResume, a batch of
 	// follower.MicroTasks tiny tasks and a resume in its middle (two more
 	// sessions' worth of time).
@@ -76,6 +89,10 @@ type Facts struct {
 	// FewResumes. $SDD_HOST_RESUMES=all runs every state on every host.
 	Resumes []string
 }
+
+// Dispatch is a host's dispatch call: its name (without a namespace),
+// and the input field naming the agent it runs, which must be Agent.
+type Dispatch struct{ Call, Field, Agent string }
 
 // FewResumes are the resume states a host's suite runs: which row Look
 // gives and what the text makes of it do not depend on the host, and

@@ -2,16 +2,17 @@
 // machine for sessions of a real host CLI against the scripted model
 // (internal/dev/scripted), the project's installer run into it, and the
 // follower (internal/dev/follower) over the host's tools. A host is a
-// description (its CLI and its session's environment, in
-// internal/dev/<cli>: claudecode, codexcli, opencodecli, copilotcli) and
-// an adapter package (host, codexhost, opencodehost, copilothost): the
-// wire format its server speaks (a scripted.Wire), how its session's
-// events are read, and how the follower's tools map onto its own
-// (Adapter). The server, the book, the replay, the session's process, the
-// cut, the copy before Finish and the follower exist once.
+// row of internal/dev/hostcli's table (its CLI: npm packages, version,
+// binary) and a host package (claudehost, codexhost, opencodehost,
+// copilothost, geminihost): its session's environment, the wire format
+// its server speaks (a scripted.Wire), how its session's events are
+// read, and how the follower's tools map onto its own (Adapter). The
+// server, the book, the replay, the session's process, the cut, the copy
+// before Finish and the follower exist once.
 package harness
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -89,4 +90,22 @@ func (m *Machine) Play(prompt string, script scripted.Script, env []string, cmd 
 		}
 	}
 	return p
+}
+
+// Command runs bin with args in the repository with env, for a command
+// of the CLI that asks no model (Claude Code's plugin details,
+// OpenCode's export), for at most a minute, and returns its stdout; its
+// error carries what the command printed on stderr.
+func (m *Machine) Command(env []string, bin string, args ...string) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Dir, cmd.Env = m.Repo, env
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return out, fmt.Errorf("%s %v: %v\n%s", filepath.Base(bin), args, err, stderr.Bytes())
+	}
+	return out, nil
 }

@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"encoding/json"
 	"fmt"
 	"maps"
 	"os"
@@ -199,6 +200,21 @@ func walkThrough(t *testing.T, h Host) {
 	if m := h.Facts().Model; m != "" {
 		for _, r := range s.Server.Requests() {
 			assert.Equal(t, m, r.Model, "request %d", r.Seq)
+		}
+	}
+	if d := h.Facts().Dispatch; d.Call != "" {
+		for _, c := range s.Server.Calls(p.Conversation) {
+			if c.Name != d.Call {
+				continue
+			}
+			if d.Field != "" {
+				assert.Equal(t, d.Agent, c.Str(d.Field), "the agent %s runs", c.Qualified())
+			}
+			var in map[string]any
+			json.Unmarshal(c.Input, &in)
+			if !h.Facts().Tiers {
+				assert.Empty(t, in["model"], "%s names no model", c.Qualified())
+			}
 		}
 	}
 

@@ -2,7 +2,6 @@ package opencodehost
 
 import (
 	"fmt"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -11,7 +10,6 @@ import (
 
 	"github.com/sdd-go/sdd-go/internal/dev/follower"
 	"github.com/sdd-go/sdd-go/internal/dev/harness"
-	"github.com/sdd-go/sdd-go/internal/dev/opencodecli"
 	"github.com/sdd-go/sdd-go/internal/dev/scripted"
 	"github.com/sdd-go/sdd-go/internal/dev/ship"
 )
@@ -27,10 +25,6 @@ import (
 //	Skill  skill{name}: the body and "Base directory for this skill: DIR"
 //	Agent  task{description, prompt, subagent_type}: always in the foreground;
 //	       task_id too to continue the implementer (a fix round)
-
-// SkillName is the skill's name in OpenCode: the folder's, with no plugin
-// before it (Claude Code's is sdd-go:subagent-driven-development).
-const SkillName = ship.SkillName
 
 // SubagentType is the agent every dispatch must run (the dispatch takes
 // the one host-opencode.md names, AgentCall.Type; the tests check it is
@@ -50,11 +44,12 @@ func (adapter) Host() string { return "opencode" }
 func (adapter) Facts() harness.Facts {
 	one := func(name string) *regexp.Regexp { return regexp.MustCompile("^" + name + " $") }
 	return harness.Facts{
-		Skill:     SkillName,
-		Model:     opencodecli.Model,
+		Skill:     ship.SkillName,
+		Model:     Model,
 		AgentIDs:  true,
 		Continues: true,
 		Reads:     harness.GoesOn,
+		Dispatch:  harness.Dispatch{Call: "task", Field: "subagent_type", Agent: SubagentType},
 		Calls:     map[string]*regexp.Regexp{"Bash": one("bash"), "Read": one("read"), "Skill": one("skill"), "Agent": one("task")},
 		Resumes:   resumeStates,
 	}
@@ -74,8 +69,7 @@ func (adapter) Start(t *testing.T, repo string, _ follower.Scenario) *harness.Se
 	h := New(t, repo)
 	h.Timeout = 5 * time.Minute
 	dir := h.InstallSkill()
-	return &harness.Sessions{Machine: h.Machine, SkillDir: dir, BinDir: filepath.Join(dir, "bin"),
-		Session: func(prompt string, s scripted.Script) *harness.Played { return h.Run(prompt, fromScripted(s)).Played }}
+	return h.Ready(dir, func(prompt string, s scripted.Script) *harness.Played { return h.Run(prompt, fromScripted(s)).Played })
 }
 
 // Bash runs the command with the bash tool in the session's directory.

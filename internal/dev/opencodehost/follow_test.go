@@ -11,7 +11,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/sdd-go/sdd-go/internal/dev/harness"
+	"github.com/sdd-go/sdd-go/internal/dev/ship"
 )
+
+// TestMain runs the suite, then removes what harness.Install built.
+func TestMain(m *testing.M) { harness.Main(m) }
 
 // TestFollow runs the shared scenarios (harness.RunScenarios) in the real
 // CLI: the follower's controller as the session's model, its subagents
@@ -20,14 +24,12 @@ import (
 // refused, and a refusal fails the run.
 func TestFollow(t *testing.T) { harness.RunScenarios(t, adapter{}) }
 
-var skillEntryRe = regexp.MustCompile(`(?s)<skill>\s*<name>` + regexp.QuoteMeta(SkillName) + `</name>.*?</skill>`)
+var skillEntryRe = regexp.MustCompile(`(?s)<skill>\s*<name>` + regexp.QuoteMeta(ship.SkillName) + `</name>.*?</skill>`)
 
-// CheckWalkThrough: the skill is listed to the model, every dispatch is
-// OpenCode's general subagent (task takes no model: the text's tiers do
-// not reach OpenCode), every subagent reads its role file and more; and
-// what OpenCode sends the model of the skill, always (its <skill> entry
-// in the system prompt) and on invoke (the skill tool's result), is
-// logged.
+// CheckWalkThrough: the skill is listed to the model, every subagent
+// reads its role file and more; and what OpenCode sends the model of the
+// skill, always (its <skill> entry in the system prompt) and on invoke
+// (the skill tool's result), is logged.
 func (adapter) CheckWalkThrough(t *testing.T, s *harness.Sessions, p *harness.Played) {
 	listing, invoked := 0, 0
 	if reqs := s.Server.Conversation(p.Conversation); len(reqs) > 0 {
@@ -38,11 +40,8 @@ func (adapter) CheckWalkThrough(t *testing.T, s *harness.Sessions, p *harness.Pl
 		}
 	}
 	for _, c := range s.Server.Calls(p.Conversation) {
-		switch c.Name {
-		case "skill":
+		if c.Name == "skill" {
 			invoked = len(c.Output)
-		case "task":
-			assert.Equal(t, SubagentType, c.Str("subagent_type"))
 		}
 	}
 	body := len(skillBodyOf(t, s.SkillDir))

@@ -1,9 +1,13 @@
 package opencodehost
 
 import (
+	"encoding/json"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // What opencode 1.18.33 writes that the harness reads: no CLI needed.
@@ -40,4 +44,53 @@ func TestFetched(t *testing.T) {
 		assert.True(t, fetched(l), l)
 	}
 	assert.False(t, fetched(`timestamp=2026-12-04T19:16:56.072Z level=INFO run=2e557b73 message=evaluated permission=bash pattern="echo out" action.permission=* action.action=allow action.pattern=*`))
+}
+
+// A configuration directory gets opencode.json with the scripted model as
+// its one provider, and the plugin package of the install as opencode
+// checks for it.
+func TestWriteConfig(t *testing.T) {
+	install := t.TempDir()
+	bin := filepath.Join(install, "node_modules/opencode-linux-x64/bin/opencode")
+	home := t.TempDir()
+	assert.ErrorContains(t, WriteConfig(home, "http://127.0.0.1:4321", bin), "go run ./scripts/hostcli install opencode")
+	for f, content := range map[string]string{
+		"node_modules/@opencode-ai/plugin/package.json": `{"name":"@opencode-ai/plugin"}`,
+		"package.json":      `{"dependencies":{"@opencode-ai/plugin":"1.0.0"}}`,
+		"package-lock.json": `{"lockfileVersion":3,"packages":{"":{"dependencies":{"@opencode-ai/plugin":"1.0.0"}}}}`,
+	} {
+		p := filepath.Join(install, "config", f)
+		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		require.NoError(t, os.WriteFile(p, []byte(content), 0o644))
+	}
+	home = t.TempDir()
+	require.NoError(t, WriteConfig(home, "http://127.0.0.1:4321", bin))
+
+	dir := filepath.Join(home, ".config", "opencode")
+	b, err := os.ReadFile(filepath.Join(dir, "opencode.json"))
+	require.NoError(t, err)
+	var cfg struct {
+		Autoupdate *bool
+		Share      string
+		Model      string
+		Provider   map[string]struct {
+			NPM     string
+			Options struct{ BaseURL string }
+			Models  map[string]any
+		}
+	}
+	require.NoError(t, json.Unmarshal(b, &cfg))
+	require.NotNil(t, cfg.Autoupdate)
+	assert.False(t, *cfg.Autoupdate)
+	assert.Equal(t, "disabled", cfg.Share)
+	assert.Equal(t, "sdd/scripted", cfg.Model)
+	require.Contains(t, cfg.Provider, "sdd")
+	assert.Equal(t, "@ai-sdk/openai-compatible", cfg.Provider["sdd"].NPM)
+	assert.Equal(t, "http://127.0.0.1:4321/v1", cfg.Provider["sdd"].Options.BaseURL)
+	assert.Contains(t, cfg.Provider["sdd"].Models, "scripted")
+
+	assert.FileExists(t, filepath.Join(dir, "node_modules/@opencode-ai/plugin/package.json"))
+	lock, err := os.ReadFile(filepath.Join(dir, "package-lock.json"))
+	require.NoError(t, err)
+	assert.Contains(t, string(lock), `"@opencode-ai/plugin"`)
 }

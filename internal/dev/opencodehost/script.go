@@ -3,7 +3,6 @@ package opencodehost
 import (
 	"regexp"
 	"strings"
-	"testing"
 
 	"github.com/sdd-go/sdd-go/internal/dev/scripted"
 )
@@ -21,13 +20,6 @@ type Turns struct{ *scripted.Turns }
 
 // play is s as the server runs it.
 func (s Script) play() scripted.Script { return func(t *scripted.Turns) { s(&Turns{t}) } }
-
-// Server is the scripted model, speaking Chat Completions
-// (scripted.Chat).
-type Server = scripted.Server
-
-// NewServer starts a server for OpenCode.
-func NewServer(t testing.TB) *Server { return scripted.NewServer(t, scripted.Chat{}) }
 
 // Bash runs command with the bash tool, in the session's directory, and
 // returns its output: stdout and stderr as they came, "(no output)" when

@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/sdd-go/sdd-go/internal/dev/harness"
-	"github.com/sdd-go/sdd-go/internal/dev/opencodecli"
+	"github.com/sdd-go/sdd-go/internal/dev/hostcli"
 	"github.com/sdd-go/sdd-go/internal/dev/scripted"
 )
 
@@ -36,9 +36,9 @@ type Host struct {
 // $SDD_OPENCODE_CLI) the test is skipped, or fails under make test-host.
 func New(t testing.TB, repo string) *Host {
 	t.Helper()
-	bin := opencodecli.Binary(t)
+	bin := hostcli.OpenCode.Installed(t)
 	h := &Host{Machine: harness.NewMachine(t, repo, scripted.Chat{}, harness.SystemPath(t, "rg")), OpenCode: bin}
-	if err := opencodecli.WriteConfig(h.Home, h.Server.URL, bin); err != nil {
+	if err := WriteConfig(h.Home, h.Server.URL, bin); err != nil {
 		t.Fatal(err)
 	}
 	return h
@@ -46,12 +46,12 @@ func New(t testing.TB, repo string) *Host {
 
 // Env is the environment of an opencode process on this host.
 func (h *Host) Env() []string {
-	return opencodecli.Env(h.Home, h.Tmp, h.Path)
+	return hostcli.OpenCode.Env(h.Home, h.Tmp, h.Path)
 }
 
 // ConfigDir is the host's global configuration directory
 // (~/.config/opencode): skills/, plugins/.
-func (h *Host) ConfigDir() string { return opencodecli.ConfigDir(h.Home) }
+func (h *Host) ConfigDir() string { return ConfigDir(h.Home) }
 
 // RunMessage is the text opencode run sends as the first user message for
 // its message arguments: each argument holding a space is put in double
@@ -176,7 +176,7 @@ func (h *Host) Run(prompt string, controller Script) *Session {
 	var readErr error
 	p := h.Play(RunMessage(prompt), controller.play(), h.Env(), func(ctx context.Context) *exec.Cmd {
 		return exec.CommandContext(ctx, h.OpenCode, "run", "--print-logs", "--format", "json", "--", prompt)
-	}, func(r io.Reader) { readErr = readStream(r, s) })
+	}, func(r io.Reader) { readErr = harness.ReadEvents(r, s.take) })
 	s.Played = p
 	if len(s.Texts) > 0 {
 		p.Final = s.Texts[len(s.Texts)-1]
@@ -242,15 +242,9 @@ func fetched(line string) bool {
 	return strings.Contains(line, "dependency install") || strings.Contains(line, `message="downloading`)
 }
 
-func readStream(r io.Reader, s *Session) error {
-	return harness.ReadEvents(r, func(e Event, line json.RawMessage) {
-		e.Raw = line
-		s.Events = append(s.Events, e)
-		s.take(e)
-	})
-}
-
-func (s *Session) take(e Event) {
+func (s *Session) take(e Event, line json.RawMessage) {
+	e.Raw = line
+	s.Events = append(s.Events, e)
 	switch {
 	case e.Type == "error":
 		s.Errors = append(s.Errors, e)
@@ -324,16 +318,9 @@ func (x *Export) Texts() []string {
 // the whole CLI) and decodes it: how a test sees what a subagent did.
 func (h *Host) Export(id string) *Export {
 	h.T.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, h.OpenCode, "export", id)
-	cmd.Dir = h.Repo
-	cmd.Env = h.Env()
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
+	out, err := h.Command(h.Env(), h.OpenCode, "export", id)
 	if err != nil {
-		h.T.Fatalf("opencode export %s: %v\n%s", id, err, stderr.String())
+		h.T.Fatal(err)
 	}
 	var x Export
 	if err := json.Unmarshal(out, &x); err != nil {

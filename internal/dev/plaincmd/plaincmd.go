@@ -5,7 +5,7 @@
 // backquotes, sets or reads a variable, redirects, pipes, loops, or has
 // braces with quotes; under `claude -p` it refuses it. The skill's steps
 // must be plain, and so must the commands of the follower's subagents:
-// the host suite (internal/dev/host), the static checks of the text and
+// the host suite (internal/dev/claudehost), the static checks of the text and
 // the direct executor (internal/dev/skilltext) all judge with this one
 // checker.
 package plaincmd

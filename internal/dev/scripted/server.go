@@ -13,8 +13,8 @@ import (
 // turn is answered in it. The server, the book and the replay are the
 // same for every wire; a new wire format is one Wire. This package has
 // the Messages API (Claude Code), the Responses API (Codex CLI, and
-// Copilot CLI's responses mode) and Chat Completions (OpenCode, Copilot
-// CLI).
+// Copilot CLI's responses mode), Chat Completions (OpenCode, Copilot
+// CLI) and the Gemini API (Gemini CLI).
 type Wire interface {
 	// Answers says whether a request to method and path is a turn of a
 	// conversation; any other request is recorded and gets 404.
