@@ -15,18 +15,6 @@ import (
 	"github.com/sdd-go/sdd-go/internal/dev/testutil"
 )
 
-// staleMentions are paths known to be gone that comments still name, by
-// the file that names them: those files are being rewritten on another
-// branch. TEMPORARY: empty it when that branch is merged;
-// TestNamedPathsExist fails on an entry that no longer matches.
-var staleMentions = map[string][]string{
-	"internal/dev/codexhost/doc.go":     {"internal/dev/host"},
-	"internal/dev/follower/examples.go": {"internal/dev/host"},
-	"internal/dev/follower/tools.go":    {"internal/dev/host"},
-	"internal/dev/opencodehost/doc.go":  {"internal/dev/host"},
-	"internal/dev/plaincmd/plaincmd.go": {"internal/dev/host"},
-}
-
 // TestNamedPathsExist fails when a comment of a Go file, or a Markdown
 // file (the README, docs/; not skill/ or examples/, whose paths are the
 // installed skill's and the example project's), names a path of this
@@ -34,12 +22,6 @@ var staleMentions = map[string][]string{
 // package moved or renamed leaves no pointer to it behind.
 func TestNamedPathsExist(t *testing.T) {
 	root := testutil.ModuleRoot()
-	stale := map[string]bool{}
-	for file, paths := range staleMentions {
-		for _, p := range paths {
-			stale[file+": "+p] = false // true once met
-		}
-	}
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -65,22 +47,13 @@ func TestNamedPathsExist(t *testing.T) {
 				if exists(root, m.path) {
 					continue
 				}
-				if _, ok := stale[rel+": "+m.path]; ok {
-					stale[rel+": "+m.path] = true
-					continue
-				}
 				t.Errorf("%s:%d names %s, which is not in the tree", rel, tx.line+m.line, m.path)
 			}
 		}
 		return nil
 	})
 	require.NoError(t, err)
-	for k, met := range stale {
-		if met {
-			continue
-		}
-		t.Errorf("staleMentions: %s is named there no more: remove the entry", k)
-	}
+
 }
 
 // text is a piece of a file and the line it starts on.
