@@ -70,12 +70,12 @@ its base=, reviewed_head= and complete lines, with the old flat ledger's deferre
 minors and parked lines of task N, and each DECISION later tasks build on as
 "settled — DECISION". A range that would leave an earlier commit in no task is
 refused (exit 5).`},
-		{Name: "earlier-review", Args: "PLAN_FILE START_BRANCH N FIRST [LAST]", MinArgs: 4, MaxArgs: 5, Run: earlierReview.Run,
-			Short: "record commits FIRST.. of an earlier run as task N (or the batch N to LAST), to be reviewed",
+		{Name: "earlier-review", Args: "PLAN_FILE START_BRANCH N FIRST [LAST_TASK]", MinArgs: 4, MaxArgs: 5, Run: earlierReview.Run,
+			Short: "record commits FIRST.. of an earlier run as task N (or the batch N to LAST_TASK), to be reviewed",
 			Description: `Record task N's base as the commit before FIRST (numbered as look lists them) and
 write its brief: the commits from FIRST on are task N's work, to be reviewed. With
-LAST, they are the work of the batch of Tasks N to LAST (as "task N LAST" starts one:
-its brief, its lines), begun before the record began again.`},
+LAST_TASK, they are the work of the batch of Tasks N to LAST_TASK (as "task N LAST"
+starts one: its brief, its lines), begun before the record began again.`},
 		{Name: "carry", Args: "PLAN_FILE OLD_WORKSPACE", MinArgs: 2, MaxArgs: 2, Run: runCarry,
 			Short: "carry a moved plan's ledger and files over from OLD_WORKSPACE",
 			Description: `After the human said this plan moved from the plan OLD_WORKSPACE belongs to: make

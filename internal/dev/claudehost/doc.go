@@ -33,8 +33,8 @@
 // TestFollow runs the shared scenarios and, here alone (Facts.Micro), the
 // micro-tasks: a batch of eight one-line tasks (about 55 model requests,
 // a session of 12 to 21 s) and a resume mid-batch (27 to 55 s a session).
-// TestPluginTokenCost holds the skill to at most 30 tokens always on and
-// 3400 on invoke (measured: 29 and about 3300): `claude plugin details
+// TestPluginTokenCost holds the skill to ship's budgets, always on and on
+// invoke (measured: 29 and about 3400): `claude plugin details
 // sdd-go` against the server, which answers count_tokens with 404, so
 // the numbers are the CLI's own estimate (about four characters a
 // token). Server.Unknown() holds the host's own side requests: none.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/sdd-go/sdd-go/internal/dev/follower"
 	"github.com/sdd-go/sdd-go/internal/dev/scripted"
+	"github.com/sdd-go/sdd-go/internal/dev/ship"
 	"github.com/sdd-go/sdd-go/internal/dev/testutil"
 )
 
@@ -55,12 +56,10 @@ func TestTools(t *testing.T) {
 	assert.Equal(t, "one\nTWO\nthree\n", string(b))
 }
 
-// Token budgets of the skill, as `claude plugin details` estimates them:
-// always-on is its listing in every session, on-invoke its text each
-// time it is loaded.
+// The skill's token budgets, as `claude plugin details` estimates them.
 const (
-	alwaysOnBudget = 30
-	onInvokeBudget = 3400
+	alwaysOnBudget = ship.AlwaysOnBudget
+	onInvokeBudget = ship.OnInvokeBudget
 )
 
 // TestPluginTokenCost measures the installed plugin's skill with the

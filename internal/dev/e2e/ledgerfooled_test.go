@@ -282,10 +282,12 @@ func TestLedgerLookNamesWhatItPassesOver(t *testing.T) {
 	assert.Contains(t, out, "Task 1: last=base after=0 ")
 
 	// Task 1's brief was written from "step 1"; the plan renumbered, its
-	// Task 1 is another task now.
+	// Task 1 is another task now: a stop for the human (issue 36).
 	l2 := newLedgerRun(t, 2)
 	l2.run("start", "plan.md")
 	l2.run("task", "plan.md", "1")
 	l2.r.Write("plan.md", "# Plan\n\n## Task 1: a new first step\nx\n\n## Task 2: step 1\nWrite f1.txt.\n\n## Task 3: step 2\nWrite f2.txt.\n")
-	assert.Contains(t, l2.look(), `  note: its brief was written from the heading "step 1", and the plan's Task 1 is "a new first step" now: was the plan renumbered?`)
+	out = l2.look()
+	assert.Contains(t, out, `  plan: Task 1 was begun from the heading "step 1", and the plan's Task 1 is "a new first step" now`)
+	assert.Contains(t, out, "next: Task 1 row=renumbered\n")
 }

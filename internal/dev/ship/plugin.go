@@ -20,6 +20,17 @@ const PluginName = "sdd-go"
 // skills/, and the name the model knows it by after the plugin's.
 const SkillName = "subagent-driven-development"
 
+// The skill's token budgets, as a host estimates them (`claude plugin
+// details`: about four characters a token): always on, its listing in
+// every session; on invoke, SKILL.md's body each time it is loaded. The
+// text's checks (skilltext) and the real host (claudehost) hold it to
+// them. The anchor's text costs about 30 and 6.9k; 3600 is the bound the
+// project set on invoke (tasks side by side must fit in it too).
+const (
+	AlwaysOnBudget = 30
+	OnInvokeBudget = 3600
+)
+
 // Homepage is the project's address, in plugin.json.
 const Homepage = "https://github.com/sdd-go/sdd-go"
 

@@ -47,6 +47,7 @@ var samples = map[string][]string{
 	"<decisions>":                            {"'Parse returns (int, error)' 'the flag is --dry-run; not -n'", ""},
 	"<first>":                                {"1"},
 	"<last>":                                 {"2"},
+	"<last task>":                            {"3"},
 	"<old workspace>":                        {"/src/shop/.superpowers/sdd/greet-plans"},
 	"<id>":                                   {"F2"},
 	"<why>":                                  {"the reviewer misread the loop bound (see $HOME/x)"},

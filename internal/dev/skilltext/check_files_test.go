@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/sdd-go/sdd-go/internal/dev/ship"
 )
 
 // Checks 1 and 2: the front matter the host lists the skill by, and the
@@ -29,7 +31,7 @@ const listingBudget = 120
 // after the front matter at four characters a token (14406 characters
 // measured 3600 tokens with Claude Code 2.1.328). Rare material goes to
 // rare.md, behind a link, to stay under it.
-const onInvokeBudget = 3400 // tokens, at bytesPerTokens a token
+const onInvokeBudget = ship.OnInvokeBudget // tokens, at bytesPerTokens a token
 
 // checkOnInvoke estimates SKILL.md's on-invoke tokens as the host does.
 func checkOnInvoke(x skillText) []string {
@@ -55,7 +57,7 @@ func TestOnInvokeCost(t *testing.T) {
 	// (by a token at least, whatever the text's size now).
 	pad := max(onInvokeBudget*bytesPerTokens-len(body), 0) + bytesPerTokens
 	over := x.edit(t, skillMD, "## Before Task 1\n", "## Before Task 1\n\n"+strings.Repeat("x", pad)+"\n")
-	requireCatches(t, checkOnInvoke(over), "over 3400")
+	requireCatches(t, checkOnInvoke(over), fmt.Sprintf("over %d", onInvokeBudget))
 }
 
 func checkFrontMatter(x skillText) []string {

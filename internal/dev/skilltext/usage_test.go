@@ -98,7 +98,7 @@ func realUsages(t *testing.T) map[string]Usage {
 // follow.
 var argShapes = map[string]string{
 	"PLAN_FILE": "'<plan file>'", "START_BRANCH": "'<start branch>'", "N": "<N>", "N|final": "<N>",
-	"AGENT_ID": "<agent id>", "FIRST": "<first>", "LAST": "<last>", "OLD_WORKSPACE": "'<old workspace>'",
+	"AGENT_ID": "<agent id>", "FIRST": "<first>", "LAST": "<last>", "LAST_TASK": "<last task>", "OLD_WORKSPACE": "'<old workspace>'",
 	"ID": "<id>", "WHY": "'<why>'", "REASON": "'<reason>'", "TEXT": "'<what failed, one line>'", "DECISION": "<decisions>",
 	"WHAT_CHANGED": "'<what changed>'", "WHAT_HAPPENED": "'<what happened>'",
 }
