@@ -47,6 +47,7 @@ func readFile(t *testing.T, p string) string {
 
 // Difference 1: help and version as the only argument.
 func TestHelpAndVersion(t *testing.T) {
+	t.Parallel()
 	r := testutil.NewRepo(t)
 	for _, name := range ship.Commands {
 		for _, arg := range []string{"-h", "--help"} {
@@ -74,6 +75,7 @@ func TestHelpAndVersion(t *testing.T) {
 
 // Difference 2: same-basename plans get their own workspaces, marked.
 func TestSameBasenamePlansGetDistinctWorkspaces(t *testing.T) {
+	t.Parallel()
 	r := testutil.NewRepo(t)
 	r.Write("docs/a/plan.md", "## Task 1\nA one\n")
 	r.Write("docs/b/plan.md", "## Task 1\nB one\n")
@@ -107,6 +109,7 @@ func TestSameBasenamePlansGetDistinctWorkspaces(t *testing.T) {
 }
 
 func TestSpellingsOfOnePlanShareAWorkspace(t *testing.T) {
+	t.Parallel()
 	r := testutil.NewRepo(t)
 	r.Write("docs/plan.md", twoTasks)
 	r.Write("sub/dir/.keep", "")
@@ -133,6 +136,7 @@ func TestSpellingsOfOnePlanShareAWorkspace(t *testing.T) {
 }
 
 func TestPlanOutsideTheRepositoryIsMarkedAbsolute(t *testing.T) {
+	t.Parallel()
 	r := testutil.NewRepo(t)
 	outside := filepath.Join(testutil.RealTempDir(t), "plan.md")
 	require.NoError(t, os.WriteFile(outside, []byte(twoTasks), 0o644))
@@ -143,6 +147,7 @@ func TestPlanOutsideTheRepositoryIsMarkedAbsolute(t *testing.T) {
 }
 
 func TestReferenceWorkspaceIsAdopted(t *testing.T) {
+	t.Parallel()
 	r := testutil.NewRepo(t)
 	r.Write("docs/plan.md", twoTasks)
 	// What the bash script leaves: a workspace with a ledger and no marker.
@@ -155,6 +160,7 @@ func TestReferenceWorkspaceIsAdopted(t *testing.T) {
 }
 
 func TestWorkspacePathThatIsAFileFails(t *testing.T) {
+	t.Parallel()
 	r := testutil.NewRepo(t)
 	r.Write("plan.md", twoTasks)
 	r.Write(".superpowers/sdd/plan", "not a directory\n")
@@ -208,6 +214,7 @@ func assertOneEach(t *testing.T, dirs map[string]map[string]bool, a, b string) (
 }
 
 func TestConcurrentCallsAgree(t *testing.T) {
+	t.Parallel()
 	r := testutil.NewRepo(t)
 	r.Write("a/plan.md", twoTasks)
 	r.Write("b/plan.md", twoTasks)
@@ -280,6 +287,7 @@ func failedPackageLeavesNothing(t *testing.T, bins string) {
 }
 
 func TestReplacedOutfileKeepsModeAndHardLinkKeepsOldContents(t *testing.T) {
+	t.Parallel()
 	eachBuild(t, replacedOutfileKeepsModeAndHardLinkKeepsOldContents)
 }
 
@@ -342,6 +350,7 @@ func assertNoTemps(t *testing.T, root string) {
 
 // Difference 4: the task number is literal.
 func TestTaskNumberIsLiteral(t *testing.T) {
+	t.Parallel()
 	r := testutil.NewRepo(t)
 	r.Write("plan.md", "## Task 12\ntwelve\n## Task 1.\none-dot\n## Task 1\none\n")
 	res := r.Run("", "task-brief", "plan.md", "1.", "out.md")
@@ -356,6 +365,7 @@ func TestTaskNumberIsLiteral(t *testing.T) {
 
 // Difference 5: OUTFILE is the plan.
 func TestOutfileThatIsThePlanIsRefused(t *testing.T) {
+	t.Parallel()
 	r := testutil.NewRepo(t)
 	r.Write("docs/plan.md", twoTasks)
 	r.Commit("one")
@@ -373,6 +383,7 @@ func TestOutfileThatIsThePlanIsRefused(t *testing.T) {
 
 // Difference 6: any plan name is a file name.
 func TestDashAndAssignmentPlanNamesAreFiles(t *testing.T) {
+	t.Parallel()
 	r := testutil.NewRepo(t)
 	for _, tc := range []struct{ plan, slug string }{
 		{"-p.md", "-p"}, {"--x.md", "--x"}, {"--", "--"}, {"-", "-"}, {"a=b.md", "a=b"}, {"--suffix=x.md", "--suffix=x"},
@@ -389,6 +400,7 @@ func TestDashAndAssignmentPlanNamesAreFiles(t *testing.T) {
 
 // Difference 8: a revision that looks like an option never reaches git.
 func TestDashRevisionsAreBadRevisions(t *testing.T) {
+	t.Parallel()
 	r := testutil.NewRepo(t)
 	r.Write("plan.md", twoTasks)
 	r.Commit("one")

@@ -31,6 +31,7 @@ func TestNewOutfileIsCreatedWithUmask(t *testing.T) {
 }
 
 func TestDevNullAndFIFOAreWrittenDirectly(t *testing.T) {
+	t.Parallel()
 	r := testutil.NewRepo(t)
 	r.Write("plan.md", twoTasks)
 	base := r.Commit("one", "f.txt", "1\n")

@@ -24,6 +24,7 @@ import (
 // read from the link's real directory, and ".." after a symlinked
 // directory is the target's parent.
 func TestOutfileThroughSymlinkedDirectories(t *testing.T) {
+	t.Parallel()
 	r := testutil.NewRepo(t)
 	r.Write("work/plan.md", twoTasks)
 	base := r.Commit("plan")
@@ -70,6 +71,7 @@ func TestOutfileThroughSymlinkedDirectories(t *testing.T) {
 // Without it the script's redirection fails (exit 1); so do we, naming
 // the path, and no file appears anywhere.
 func TestTaskNumberWithDotDotInTheDefaultOutfile(t *testing.T) {
+	t.Parallel()
 	r := testutil.NewRepo(t)
 	r.Write("plan.md", twoTasks)
 	require.Equal(t, 0, r.Run("", "sdd-workspace", "plan.md").Code)
@@ -99,6 +101,7 @@ func TestTaskNumberWithDotDotInTheDefaultOutfile(t *testing.T) {
 // system, is out.md beside that directory: the temporary file is made
 // there too, so the rename never crosses file systems.
 func TestOutfileDotDotAcrossFileSystems(t *testing.T) {
+	t.Parallel()
 	other, err := os.MkdirTemp("/dev/shm", "sdd-test-")
 	if err != nil {
 		t.Skip("no /dev/shm to stand for another file system")
@@ -127,6 +130,7 @@ func TestOutfileDotDotAcrossFileSystems(t *testing.T) {
 // any call, not even one started early and cancelled. A logging git on
 // PATH records every argv of every run.
 func TestDashRevisionsNeverReachGit(t *testing.T) {
+	t.Parallel()
 	r := testutil.NewRepo(t)
 	r.Write("plan.md", twoTasks)
 	r.Commit("one", "f.txt", "1\n")
@@ -195,6 +199,7 @@ func TestDashRevisionsNeverReachGit(t *testing.T) {
 // execute binary file: Exec format error"; review-package prints that line
 // and then "bad BASE: HEAD", exit 2.)
 func TestGitThatCannotStart(t *testing.T) {
+	t.Parallel()
 	r := testutil.NewRepo(t)
 	r.Write("plan.md", twoTasks)
 	r.Commit("one")
@@ -252,6 +257,7 @@ func withPathOnly(env []string, dirs ...string) []string {
 // a user's own build make it) names the module version git gives the
 // checkout, not "dev".
 func TestVersionOfAPlainBuild(t *testing.T) {
+	t.Parallel()
 	root := testutil.ModuleRoot()
 	if err := exec.Command("git", "-C", root, "rev-parse", "--git-dir").Run(); err != nil {
 		t.Skip("the module is not a git checkout: a plain build has no version to record")
@@ -296,6 +302,7 @@ func TestVersionOfAPlainBuild(t *testing.T) {
 // system git, and on Windows any git.exe in the current directory would
 // be. The search goes on in the absolute entries.
 func TestGitInARelativePathEntryIsPassedOver(t *testing.T) {
+	t.Parallel()
 	r := testutil.NewRepo(t)
 	r.Write("plan.md", twoTasks)
 	ran := filepath.Join(t.TempDir(), "ran")

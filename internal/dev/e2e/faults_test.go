@@ -68,6 +68,7 @@ func bigRepo(t *testing.T, size int) (*testutil.Repo, string) {
 }
 
 func TestFullDeviceIsAnIOError(t *testing.T) {
+	t.Parallel()
 	if _, err := os.Stat("/dev/full"); err != nil {
 		t.Skip("no /dev/full")
 	}
@@ -96,6 +97,7 @@ func underFileSizeLimit(r *testutil.Repo, bins string, blocks int, name string, 
 // naming the marker, never the temporary file it was written to nor its
 // directory, and nothing is left in the workspace.
 func TestMarkerThatCannotBeWrittenIsNamed(t *testing.T) {
+	t.Parallel()
 	eachBuild(t, markerThatCannotBeWrittenIsNamed)
 }
 
@@ -292,6 +294,7 @@ func waitFor(t *testing.T, cond func() bool) {
 }
 
 func TestGitDyingMidStreamLeavesNoPackage(t *testing.T) {
+	t.Parallel()
 	eachBuild(t, gitDyingMidStreamLeavesNoPackage)
 }
 
@@ -324,6 +327,7 @@ func gitDyingMidStreamLeavesNoPackage(t *testing.T, bins string) {
 }
 
 func TestCorruptObjectPassesGitsFailureThrough(t *testing.T) {
+	t.Parallel()
 	eachBuild(t, corruptObjectPassesGitsFailureThrough)
 }
 
@@ -365,6 +369,7 @@ func asUnprivileged(t *testing.T, dir string, env []string, prog string, args ..
 }
 
 func TestReadOnlyDirectories(t *testing.T) {
+	t.Parallel()
 	r := testutil.NewSharedRepo(t)
 	r.Write("plan.md", twoTasks)
 	r.Commit("plan")
@@ -420,6 +425,7 @@ func TestReadOnlyDirectories(t *testing.T) {
 // message (never one naming the directory with a stray trailing slash).
 // Writing into it then fails as it does for the reference.
 func TestUnwritableReferenceWorkspaceIsAdopted(t *testing.T) {
+	t.Parallel()
 	bins, err := testutil.BuildBinaries()
 	require.NoError(t, err)
 	setup := func(t *testing.T) *testutil.Repo {
@@ -472,6 +478,7 @@ func TestUnwritableReferenceWorkspaceIsAdopted(t *testing.T) {
 // can be made is written in place, but opened only once the first byte is
 // ready: a task that is not found leaves the old brief whole.
 func TestInPlaceOutfileIsOpenedOnlyWhenThereIsSomethingToWrite(t *testing.T) {
+	t.Parallel()
 	eachBuild(t, inPlaceOutfileIsOpenedOnlyWhenThereIsSomethingToWrite)
 }
 
@@ -500,6 +507,7 @@ func inPlaceOutfileIsOpenedOnlyWhenThereIsSomethingToWrite(t *testing.T, bins st
 // docs/spec.md tb3: an unreadable plan is exit 2 naming it, and the
 // OUTFILE opened before it is not left behind.
 func TestUnreadablePlan(t *testing.T) {
+	t.Parallel()
 	dir := testutil.SharedDir(t)
 	bins, err := testutil.BuildBinaries()
 	require.NoError(t, err)

@@ -36,6 +36,7 @@ func wantBrief(n int) string {
 }
 
 func TestConcurrentBriefs(t *testing.T) {
+	t.Parallel()
 	r := testutil.NewRepo(t)
 	r.Write("plan.md", manyTasks(32))
 	r.Write("a/twin.md", manyTasks(16))
@@ -74,6 +75,7 @@ func TestConcurrentBriefs(t *testing.T) {
 }
 
 func TestConcurrentPackagesToOneOutfile(t *testing.T) {
+	t.Parallel()
 	eachBuild(t, concurrentPackagesToOneOutfile)
 }
 
@@ -131,6 +133,7 @@ func snapshot(t *testing.T, root string) []string {
 }
 
 func TestHostileNamesAndArguments(t *testing.T) {
+	t.Parallel()
 	top := testutil.RealTempDir(t)
 	r := testutil.NewRepo(t)
 	r.Write("plan.md", twoTasks)

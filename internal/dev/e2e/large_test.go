@@ -75,6 +75,7 @@ func sha256File(t *testing.T, path string) []byte {
 }
 
 func TestLargePlans(t *testing.T) {
+	t.Parallel()
 	dir := testutil.RealTempDir(t)
 	env := gitenv.Hermetic(dir)
 	line := strings.Repeat("0123456789abcdef", 8)[:127] + "\n" // 128 bytes
@@ -128,6 +129,7 @@ func TestLargePlans(t *testing.T) {
 }
 
 func TestLargeReviewPackage(t *testing.T) {
+	t.Parallel()
 	r := testutil.NewRepo(t)
 	r.Write("plan.md", twoTasks)
 	base := r.Commit("plan")

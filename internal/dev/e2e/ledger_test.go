@@ -110,6 +110,7 @@ const (
 // Rule ld3: every verb that writes appends; no byte already in the ledger
 // changes, whether the verb succeeds or is refused.
 func TestLedgerVerbsOnlyAppend(t *testing.T) {
+	t.Parallel()
 	l := newLedgerRun(t, 2)
 	l.appendOnly(5, "task", "plan.md", "1")
 	l.appendOnly(0, "start", "plan.md")
@@ -162,6 +163,7 @@ func TestLedgerVerbsOnlyAppend(t *testing.T) {
 // gets one before the verb's lines, which are not glued to it; the
 // ledger's bytes before stay its first bytes.
 func TestLedgerWithoutAFinalNewlineIsAppendedTo(t *testing.T) {
+	t.Parallel()
 	l := newLedgerRun(t, 2)
 	l.run("start", "plan.md")
 	l.run("block", "plan.md", "2", "waiting")
@@ -172,6 +174,7 @@ func TestLedgerWithoutAFinalNewlineIsAppendedTo(t *testing.T) {
 
 // The earlier-run verbs append like the others.
 func TestLedgerEarlierRunVerbsOnlyAppend(t *testing.T) {
+	t.Parallel()
 	l := newLedgerRun(t, 2)
 	l.r.Commit("one", "f1.txt", "1\n")
 	l.r.Commit("two", "f2.txt", "2\n")
@@ -188,6 +191,7 @@ func TestLedgerEarlierRunVerbsOnlyAppend(t *testing.T) {
 // every one is recorded whole, each on its own line, with its own id (each
 // took the next free id on a reading no other changed before it wrote).
 func TestLedgerConcurrentFindings(t *testing.T) {
+	t.Parallel()
 	const n = 16
 	l := newLedgerRun(t, 1)
 	l.run("start", "plan.md")
@@ -240,6 +244,7 @@ func TestLedgerConcurrentFindings(t *testing.T) {
 // process's line were the lock not held; a few rounds, from the started
 // ledger each time, for the processes to overlap.
 func TestLedgerConcurrentBlocks(t *testing.T) {
+	t.Parallel()
 	const n, rounds = 16, 4
 	long := strings.TrimSpace(strings.Repeat("and the plan does not say which ", 256))
 	l := newLedgerRun(t, n)
@@ -289,6 +294,7 @@ func countIn(lines, want []string) int {
 // one first line (the first to create the file and the others must not
 // each write it).
 func TestLedgerConcurrentStarts(t *testing.T) {
+	t.Parallel()
 	l := newLedgerRun(t, 1)
 	rounds := 40
 	if testing.Short() {
@@ -314,6 +320,7 @@ func TestLedgerConcurrentStarts(t *testing.T) {
 // make no ledger line (or two): exit 6 for every verb that takes a text,
 // nothing written.
 func TestLedgerRefusesTextsThatMakeNoLine(t *testing.T) {
+	t.Parallel()
 	l := newLedgerRun(t, 1)
 	l.run("start", "plan.md")
 	l.run("task", "plan.md", "1")
@@ -367,6 +374,7 @@ func TestLedgerRefusesTextsThatMakeNoLine(t *testing.T) {
 // Review item 14, ld7: close takes any number of decisions, each its own
 // settled line.
 func TestLedgerCloseTakesManyDecisions(t *testing.T) {
+	t.Parallel()
 	l := newLedgerRun(t, 2)
 	l.run("start", "plan.md")
 	l.run("task", "plan.md", "1")

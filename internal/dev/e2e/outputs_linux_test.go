@@ -64,6 +64,7 @@ func descriptorCases(t *testing.T, r *testutil.Repo) []outputCase {
 // A pipe (a shell pipeline, an agent host reading the command's output) is
 // written directly: the output, then the success line, exit 0.
 func TestDescriptorOutfileThatIsAPipe(t *testing.T) {
+	t.Parallel()
 	r := testutil.NewRepo(t)
 	for _, c := range descriptorCases(t, r) {
 		bin := testutil.Bin(t, c.name)
@@ -100,6 +101,7 @@ func TestDescriptorOutfileThatIsAPipe(t *testing.T) {
 // descriptor: over the start of the output for `>` (offset 0), after it
 // for `>>`.
 func TestDescriptorOutfileThatIsARegularFile(t *testing.T) {
+	t.Parallel()
 	eachBuild(t, func(t *testing.T, bins string) {
 		r := testutil.NewRepo(t)
 		dir := testutil.RealTempDir(t)
@@ -168,6 +170,7 @@ func TestDescriptorOutfileThatIsARegularFile(t *testing.T) {
 // in the file the descriptor holds, and nothing is made by name (no
 // "out (deleted)" beside it).
 func TestDescriptorOutfileThatIsADeletedFile(t *testing.T) {
+	t.Parallel()
 	eachBuild(t, func(t *testing.T, bins string) {
 		r := testutil.NewRepo(t)
 		dir := testutil.RealTempDir(t)
@@ -206,6 +209,7 @@ func TestDescriptorOutfileThatIsADeletedFile(t *testing.T) {
 // A descriptor that is not open is a path that does not exist, as for the
 // shell's `>`: exit 1 naming it, and nothing made.
 func TestDescriptorOutfileThatIsNotOpen(t *testing.T) {
+	t.Parallel()
 	r := testutil.NewRepo(t)
 	r.Write("plan.md", twoTasks)
 	for _, task := range []string{"1", "9"} {
@@ -319,6 +323,7 @@ func TestSignalWhenTheTemporaryFileIsNamed(t *testing.T) {
 // changed nothing would leave every test of the named path passing
 // vacuously.)
 func TestBuildsDifferInTheirTemporaryFiles(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("make test runs the shipped build alone (testutil.OutputBuilds)")
 	}
@@ -378,6 +383,7 @@ func underBindMount(t *testing.T, dir string, env []string, src, mountPoint, bin
 // not found, a git that fails part way (the script empties the file for
 // the first and leaves part of a package for the second).
 func TestOutfileThatIsAMountPoint(t *testing.T) {
+	t.Parallel()
 	if os.Geteuid() != 0 {
 		t.Skip("needs root, to mount inside a mount namespace of its own")
 	}

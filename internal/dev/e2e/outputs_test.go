@@ -45,6 +45,7 @@ func assertOnly(t *testing.T, dir string, names ...string) {
 // directory: another user's file), the file is written in place as `>`
 // writes it: same file, same owner and mode, complete contents, exit 0.
 func TestReplaceForbiddenByStickyDirectoryIsWrittenInPlace(t *testing.T) {
+	t.Parallel()
 	if os.Geteuid() != 0 {
 		t.Skip("needs root, to run the command as another user")
 	}
@@ -96,6 +97,7 @@ func TestReplaceForbiddenByStickyDirectoryIsWrittenInPlace(t *testing.T) {
 // "is a directory" for a missing d2/, where the directory above exists).
 // Nothing is made.
 func TestOutfileWithATrailingSlash(t *testing.T) {
+	t.Parallel()
 	r := testutil.NewRepo(t)
 	r.Write("plan.md", twoTasks)
 	base := r.Commit("one", "f.txt", "1\n")
@@ -150,6 +152,7 @@ func shRun(t *testing.T, r *testutil.Repo, redirections, bin string, args ...str
 // reading) fails the command: exit 1 and a message on stderr, as the
 // script's echo fails. The output itself is written.
 func TestSuccessLineThatCannotBeWritten(t *testing.T) {
+	t.Parallel()
 	r := testutil.NewRepo(t)
 	r.Write("plan.md", twoTasks)
 	base := r.Commit("one", "f.txt", "1\n")
@@ -187,6 +190,7 @@ func TestSuccessLineThatCannotBeWritten(t *testing.T) {
 // subprocess.DEVNULL), where exit 0 is right; the success line then goes
 // to /dev/null.
 func TestClosedStandardDescriptors(t *testing.T) {
+	t.Parallel()
 	r := testutil.NewRepo(t)
 	r.Write("plan.md", twoTasks)
 	base := r.Commit("one", "f.txt", "1\n")

@@ -28,6 +28,7 @@ import (
 // ours, for the script's git calls run in its order, and for the reference
 // when one is found (SDD_REFERENCE).
 func TestPartialCloneFetchesEachBlobOnce(t *testing.T) {
+	t.Parallel()
 	src := testutil.NewRepo(t)
 	src.Write("plan.md", twoTasks)
 	for i := range 5 {

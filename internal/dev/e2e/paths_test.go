@@ -81,6 +81,7 @@ func pathsSeen(t *testing.T, seen string) []string {
 // keeps 127. The reference, measured: exit 0 for all three, a package
 // byte for byte ours.
 func TestGitWithoutPATH(t *testing.T) {
+	t.Parallel()
 	found := false
 	for _, d := range strings.Split(bashDefaultPath, ":") {
 		if fi, err := os.Stat(d + "/git"); err == nil && fi.Mode().IsRegular() && strings.HasPrefix(d, "/") {
@@ -156,6 +157,7 @@ func TestGitWithoutPATH(t *testing.T) {
 // inside a UTF-8 character. The first candidate, the reference's name, is
 // never cut.
 func TestLongBasenameInTwoDirectories(t *testing.T) {
+	t.Parallel()
 	slug := strings.Repeat("p", 240)
 	plans := map[string]string{ // plan → the workspace it gets
 		"docs/a/" + slug + ".md":                                slug,
@@ -259,6 +261,7 @@ var bigPlan = "## Task 1\n" + strings.Repeat("a line of the first task, long eno
 // that path; a second such plan by the same path shares the workspace, as
 // under the reference.
 func TestPlanBehindADeletedDescriptor(t *testing.T) {
+	t.Parallel()
 	if runtime.GOOS != "linux" {
 		t.Skip("descriptor links on procfs are Linux's")
 	}
@@ -335,6 +338,7 @@ func assertIgnored(t *testing.T, r *testutil.Repo) {
 // without it wherever `mkdir -p` fails (measured: a file or a dangling
 // symlink where the workspace goes): a deliberate difference.
 func TestNoFailureLeavesTheWorkspacesUnignored(t *testing.T) {
+	t.Parallel()
 	type provocation struct {
 		name   string
 		setup  func(t *testing.T, r *testutil.Repo)

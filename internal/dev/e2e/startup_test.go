@@ -22,6 +22,7 @@ const maxInitBytes = 4096
 // regular expressions at start-up cost each run 0.5 ms of a 4 ms run
 // (docs/bench.md). Measured with the runtime's own init trace.
 func TestStartupInitializesLittle(t *testing.T) {
+	t.Parallel()
 	for _, name := range ship.Commands {
 		t.Run(name, func(t *testing.T) {
 			res := testutil.RunIn(t.TempDir(), append(testutil.NewRepo(t).Env, "GODEBUG=inittrace=1"), testutil.Bin(t, name), "--version")

@@ -96,6 +96,7 @@ func asReference(t *testing.T, r *testutil.Repo, env []string, base, out string)
 // The stat waits for the diff to start: one after another, it would wait
 // in vain. Side by side, the package is the script's, byte for byte.
 func TestPackagePartsRunTogether(t *testing.T) {
+	t.Parallel()
 	r, base := taskRepo(t)
 	marks := t.TempDir()
 	env := withPath(r.Env, partsGit(t, map[string]string{
@@ -120,6 +121,7 @@ func TestPackagePartsRunTogether(t *testing.T) {
 // beside the rest of the diff: one fetch, as under the script, and no
 // waiting for the whole diff.
 func TestPartialClonePartsOverlapOnceFetched(t *testing.T) {
+	t.Parallel()
 	src, base := taskRepo(t)
 	tmp := testutil.RealTempDir(t)
 	server := filepath.Join(tmp, "server.git")
@@ -149,6 +151,7 @@ func TestPartialClonePartsOverlapOnceFetched(t *testing.T) {
 // calls say comes in the script's order. Each case runs the package's
 // calls at speeds that turn their order around.
 func TestFirstFailureInTheScriptsOrderDecides(t *testing.T) {
+	t.Parallel()
 	fail := func(part string, status int) string {
 		return fmt.Sprintf(`echo "fatal: %s failed" >&2; exit %d`, part, status)
 	}
@@ -174,6 +177,9 @@ func TestFirstFailureInTheScriptsOrderDecides(t *testing.T) {
 			"count": `echo "warning: count" >&2`},
 			0, "warning: log\nwarning: stat\nwarning: diff\nwarning: count\n"},
 	} {
+		if testing.Short() && c.name != "log" && c.name != "stat" && c.name != "none, each speaking" {
+			continue // the first part failing, the stat of a partial clone, none; make test-full, every part
+		}
 		for _, promisor := range []bool{false, true} {
 			if testing.Short() && promisor != (c.name == "stat") {
 				continue // the order with and without a partial clone; make test-full, every case both ways
@@ -214,6 +220,7 @@ func TestFirstFailureInTheScriptsOrderDecides(t *testing.T) {
 // for 300 KB while the commit list is slow still come out whole and in
 // order.
 func TestPartsBeyondWhatIsHeld(t *testing.T) {
+	t.Parallel()
 	r, base := taskRepo(t)
 	env := withPath(r.Env, partsGit(t, map[string]string{
 		"log":  "sleep 0.5",

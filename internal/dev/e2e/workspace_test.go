@@ -38,6 +38,7 @@ func symlinkedPlans(t *testing.T, withRootPlan bool) *testutil.Repo {
 }
 
 func TestDotDotAfterASymlinkIsTheKernels(t *testing.T) {
+	t.Parallel()
 	r := symlinkedPlans(t, true)
 	res := r.Run("", "sdd-workspace", "plan.md")
 	require.Equal(t, 0, res.Code, res.Stderr)
@@ -57,6 +58,7 @@ func TestDotDotAfterASymlinkIsTheKernels(t *testing.T) {
 }
 
 func TestDotDotAfterASymlinkWithoutARootPlan(t *testing.T) {
+	t.Parallel()
 	// The script succeeds here (it only takes the basename); so must we,
 	// where a lexical clean looks for a plan.md at the root and fails.
 	r := symlinkedPlans(t, false)
@@ -67,6 +69,7 @@ func TestDotDotAfterASymlinkWithoutARootPlan(t *testing.T) {
 }
 
 func TestEverySpellingOfTheKernelsPlanIsOnePlan(t *testing.T) {
+	t.Parallel()
 	r := symlinkedPlans(t, true)
 	r.Write("x/.keep", "")
 	require.NoError(t, os.Symlink(filepath.Join(r.Root, "other"), filepath.Join(r.Root, "abslink")))
@@ -94,6 +97,7 @@ func TestEverySpellingOfTheKernelsPlanIsOnePlan(t *testing.T) {
 }
 
 func TestLogicalWorkingDirectoryDoesNotMislead(t *testing.T) {
+	t.Parallel()
 	// A shell that cd'ed through a symlink keeps the logical path in $PWD;
 	// "../plan.md" from there is still the kernel's: the parent of the
 	// link's target.
@@ -111,6 +115,7 @@ func ledger(plan string, lines ...string) string {
 }
 
 func TestForeignLedgerIsSkippedUntouched(t *testing.T) {
+	t.Parallel()
 	r := testutil.NewRepo(t)
 	r.Write("docs/a/plan.md", twoTasks)
 	r.Write("docs/b/plan.md", twoTasks)
@@ -146,6 +151,7 @@ func TestForeignLedgerIsSkippedUntouched(t *testing.T) {
 }
 
 func TestOwnLedgerIsAdoptedHoweverItSpellsThePlan(t *testing.T) {
+	t.Parallel()
 	r := testutil.NewRepo(t)
 	r.Write("docs/plan.md", twoTasks)
 	r.Write("sub/.keep", "")
@@ -168,6 +174,7 @@ func TestOwnLedgerIsAdoptedHoweverItSpellsThePlan(t *testing.T) {
 }
 
 func TestLedgerIdentityLineIsParsedExactly(t *testing.T) {
+	t.Parallel()
 	r := testutil.NewRepo(t)
 	r.Write("docs/b/plan.md", twoTasks)
 	for _, c := range []struct {
@@ -201,6 +208,7 @@ func TestLedgerIdentityLineIsParsedExactly(t *testing.T) {
 }
 
 func TestLedgerOfAPlanThatNoLongerExistsIsComparedByPath(t *testing.T) {
+	t.Parallel()
 	// The ledger names docs/plan.md, which was moved away and then brought
 	// back under the same name: the same repository-relative path is the
 	// same plan, so the run resumes in its directory.
@@ -221,6 +229,7 @@ func TestLedgerOfAPlanThatNoLongerExistsIsComparedByPath(t *testing.T) {
 }
 
 func TestConcurrentCallsBesideAForeignLedger(t *testing.T) {
+	t.Parallel()
 	r := testutil.NewRepo(t)
 	r.Write("a/plan.md", twoTasks)
 	r.Write("b/plan.md", twoTasks)
@@ -237,6 +246,7 @@ func TestConcurrentCallsBesideAForeignLedger(t *testing.T) {
 }
 
 func TestMarkerWithoutNewlineIsReadAtOnce(t *testing.T) {
+	t.Parallel()
 	// Markers are published whole; one without its newline (written by
 	// hand) is complete, not "being written": no waiting for it.
 	r := testutil.NewRepo(t)
@@ -281,6 +291,7 @@ func note(dir, recorded, plan string) string {
 // human can decide. The reference takes the old directory by basename.
 // task-brief and review-package resolve the same workspace without a word.
 func TestMovedPlanIsNamedNotAdopted(t *testing.T) {
+	t.Parallel()
 	moved := func(t *testing.T) *testutil.Repo {
 		r := testutil.NewRepo(t)
 		r.Write("docs/plan.md", twoTasks)
@@ -335,6 +346,7 @@ func TestMovedPlanIsNamedNotAdopted(t *testing.T) {
 // whose ledger names a plan that is gone; none for a directory whose owner
 // still exists, marker or ledger.
 func TestStrandedWorkspacesAreNamed(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name     string
 		marker   string // "" for none
