@@ -25,10 +25,11 @@ func runCarry(ctx context.Context, env *cliapp.Env, args []string) error {
 		return err
 	}
 	old := args[1]
-	var orphan *workspace.Orphan
-	for i, o := range r.orphans {
+	var orphan *movedFrom
+	moved := r.moved()
+	for i, o := range moved {
 		if sameDir(o.Dir, old) {
-			orphan = &r.orphans[i]
+			orphan = &moved[i]
 		}
 	}
 	if orphan == nil {
@@ -95,6 +96,15 @@ func runCarry(ctx context.Context, env *cliapp.Env, args []string) error {
 	}
 	if err := removeAll(r.dir); err != nil {
 		return exit.FileOf(exit.IO, err)
+	}
+	if orphan.elsewhere {
+		// Under its old basename's name, which this plan's resolution
+		// never tries: it takes the name of the workspace just removed.
+		if err := os.Rename(orphan.Dir, r.dir); err != nil {
+			return exit.FileOf(exit.IO, err)
+		}
+		fmt.Fprintf(env.Stdout, "carried %s over as %s: it is %s's workspace now (%d ledger lines kept)\nLedger: ledger=this\n", orphan.Dir, r.dir, r.plan, len(lines)-1)
+		return nil
 	}
 	fmt.Fprintf(env.Stdout, "carried %s over: it is %s's workspace now (%d ledger lines kept); removed %s\nLedger: ledger=this\n", orphan.Dir, r.plan, len(lines)-1, r.dir)
 	return nil

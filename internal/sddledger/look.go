@@ -67,8 +67,10 @@ func runLook(ctx context.Context, env *cliapp.Env, args []string) error {
 	for _, s := range ledger.Strays(lines, r.taskNumbers()) {
 		fmt.Fprintf(w, "  note: lines of %s, which the plan has no heading for, passed over: was a task removed or the plan renumbered?\n", s)
 	}
-	for _, o := range r.orphans {
-		fmt.Fprintf(w, "moved?: %s belongs to %s, which no longer exists\n", o.Dir, o.Plan)
+	if state == ledgerNone {
+		for _, o := range r.moved() {
+			fmt.Fprintf(w, "moved?: %s belongs to %s, which no longer exists\n", o.Dir, o.Plan)
+		}
 	}
 	if flat, b, err := r.flatLedger(); err == nil {
 		fmt.Fprintf(w, "old flat ledger: %s\n", flat)

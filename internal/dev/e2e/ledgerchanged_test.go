@@ -122,3 +122,32 @@ func TestLedgerRestartParksWhatIsOpen(t *testing.T) {
 	l.run("earlier-done", "plan.md", "main", "1", "1", "1")
 	assert.Regexp(t, `(?m)^settled: Task 1: parked — F1 `, l.run("task", "plan.md", "2"), "a later task's dispatch hears of it")
 }
+
+// Item 12: a plan renamed with git mv to a new file name. Its workspace
+// is under the old basename, where resolution never looks: Look names it
+// (git records the rename), and carry takes its ledger over, decisions
+// and all. A workspace whose plan was deleted, not renamed, is not named.
+func TestLedgerRenamedPlanIsNamedAndCarried(t *testing.T) {
+	t.Parallel()
+	l := newLedgerRun(t, 2)
+	l.r.Commit("another plan", "old.md", "# Old\n\n## Task 1: gone\nx\n")
+	l.run("start", "plan.md")
+	l.run("task", "plan.md", "1")
+	l.r.Commit("task 1", "f1.txt", "one\n")
+	l.review(l.run("package", "plan.md", "1", "a1"), "Spec: ✅\nOpen: none\nMinor: none\nNot verifiable: none\nReview: r.md\n")
+	l.run("close", "plan.md", "1", "f1.txt holds one")
+	l.r.Run("", "sdd-ledger", "start", "old.md")
+	l.r.Git("rm", "-q", "old.md")
+	l.r.Git("mv", "plan.md", "colors.md")
+	l.r.Git("commit", "-q", "-m", "plan: a better name")
+	res := l.r.Run("", "sdd-ledger", "look", "colors.md", "main")
+	assert.Equal(t, 0, res.Code, res.Stderr)
+	assert.Contains(t, res.Stdout, "moved?: "+ws(l.r, "plan")+" belongs to plan.md, which no longer exists\n")
+	assert.NotContains(t, res.Stdout, "belongs to old.md", "a plan deleted, not renamed, is not this one")
+	res = l.r.Run("", "sdd-ledger", "carry", "colors.md", ws(l.r, "plan"))
+	assert.Equal(t, 0, res.Code, res.Stderr)
+	res = l.r.Run("", "sdd-ledger", "look", "colors.md", "main")
+	assert.Contains(t, res.Stdout, "Task 1: last=complete ")
+	assert.Contains(t, res.Stdout, "next: Task 2 row=start\n")
+	assert.Contains(t, l.r.Run("", "sdd-ledger", "task", "colors.md", "2").Stdout, "settled: Task 1: settled — f1.txt holds one\n", "the decisions come along")
+}
