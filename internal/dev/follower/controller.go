@@ -63,7 +63,7 @@ type unit struct {
 	notVerifiable string
 	open          []finding
 	noReport      bool
-	shas          []string // Look's "shas:" lines: what the branch no longer holds
+	shas          []string // Look's "shas:" and "plan:" lines: why the record no longer holds
 }
 
 func (u *unit) task() bool { return u.n != "final" }
@@ -387,13 +387,30 @@ func (c *controller) step() {
 	c.fail("every unit's row says to go on: the table never ends the run")
 }
 
+// rowNamed is the state table's row of that name.
+func (c *controller) rowNamed(name string) stateRow {
+	for _, r := range c.table() {
+		if r.name == name {
+			return r
+		}
+	}
+	c.fail("a Next names the row %s, which the state table has not", name)
+	return stateRow{}
+}
+
 func isNextUnit(next string) bool { return strings.TrimSpace(next) == "the next unit" }
 
 var boldNameRe = regexp.MustCompile(`\*\*(.+?)\*\*`)
 
+// asRowRe is a Next that is another row's: "as `rewritten`, with …".
+var asRowRe = regexp.MustCompile("^as `([^`]+)`")
+
 // do does a row's Next for u (nil: the ledger as a whole).
 func (c *controller) do(r stateRow, u *unit) {
 	next := r.next
+	if m := asRowRe.FindStringSubmatch(next); m != nil {
+		next = c.rowNamed(m[1]).next
+	}
 	switch {
 	case strings.HasPrefix(next, "stop"):
 		// A stop waits for the human; where the text says what their word
@@ -444,8 +461,8 @@ func (c *controller) stopDetail(u *unit, row string) string {
 	switch {
 	case u == nil:
 		return fmt.Sprintf("%s/progress.md begins %q: it is another run's only record, not %s's; I have not touched it. Whose is it?", c.v["<workspace>"], c.look.firstLine, c.sc.Plan)
-	case row == "rewritten":
-		return fmt.Sprintf("The commits the ledger records for %s are no longer this branch's history:\n%s\nPut the branch back, or keep it and tell me which commits since %s are done tasks and which to review.", u.name, strings.Join(u.shas, "\n"), c.sc.startBranch())
+	case row == "rewritten" || row == "renumbered":
+		return fmt.Sprintf("What the ledger records for %s no longer holds (the branch's history or the plan's tasks changed):\n%s\nPut the branch or the plan back, or keep them and tell me which commits since %s are done tasks and which to review.", u.name, strings.Join(u.shas, "\n"), c.sc.startBranch())
 	case row == "blocked":
 		return fmt.Sprintf("%s is BLOCKED; the ledger and %s hold the fix history.", u.name, c.v["<workspace>"])
 	}

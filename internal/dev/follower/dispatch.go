@@ -317,6 +317,11 @@ func (c *controller) answered(u *unit, text, kind string) {
 		if m := commitsRe.FindStringSubmatch(commits); m != nil {
 			n = atoiOr(m[1])
 		}
+		if n == 0 && kind == "implementer" {
+			// The text: an implementer's DONE, after>0; its work may have
+			// been in the tree already (Package then reviews the tree).
+			n = 1
+		}
 		if n > 0 {
 			f["after"] = strconv.Itoa(n)
 		}

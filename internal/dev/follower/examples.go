@@ -24,6 +24,19 @@ const WalkPlan = "# Greeting plan\n\n" +
 	"## Task 2: Farewell\nCreate bye.txt containing `bye`.\n\n" +
 	"## Task 3: Index\nList greet.txt and bye.txt in index.txt.\n"
 
+// DoneBeforeScenario is the walk-through in which Task 1's first commit
+// also writes Task 3's index.txt as the plan wants it: Task 3's
+// implementer finds its work in the tree and commits nothing, its package
+// has no commit, and its reviewer judges the tree.
+func DoneBeforeScenario() Scenario {
+	sc := WalkScenario()
+	c := sc.Tasks[0].Commits[0]
+	c.Files = append(append([]File(nil), c.Files...), sc.Tasks[2].Commits[0].Files...)
+	sc.Tasks[0].Commits = append([]Commit{c}, sc.Tasks[0].Commits[1:]...)
+	sc.Tasks[2].InTree = true
+	return sc
+}
+
 // WalkScenario is the run of skill/example.md: Task 1 in two commits with
 // a Minor and a spec ⚠️ the controller's check settles, Task 2 with a
 // planted Important defect fixed in round 1, Task 3 clean, a final review

@@ -82,8 +82,8 @@ func parseOutput(out string) (output, error) {
 					u.pkg, u.bytes = m[1], m[2]
 				case d == "report: none":
 					u.noReport = true
-				case strings.HasPrefix(d, "shas: "):
-					u.shas = append(u.shas, strings.TrimPrefix(d, "shas: "))
+				case strings.HasPrefix(d, "shas: "), strings.HasPrefix(d, "plan: "):
+					u.shas = append(u.shas, d)
 				case strings.HasPrefix(d, "not verifiable: "):
 					u.notVerifiable = strings.TrimPrefix(d, "not verifiable: ")
 				case strings.HasPrefix(d, "open: "):

@@ -160,7 +160,9 @@ func Resumes() []Resume {
 			},
 			Next: []string{plan, rare, "Bash Unblock", "Agent implementer 2 (sonnet)"}, Ends: unblockedThenDone},
 		{Name: "rewritten: the branch rebased under the run", Row: "rewritten", Scenario: walk, Cut: 12, After: "Agent reviewer 2 (sonnet)",
-			Edit: rebaseUnderTheRun, Next: []string{plan, "Say"}, Stop: "no longer this branch's history"},
+			Edit: rebaseUnderTheRun, Next: []string{plan, "Say"}, Stop: "no longer holds"},
+		{Name: "renumbered: a task put before the one under way", Row: "renumbered", Scenario: walk, Cut: 9, After: "Bash ? sh check1.sh+Close+Start task N",
+			Edit: renumberUnderTheRun, Next: []string{plan, "Say"}, Stop: "no longer holds"},
 		{Name: "rewritten: the human keeps the rebased branch", Row: "rewritten", Scenario: keep, Cut: 12, After: "Agent reviewer 2 (sonnet)",
 			Edit: rebaseUnderTheRun, Next: []string{plan, rare, "Bash Restart+Start the run+Earlier run, done+Earlier run, to review+Look", "Bash Package", "Agent reviewer 2 (sonnet)"},
 			Ends: restartedThenDone},
@@ -351,6 +353,19 @@ func gitIn(root string, args ...string) error {
 
 // rebaseUnderTheRun is a human's rebase of the run's branch onto a start
 // branch that moved on: every sha the ledger recorded is off the branch.
+// renumberUnderTheRun puts a new Task 2 into the plan, Task 2 under way
+// becoming Task 3: a human's edit of the plan while the run goes on.
+func renumberUnderTheRun(root, _ string) error {
+	p := filepath.Join(root, filepath.FromSlash(WalkPlanPath))
+	b, err := os.ReadFile(p)
+	if err != nil {
+		return err
+	}
+	plan := strings.Replace(string(b), "## Task 3: Index", "## Task 4: Index", 1)
+	plan = strings.Replace(plan, "## Task 2: Farewell", "## Task 2: Welcome\nCreate welcome.txt containing `welcome`.\n\n## Task 3: Farewell", 1)
+	return os.WriteFile(p, []byte(plan), 0o644)
+}
+
 func rebaseUnderTheRun(root, _ string) error {
 	branch := exec.Command("git", "symbolic-ref", "--short", "HEAD")
 	branch.Dir = root

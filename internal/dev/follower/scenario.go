@@ -61,6 +61,10 @@ type Task struct {
 	// with a doubt), until a dispatch's Rulings line holds Context, the
 	// controller's answer from the plan.
 	Asks, Context string
+	// InTree: the task's files are in the tree before it begins (an
+	// earlier task wrote them): its implementer looks, finds its work
+	// done, and commits nothing.
+	InTree bool
 
 	Defect       *Defect  // a planted defect, or nil
 	Minors       []string // Minor one-liners the task's review reports

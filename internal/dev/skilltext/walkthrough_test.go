@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
@@ -508,4 +509,22 @@ func TestWalkThroughMicroTasksFixLoop(t *testing.T) {
 	if b, _ := os.ReadFile(filepath.Join(repo.Root, "palette/p3.txt")); string(b) != "color\n" {
 		t.Errorf("palette/p3.txt is %q", b)
 	}
+}
+
+// TestWalkThroughWorkAlreadyDone: Task 3's work is in the tree before it
+// begins (Task 1 did it). Its implementer answers DONE with no commit; the
+// text's DONE gives after>0, Package packages the empty range (issue 36,
+// item 4: it was refused, and the same implementer dispatched for ever),
+// the reviewer judges the tree, and the run finishes.
+func TestWalkThroughWorkAlreadyDone(t *testing.T) {
+	t.Parallel()
+	repo := walkRepo(t, follower.WalkPlanPath, follower.WalkPlan)
+	r := runDirect(t, repo, follower.DoneBeforeScenario(), directOptions{})
+	requireFinished(t, r)
+	require.Empty(t, failedCalls(r.calls))
+	ledger := finishedLedger(r)
+	require.Regexp(t, `(?m)^Task 3: complete \(commits ([0-9a-f]+)\.\.([0-9a-f]+), review clean\)$`, ledger)
+	m := regexp.MustCompile(`(?m)^Task 3: complete \(commits ([0-9a-f]+)\.\.([0-9a-f]+),`).FindStringSubmatch(ledger)
+	require.Equal(t, m[1], m[2], "an empty range: no commit of Task 3's")
+	require.Equal(t, 3, countDispatches(r.calls).implementers, "one implementer dispatch a task, not one after another for Task 3")
 }
