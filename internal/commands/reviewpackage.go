@@ -32,6 +32,18 @@ the plan; 1 OUTFILE cannot be written; git's own status when git fails
 }
 
 func runReviewPackage(ctx context.Context, env *cliapp.Env, args []string) error {
+	return writePackage(ctx, env, args, "")
+}
+
+// TaskPackage writes the package of base..head into the plan's workspace
+// as review-package does, leaving out exclude (a path from the
+// repository's top; "" for none): sdd-ledger's package of a unit's work,
+// which leaves out the plan (its edits are the human's, not the task's).
+func TaskPackage(ctx context.Context, env *cliapp.Env, plan, base, head, exclude string) error {
+	return writePackage(ctx, env, []string{plan, base, head}, exclude)
+}
+
+func writePackage(ctx context.Context, env *cliapp.Env, args []string, exclude string) error {
 	plan, base, head := args[0], args[1], args[2]
 	if err := CheckPlan(plan); err != nil {
 		return err
@@ -74,7 +86,7 @@ func runReviewPackage(ctx context.Context, env *cliapp.Env, args []string) error
 	}
 	// The commits are counted before the package is published: a failure
 	// there leaves no package behind.
-	size, n, err := reviewpkg.Write(ctx, env.Git, reviewpkg.Output{File: file, Scratch: f.Scratch}, base, head)
+	size, n, err := reviewpkg.Write(ctx, env.Git, reviewpkg.Output{File: file, Scratch: f.Scratch, Exclude: exclude}, base, head)
 	if err != nil {
 		return packageError(ctx, out, err)
 	}

@@ -112,6 +112,13 @@ func TestReviews(t *testing.T) {
 	assert.Equal(t, []Finding{{ID: "F3", Grade: "Important", Text: "b.go:2 new"}}, rr.New)
 	_, err = ParseReReview("F1: maybe\nNew: none\nOut of scope: none\n", []string{"F1"})
 	assert.Error(t, err)
+	// Numbered minors keep a "; " of their own (issue 36, item 13).
+	r, err = ParseReview("Spec: ✅\nOpen: none\nMinor: M1 use a; b for it; M2 naming\nNot verifiable: none\n")
+	require.NoError(t, err)
+	assert.Equal(t, []string{"use a; b for it", "naming"}, r.Minors)
+	rr, err = ParseReReview("F1: ADDRESSED\nNew: none\nOut of scope: M1 x; y\n", []string{"F1"})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"x; y"}, rr.OutOfScope)
 }
 
 // source is a workspace and a git for the facts: the commits after each

@@ -136,14 +136,32 @@ func ParseReReview(text string, ids []string) (ReReview, error) {
 	return r, nil
 }
 
-// oneLiners reads "a; b" or "none".
+var nextMinorRe = lazyre.New(`; M\d+ `)
+
+// oneLiners reads a list of minors, "M1 a; M2 b", the ids left out, an
+// item's own "; " kept in it (the list is split only before "; M<k> ");
+// or, unnumbered, "a; b", split at each "; "; or "none".
 func oneLiners(s string) []string {
 	s = strings.TrimSpace(s)
 	if s == "none" || s == "" {
 		return nil
 	}
+	var parts []string
+	if strings.HasPrefix(s, "M1 ") {
+		from := 0
+		for _, ix := range nextMinorRe().FindAllStringIndex(s, -1) {
+			parts = append(parts, s[from:ix[0]])
+			from = ix[0] + 2
+		}
+		parts = append(parts, s[from:])
+		for i, p := range parts {
+			_, parts[i], _ = strings.Cut(p, " ")
+		}
+	} else {
+		parts = strings.Split(s, "; ")
+	}
 	var out []string
-	for _, p := range strings.Split(s, "; ") {
+	for _, p := range parts {
 		if p = strings.TrimSpace(p); p != "" {
 			out = append(out, p)
 		}

@@ -25,15 +25,30 @@ const (
 	diffHeading = "\n## Diff\n"
 )
 
-func logArgs(rng string) []string  { return []string{"log", "--oneline", "--end-of-options", rng} }
-func statArgs(rng string) []string { return []string{"diff", "--stat", "--end-of-options", rng} }
-func diffArgs(rng string) []string {
+// span is the package's range, and what it leaves out: a path from the
+// repository's top (sdd-ledger's packages leave out the plan, whose
+// edits are the human's, never a task's work), or "" (review-package's,
+// the script's calls exactly).
+type span struct{ rng, exclude string }
+
+func (s span) args(args ...string) []string {
+	args = append(args, "--end-of-options", s.rng)
+	if s.exclude != "" {
+		args = append(args, "--", ":/", ":(top,exclude,literal)"+s.exclude)
+	}
+	return args
+}
+
+func (s span) title() string   { return title(s.rng) }
+func (s span) log() []string   { return s.args("log", "--oneline") }
+func (s span) stat() []string  { return s.args("diff", "--stat") }
+func (s span) count() []string { return s.args("rev-list", "--count") }
+func (s span) diff() []string {
 	// diff12: git's own diff, never diff.external's. After -U10, so that
 	// the call begins as the script's does ("diff -U10"), which is how a
 	// stand-in for git in the tests tells the package's diff.
-	return []string{"diff", "-U10", "--no-ext-diff", "--end-of-options", rng}
+	return s.args("diff", "-U10", "--no-ext-diff")
 }
-func countArgs(rng string) []string { return []string{"rev-list", "--count", "--end-of-options", rng} }
 
 // What a call that runs ahead of its turn may leave with this process
 // before it waits for its turn (see held): the stat summary, and what any
@@ -50,6 +65,10 @@ type Output struct {
 	// written into while the calls before it run; nil, or failing, when
 	// there can be none (an output written in place).
 	Scratch func() (*os.File, error)
+	// Exclude is a path, from the repository's top, the package leaves
+	// out of every call (the commits, the stat, the diff, the count);
+	// "" for none.
+	Exclude string
 }
 
 // Write writes the package of base..head into out and counts the range's
@@ -68,7 +87,7 @@ type Output struct {
 // A failure to write out is a *git.WriteError; git's own failure a
 // *git.Error.
 func Write(ctx context.Context, g *git.Runner, out Output, base, head string) (size int64, commits string, err error) {
-	rng := base + ".." + head
+	rng := span{rng: base + ".." + head, exclude: out.Exclude}
 	fi, err := out.File.Stat()
 	if err != nil {
 		return 0, "", &git.WriteError{Err: err}
@@ -82,7 +101,7 @@ func Write(ctx context.Context, g *git.Runner, out Output, base, head string) (s
 	if size, err = writeInTurn(ctx, g, out.File, direct, rng); err != nil {
 		return size, "", err
 	}
-	n, err := g.Output(ctx, countArgs(rng)...)
+	n, err := g.Output(ctx, rng.count()...)
 	return size, git.TrimCommandSubstitution(n), err
 }
 
@@ -90,12 +109,12 @@ func Write(ctx context.Context, g *git.Runner, out Output, base, head string) (s
 // the script does. Into a regular file git writes straight (no pipe, no
 // copy through this process); a FIFO or a device gets git's output through
 // a pipe, so that a failure to write it is ours to report.
-func writeInTurn(ctx context.Context, g *git.Runner, f *os.File, direct bool, rng string) (int64, error) {
+func writeInTurn(ctx context.Context, g *git.Runner, f *os.File, direct bool, rng span) (int64, error) {
 	var size int64
 	for _, p := range []struct {
 		heading string
 		args    []string
-	}{{title(rng), logArgs(rng)}, {statHeading, statArgs(rng)}, {diffHeading, diffArgs(rng)}} {
+	}{{rng.title(), rng.log()}, {statHeading, rng.stat()}, {diffHeading, rng.diff()}} {
 		n, err := io.WriteString(f, p.heading)
 		size += int64(n)
 		if err != nil {
@@ -139,8 +158,8 @@ func writeInTurn(ctx context.Context, g *git.Runner, f *os.File, direct bool, rn
 // them there, and the range's blobs are fetched once, as under the script
 // (whose stat fetches them for its diff). The commit list and the count
 // need no blobs.
-func writeTogether(ctx context.Context, g *git.Runner, f, scratch *os.File, rng string, partial bool) (size int64, commits string, err error) {
-	if _, err := io.WriteString(f, title(rng)); err != nil {
+func writeTogether(ctx context.Context, g *git.Runner, f, scratch *os.File, rng span, partial bool) (size int64, commits string, err error) {
+	if _, err := io.WriteString(f, rng.title()); err != nil {
 		return 0, "", &git.WriteError{Err: err}
 	}
 	ctx, cancel := context.WithCancel(ctx)
@@ -148,10 +167,10 @@ func writeTogether(ctx context.Context, g *git.Runner, f, scratch *os.File, rng 
 	stat, statErr := newHeld(heldStat), newHeld(heldMessages)
 	diffErr, countErr := newHeld(heldMessages), newHeld(heldMessages)
 	var count bytes.Buffer
-	log := g.Start(ctx, f, nil, logArgs(rng)...)
-	diff := g.Start(ctx, scratch, diffErr, diffArgs(rng)...)
-	countRun := g.Start(ctx, &count, countErr, countArgs(rng)...)
-	startStat := func() *git.Started { return g.Start(ctx, stat, statErr, statArgs(rng)...) }
+	log := g.Start(ctx, f, nil, rng.log()...)
+	diff := g.Start(ctx, scratch, diffErr, rng.diff()...)
+	countRun := g.Start(ctx, &count, countErr, rng.count()...)
+	startStat := func() *git.Started { return g.Start(ctx, stat, statErr, rng.stat()...) }
 	statStarted := make(chan *git.Started, 1)
 	if partial {
 		go func() {

@@ -54,7 +54,7 @@ var final = step{
 			return []string{ledger.FormatBase(ledger.FinalUnit, base),
 				ledger.FormatComplete(ledger.FinalUnit, h7, h7, "nothing to review: "+start+" holds every commit of the branch")}, nil
 		}
-		if err := commands.ReviewPackage.Run(s.ctx, s.env, []string{s.plan, base, head}); err != nil {
+		if err := commands.TaskPackage(s.ctx, s.env, s.plan, base, head, s.planInRepo()); err != nil {
 			return nil, err
 		}
 		// In a plan of one task the whole branch is that task's range:

@@ -55,7 +55,7 @@ var package_ = step{
 		if err != nil {
 			return nil, err
 		}
-		if err := commands.ReviewPackage.Run(s.ctx, s.env, []string{s.plan, from, head}); err != nil {
+		if err := commands.TaskPackage(s.ctx, s.env, s.plan, from, head, s.planInRepo()); err != nil {
 			return nil, err
 		}
 		return append(out, ledger.FormatReviewedHead(s.name, head)), nil

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/sdd-go/sdd-go/internal/cliapp"
@@ -216,6 +217,25 @@ func (r *run) checkStart(start string) error {
 		return commands.BadRevision("START_BRANCH", start)
 	}
 	return nil
+}
+
+// notPlan is the pathspec of everything but the plan, for git's calls
+// about a unit's work: the plan's edits are the human's; the plan itself
+// when it is outside the repository has none to leave out.
+func (r *run) notPlan() []string {
+	if p := r.planInRepo(); p != "" {
+		return []string{"--", ":/", ":(top,exclude,literal)" + p}
+	}
+	return []string{"--"}
+}
+
+// planInRepo is the plan's path from the repository's top, "" when it is
+// outside the repository (recorded absolute).
+func (r *run) planInRepo() string {
+	if id := r.id.ID(); !strings.HasPrefix(id, "/") && !filepath.IsAbs(id) {
+		return id
+	}
+	return ""
 }
 
 func (r *run) head() (string, error) { return r.git("rev-parse", "--verify", "HEAD^{commit}") }

@@ -68,8 +68,11 @@ func (r *run) BriefTitles(n string) map[string]string {
 	return out
 }
 
+// After counts the commits after sha that are work: a commit that changes
+// the plan alone is the human's edit of it (a task renamed, the plan
+// moved before carry), never a unit's (notPlan).
 func (r *run) After(sha string) (int, error) {
-	out, err := r.git("rev-list", "--count", sha+"..HEAD", "--")
+	out, err := r.git(append([]string{"rev-list", "--count", sha + "..HEAD"}, r.notPlan()...)...)
 	if err != nil {
 		return 0, err
 	}

@@ -36,7 +36,7 @@ func TestLedgerRenumberedBatchStops(t *testing.T) {
 	l.review(l.run("package", "plan.md", "1", "a1"), "Spec: ✅\nOpen: none\nMinor: none\nNot verifiable: none\nReview: r.md\n")
 	l.r.Commit("plan: a logo first", "plan.md", renumber(microPlan(3)))
 	out := l.look()
-	assert.Contains(t, out, "Task 1: last=reviewed_head after=1 review=in pass=first spec=✅ open=0 round=0 left=5 shas=ok plan=renumbered row=renumbered\n")
+	assert.Contains(t, out, "Task 1: last=reviewed_head after=0 review=in pass=first spec=✅ open=0 round=0 left=5 shas=ok plan=renumbered row=renumbered\n", "the plan's commit is the human's, no work after the review")
 	assert.Contains(t, out, "  plan: Task 2 was begun from the heading \"Spell color in f2\", and the plan's Task 2 is \"Add src/logo.txt\" now\n")
 	assert.Contains(t, out, "  plan: Task 3 was begun from the heading \"Spell color in f3\", and the plan's Task 3 is \"Spell color in f2\" now\n")
 	assert.Contains(t, out, "Task 2: last=batched after=- review=- pass=- spec=- open=0 round=0 left=5 shas=ok plan=renumbered row=renumbered\n")
@@ -150,4 +150,28 @@ func TestLedgerRenamedPlanIsNamedAndCarried(t *testing.T) {
 	assert.Contains(t, res.Stdout, "Task 1: last=complete ")
 	assert.Contains(t, res.Stdout, "next: Task 2 row=start\n")
 	assert.Contains(t, l.r.Run("", "sdd-ledger", "task", "colors.md", "2").Stdout, "settled: Task 1: settled — f1.txt holds one\n", "the decisions come along")
+}
+
+// Item 13: the human's own commit of the plan (an edit of a later task's
+// text) in the middle of a task is no task work: the task's package
+// leaves the plan out (its commit list, its stat, its diff), and a plan
+// commit after the review is no commit to review.
+func TestLedgerThePlansEditsAreNoTaskWork(t *testing.T) {
+	t.Parallel()
+	l := newLedgerRun(t, 2)
+	l.run("start", "plan.md")
+	l.run("task", "plan.md", "1")
+	l.r.Commit("task 1", "f1.txt", "one\n")
+	plan := readFile(t, l.r.Root+"/plan.md")
+	l.r.Commit("plan: task 2 says more", "plan.md", strings.Replace(plan, "Write f2.txt.", "Write f2.txt, ending with a newline.", 1))
+	out := l.run("package", "plan.md", "1", "a1")
+	assert.Regexp(t, `(?m)^wrote .*: 1 commit\(s\), \d+ bytes$`, out)
+	pkg := readFile(t, packageLine.FindStringSubmatch(out)[1])
+	assert.Contains(t, pkg, "task 1")
+	assert.NotContains(t, pkg, "plan.md", "the plan's edit is the human's")
+	assert.NotContains(t, pkg, "task 2 says more")
+	l.review(out, "Spec: ✅\nOpen: none\nMinor: none\nNot verifiable: none\nReview: r.md\n")
+	l.r.Commit("plan: task 2 says still more", "plan.md", strings.Replace(plan, "Write f2.txt.", "Write f2.txt twice.", 1))
+	assert.Contains(t, l.look(), "next: Task 1 row=close\n", "a plan commit after the review is not a commit to review")
+	l.run("close", "plan.md", "1")
 }

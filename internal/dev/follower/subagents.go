@@ -549,6 +549,19 @@ func joinOr(ms []string) string {
 	return strings.Join(ms, "; ")
 }
 
+// minorList is a list of minors as the role file's answer lays out label:
+// numbered M1, M2, … where its layout shows "<M1 ", else joined.
+func (a *agent) minorList(label string, ms []string) string {
+	if len(ms) == 0 || !strings.Contains(a.role, label+": <M1 ") {
+		return joinOr(ms)
+	}
+	parts := make([]string, len(ms))
+	for i, m := range ms {
+		parts[i] = fmt.Sprintf("M%d %s", i+1, m)
+	}
+	return strings.Join(parts, "; ")
+}
+
 func reviewerFailed(msg string) string { return strings.ReplaceAll(msg, "\n", " ") }
 
 var reviewerLabels = []string{"Spec", "Open", "Minor", "Not verifiable", "Review"}
@@ -601,7 +614,7 @@ func (sc Scenario) reviewer(d Dispatch) Script {
 			}
 			reviewPath := strings.TrimSuffix(path, ".diff") + ".md"
 			answer := fmt.Sprintf("Spec: %s\nOpen: %s\nMinor: %s\nNot verifiable: %s\nReview: %s",
-				spec, graded(open), joinOr(minors), joinOr(unverifiable), reviewPath)
+				spec, graded(open), a.minorList("Minor", minors), joinOr(unverifiable), reviewPath)
 			a.write(reviewPath, answer+fmt.Sprintf("\n\n## Details\nTask %d, package %s: %d finding(s).\n", d.N, path, len(open)))
 			return answer
 		})
@@ -642,7 +655,7 @@ func (sc Scenario) reReviewer(d Dispatch) Script {
 				lines = append(lines, f.id+": "+verdict)
 			}
 			reviewPath := strings.TrimSuffix(path, ".diff") + ".md"
-			answer := strings.TrimPrefix(strings.Join(lines, "\n")+fmt.Sprintf("\nNew: none\nOut of scope: %s\nReview: %s", joinOr(outOfScope), reviewPath), "\n")
+			answer := strings.TrimPrefix(strings.Join(lines, "\n")+fmt.Sprintf("\nNew: none\nOut of scope: %s\nReview: %s", a.minorList("Out of scope", outOfScope), reviewPath), "\n")
 			a.write(reviewPath, answer+"\n\n## Details\nScoped to the fix commits.\n")
 			return answer
 		})
