@@ -3,6 +3,7 @@ package sddledger
 import (
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/sdd-go/sdd-go/internal/commands"
 	"github.com/sdd-go/sdd-go/internal/exit"
@@ -57,17 +58,18 @@ var final = step{
 		if err := commands.TaskPackage(s.ctx, s.env, s.plan, base, head, s.planInRepo()); err != nil {
 			return nil, err
 		}
-		// In a plan of one task the whole branch is that task's range:
-		// its review file stands where the final review's goes, and read
-		// as Final's it would close Final unreviewed. It goes; the task
-		// is complete.
+		// In a plan of one task (or one batch) the whole branch is that
+		// unit's range: its review file stands where the final review's
+		// goes, and read as Final's it would close Final unreviewed. It
+		// moves aside, kept: the task is complete.
 		for _, name := range s.Files() {
 			if ledger.IsReviewOf(name, base, head) {
 				p := commands.InWorkspace(s.dir, name)
-				if err := os.Remove(p); err != nil {
+				aside := strings.TrimSuffix(p, ".md") + ".task.md"
+				if err := os.Rename(p, aside); err != nil {
 					return nil, exit.File(exit.IO, p, err)
 				}
-				fmt.Fprintf(s.env.Stdout, "removed %s: a task's review of these same commits, not the final review\n", p)
+				fmt.Fprintf(s.env.Stdout, "moved %s to %s: a task's review of these same commits, not the final review\n", p, aside)
 			}
 		}
 		return []string{ledger.FormatBase(ledger.FinalUnit, base), ledger.FormatReviewedHead(ledger.FinalUnit, head)}, nil

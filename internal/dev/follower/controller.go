@@ -742,7 +742,7 @@ func (c *controller) decisionsOf(n int) string {
 	}
 	var q []string
 	for _, d := range t.Settled {
-		q = append(q, "'"+strings.ReplaceAll(d, "'", "")+"'")
+		q = append(q, "'"+strings.ReplaceAll(d, "'", "’")+"'")
 	}
 	return strings.Join(q, " ")
 }
