@@ -40,6 +40,7 @@ type Facts struct {
 	Row    Row    // the first row of the table that fits the facts above
 
 	Implementer   string    // the last implementer= id; "" without one
+	Unblocked     string    // the last decision to go on since the base (what changed); "" without one
 	Members       []string  // a batch's tasks, by number, when the unit is its first task
 	BatchHead     string    // the first task of the batch a batched unit is in ("Task 3")
 	ReviewFile    string    // the newest review file that is in
@@ -65,7 +66,7 @@ type answer func(open []Finding) []Finding
 // it; gone and off are what git said of every recorded sha.
 func derive(rec *record, idx *fileIndex, src Source, gone, off map[string]bool) (*Facts, error) {
 	f := &Facts{Unit: rec.unit, Task: rec.task, Last: rec.last, After: -1, Review: "-", Pass: "-", Spec: "-",
-		Round: rec.round, Shas: ShasOK, Plan: PlanOK, Implementer: rec.implementer, Members: rec.members, BatchHead: rec.batchHead,
+		Round: rec.round, Shas: ShasOK, Plan: PlanOK, Implementer: rec.implementer, Unblocked: rec.unblocked, Members: rec.members, BatchHead: rec.batchHead,
 		rec: rec, files: idx, answers: map[int]answer{}}
 	f.Left = max(Cap(rec.unit)-rec.round, 0)
 	f.checkShas(gone, off)

@@ -120,7 +120,8 @@ type record struct {
 	implementer string
 	members     []string // a batch's tasks, on its first task's record
 	batchHead   string   // the first task of the batch a batched unit is in
-	round       int      // the last fix round since the base or the last unblocked line
+	round       int      // the last fix round since the base (or since an unblocked line that gave a new budget)
+	unblocked   string   // the last decision to go on since the base: what changed
 	base        string   // the last base=
 	heads       []string // the reviewed_head= shas since it
 	events      []event  // since it: the lines that change what is open
@@ -150,13 +151,18 @@ func fold(unit, task string, lines []Line) *record {
 		case KindMinor, KindSettled, KindRestarted:
 			continue
 		case KindUnblocked:
-			// The human's decision to go on: where the block found the
-			// unit (or where commits came with no round left to review
-			// them), with a fresh budget of fix rounds.
+			// The decision to go on: where the block found the unit (or
+			// where commits came with no round left to review them), with
+			// a fresh budget of fix rounds where the budget was spent (a
+			// BLOCKED answer of an implementer, recorded and gone on from
+			// at once, keeps the rounds it had: the cap holds).
 			if r.last == KindBlocked {
 				r.last, e.putsBack = interrupted, true
 			}
-			r.round = 0
+			if r.round >= Cap(unit) {
+				r.round = 0
+			}
+			r.unblocked = l.Value
 			r.events = append(r.events, e)
 			continue
 		}
@@ -167,7 +173,7 @@ func fold(unit, task string, lines []Line) *record {
 		r.last = l.Kind
 		switch l.Kind {
 		case KindBase:
-			r.base, r.heads, r.events, r.round = l.Value, nil, nil, 0
+			r.base, r.heads, r.events, r.round, r.unblocked = l.Value, nil, nil, 0, ""
 			continue
 		case KindReviewedHead:
 			r.heads = append(r.heads, l.Value)

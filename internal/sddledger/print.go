@@ -39,6 +39,11 @@ func (r *run) printUnit(u *ledger.Facts) {
 	if u.Implementer != "" {
 		fmt.Fprintf(w, "  implementer: %s\n", u.Implementer)
 	}
+	if u.Unblocked != "" && (u.Row == ledger.RowImplement || u.Row == ledger.RowFix) {
+		// What the next dispatch carries: the change decided when the
+		// unit went on from a BLOCKED.
+		fmt.Fprintf(w, "  unblocked: %s\n", u.Unblocked)
+	}
 	if u.ReviewFile != "" {
 		fmt.Fprintf(w, "  review: %s\n", commands.InWorkspace(r.dir, u.ReviewFile))
 	}

@@ -175,3 +175,30 @@ func TestLedgerThePlansEditsAreNoTaskWork(t *testing.T) {
 	assert.Contains(t, l.look(), "next: Task 1 row=close\n", "a plan commit after the review is not a commit to review")
 	l.run("close", "plan.md", "1")
 }
+
+// Item 11: an implementer's BLOCKED is recorded (block, then unblock with
+// the change the controller makes), so that after a compaction Look says
+// what the next dispatch carries instead of naming row implement with no
+// memory of it; the change keeps the unit's rounds (a fresh budget comes
+// only where the rounds were spent), so the cap holds.
+func TestLedgerImplementersBlockedIsRecorded(t *testing.T) {
+	t.Parallel()
+	l := newLedgerRun(t, 2)
+	l.run("start", "plan.md")
+	l.run("task", "plan.md", "1")
+	l.run("block", "plan.md", "1", "the brief names no encoding")
+	l.run("unblock", "plan.md", "1", "a stronger model: opus")
+	out := l.look()
+	assert.Contains(t, out, "next: Task 1 row=implement\n")
+	assert.Contains(t, out, "  unblocked: a stronger model: opus\n")
+
+	f := atFix(t, 2)
+	f.r.Commit("fix 1", "f1.txt", "one, fixed once\n")
+	f.review(f.run("package", "plan.md", "1", "a1"), "F1: NOT ADDRESSED — still\nNew: none\nOut of scope: none\nReview: r.md\n")
+	f.run("round", "plan.md", "1")
+	f.run("block", "plan.md", "1", "the fix needs a schema")
+	f.run("unblock", "plan.md", "1", "more context: the schema is in docs/schema.md")
+	out = f.look()
+	assert.Contains(t, out, " round=1 left=4 shas=ok plan=ok row=fix\n", "the rounds it had")
+	assert.Contains(t, out, "  unblocked: more context: the schema is in docs/schema.md\n")
+}

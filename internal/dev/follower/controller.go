@@ -58,6 +58,7 @@ type unit struct {
 	named string // the row the last command named for it; "" after an answer
 
 	implementer   string
+	unblocked     string // Look's unblocked: line, the change the next dispatch carries
 	dispatched    string // the implementer this session's dispatch answered with
 	review        string
 	notVerifiable string
@@ -130,6 +131,7 @@ func (c *controller) lookAgain() {
 		c.fail("Look printed no workspace or ledger state (%v):\n%s", err, out)
 	}
 	c.look = o
+	c.settled = o.settled // what Look prints for an implementer to dispatch
 	c.v["<workspace>"] = o.workspace
 	c.ledger, c.ledgerRow = o.ledger, o.ledgerRow
 	c.units = nil
@@ -162,6 +164,7 @@ func (c *controller) take(u *unit, ul *unitLine) {
 		u.review = ul.review
 	}
 	u.notVerifiable = ul.notVerifiable
+	u.unblocked = ul.unblocked
 	u.noReport = ul.noReport
 	u.shas = ul.shas
 	if len(ul.open) > 0 || ul.facts["open"] == "0" {

@@ -167,6 +167,15 @@ func (c *controller) implement(u *unit, name string, v Values) AgentResult {
 		settled = strings.Join(c.settled, "; ")
 	}
 	rulings, up := "none", 0
+	// After a BLOCKED recorded (a session before this one): the change
+	// Look's unblocked: line names is the one this dispatch carries.
+	switch ch := u.unblocked; {
+	case strings.HasPrefix(ch, "a stronger model: "):
+		up = c.tiersTo(c.model(c.how("implementer", 0).model, u), strings.TrimPrefix(ch, "a stronger model: "))
+		rulings = task.Context
+	case strings.HasPrefix(ch, "more context: "):
+		rulings = strings.TrimPrefix(ch, "more context: ")
+	}
 	for tries := 1; tries <= 3; tries++ {
 		prompt := c.block(name, v.With(
 			"<one line>", fmt.Sprintf("Task %s of %d of the plan: %s", u.n, len(c.sc.Tasks), task.Title),
@@ -183,12 +192,36 @@ func (c *controller) implement(u *unit, name string, v Values) AgentResult {
 			return ar
 		}
 		rulings = task.Context
+		change := "more context: " + task.Context
 		if next.stronger {
 			up++
+			change = "a stronger model: " + c.tierUp(c.model(d.model, u), up)
+		}
+		if next.record {
+			c.recordStuck(u, ar.Reply, change)
 		}
 	}
 	c.fail("%s: three implementer dispatches and no DONE", u.name)
 	return AgentResult{}
+}
+
+// recordStuck records an implementer's BLOCKED and the change the next
+// dispatch carries, as rare.md's Stuck says: Block + Unblock in one call.
+func (c *controller) recordStuck(u *unit, reply, change string) {
+	c.readRare()
+	r, _ := parseReply(reply)
+	notes, _ := r.get("Notes")
+	v := c.values(u).With("<reason>", orNone(notes), "<what changed>", change)
+	var cmds []string
+	for _, name := range boldNames(c.rare.Section("Stuck")) {
+		if name == "Block" || name == "Unblock" {
+			cmds = append(cmds, c.fill(c.rare, name, v))
+		}
+	}
+	if len(cmds) != 2 {
+		c.fail("rare.md's Stuck does not name Block and Unblock: %q", c.rare.Section("Stuck"))
+	}
+	c.command(strings.Join(cmds, c.joiner()))
 }
 
 // roundOf is the round a prompt's row gives: "round `round`+1" (the

@@ -37,6 +37,7 @@ type unitLine struct {
 	facts         map[string]string
 	row           string // the row the command names
 	implementer   string
+	unblocked     string // the change the next dispatch carries, after a BLOCKED recorded
 	review        string
 	notVerifiable string
 	open          []finding
@@ -75,6 +76,8 @@ func parseOutput(out string) (output, error) {
 				switch {
 				case strings.HasPrefix(d, "implementer: "):
 					u.implementer = strings.TrimPrefix(d, "implementer: ")
+				case strings.HasPrefix(d, "unblocked: "):
+					u.unblocked = strings.TrimPrefix(d, "unblocked: ")
 				case strings.HasPrefix(d, "review: "):
 					u.review = strings.TrimPrefix(d, "review: ")
 				case packageDetailRe.MatchString(d):

@@ -49,9 +49,10 @@ func (c *controller) joiner() string {
 var minorsDeferredRe = regexp.MustCompile("Minor findings never enter the fix loop")
 
 // statusRe finds what the text says an implementer's status leads to:
-// the status in backticks and, in parentheses after it, its rule.
+// the status in backticks and, in parentheses after it (a link's among
+// them), its rule.
 func statusRe(status string) *regexp.Regexp {
-	return regexp.MustCompile("`" + regexp.QuoteMeta(status) + "` \\(([^)]*)\\)")
+	return regexp.MustCompile("`" + regexp.QuoteMeta(status) + "` \\(((?:[^()]|\\([^()]*\\))*)\\)")
 }
 
 // namesStatus says whether the text names status as an answer.
@@ -64,6 +65,7 @@ func namesStatus(body, status string) bool {
 type statusNext struct {
 	goOn     bool // the work stands: the row that fits takes it on (the review)
 	stronger bool // dispatched again one tier up
+	record   bool // the status is recorded first (the rule links rare.md's Stuck)
 }
 
 // onStatus reads the text's rule for an implementer's status: "dispatch
@@ -85,7 +87,7 @@ func (c *controller) onStatus(u *unit, status, reply, context string) statusNext
 		if context == "" {
 			break
 		}
-		return statusNext{stronger: strings.Contains(rule, "a stronger model")}
+		return statusNext{stronger: strings.Contains(rule, "a stronger model"), record: strings.Contains(rule, "(rare.md#stuck)")}
 	case strings.Contains(rule, "before the review"):
 		return statusNext{goOn: true}
 	case !strings.Contains(rule, "the human"):
@@ -93,6 +95,22 @@ func (c *controller) onStatus(u *unit, status, reply, context string) statusNext
 	}
 	c.say(fmt.Sprintf("Stopping at %s: its implementer answered %s (%s); the plan does not settle it. What should it do?", u.name, status, notes))
 	return statusNext{}
+}
+
+// tiersTo is how many tiers above model the host file's tiers put to (0
+// where to is no model above it).
+func (c *controller) tiersTo(model, to string) int {
+	order, models := c.tiers()
+	from := -1
+	for i, t := range order {
+		if models[t] == model {
+			from = i
+		}
+		if models[t] == to && from >= 0 {
+			return i - from
+		}
+	}
+	return 0
 }
 
 // tierUp is the model up tiers above model, in the host file's tiers;

@@ -7,6 +7,32 @@ import (
 	"strings"
 )
 
+// Section is the text under the heading "## <heading>", up to the next
+// heading of that level; "" when there is none.
+func (t *Text) Section(heading string) string {
+	_, rest, ok := strings.Cut("\n"+t.Body, "\n## "+heading+"\n")
+	if !ok {
+		return ""
+	}
+	if i := strings.Index(rest, "\n## "); i >= 0 {
+		rest = rest[:i]
+	}
+	return rest
+}
+
+// boldNames are the bold phrases of s, in order, each once.
+func boldNames(s string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, m := range boldRe.FindAllStringSubmatch(s, -1) {
+		if !seen[m[1]] {
+			seen[m[1]] = true
+			out = append(out, m[1])
+		}
+	}
+	return out
+}
+
 // BaseDirPrefix starts the text the Skill tool returns; the skill's
 // directory follows it, then a blank line and SKILL.md's body.
 const BaseDirPrefix = "Base directory for this skill: "

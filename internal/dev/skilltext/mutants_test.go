@@ -348,7 +348,7 @@ var shortMutants = map[string]bool{"the foreign-ledger rule inverted": true, "fi
 // stronger model among it; settle the doubt before the review).
 var askingDispatches = map[string][]string{
 	"NEEDS_CONTEXT":      {"Agent implementer 3 (sonnet)", "Agent implementer 3 (sonnet)", "Bash Package"},
-	"BLOCKED":            {"Agent implementer 3 (sonnet)", "Agent implementer 3 (opus)", "Bash Package"},
+	"BLOCKED":            {"Agent implementer 3 (sonnet)", "Read rare.md", "Bash Block+Unblock", "Agent implementer 3 (opus)", "Bash Package"},
 	"DONE_WITH_CONCERNS": {"Agent implementer 3 (sonnet)", "Bash Package"},
 }
 
@@ -356,14 +356,20 @@ var askingDispatches = map[string][]string{
 // status: the run finishes, Task 3's dispatches being the text's.
 func askingRun(status string) mutantRun {
 	return scenarioRun(func() follower.Scenario { return follower.AskingScenario(status) }, func(actions []string) []string {
-		var got []string
+		// Task 3's steps from its first implementer dispatch to the step
+		// after its last.
+		first, last := -1, -1
 		for i, a := range actions {
 			if strings.HasPrefix(a, "Agent implementer 3 ") {
-				got = append(got, a)
-				if i+1 < len(actions) && !strings.HasPrefix(actions[i+1], "Agent implementer 3 ") {
-					got = append(got, actions[i+1])
+				if first < 0 {
+					first = i
 				}
+				last = i
 			}
+		}
+		var got []string
+		if first >= 0 {
+			got = actions[first:min(last+2, len(actions))]
 		}
 		if want := askingDispatches[status]; strings.Join(got, "|") != strings.Join(want, "|") {
 			return []string{fmt.Sprintf("%s: Task 3's dispatches were %q, the text's rule gives %q", status, got, want)}
