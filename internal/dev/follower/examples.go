@@ -105,6 +105,24 @@ func BigScenario(lines int) Scenario {
 // one fix round took about 5, 9 and 4 controller calls for its tasks.
 var WalkCeilings = []int{5, 9, 4}
 
+// WalkFiles are the files of the walk-through's workspace before Finish,
+// sorted: a package (diff and review) for each review, each task's brief
+// and report, the constraints, the plan's path, the ledger. mainHead is
+// main's head, c the branch's five commits, short a sha's short form.
+func WalkFiles(mainHead string, c []string, short func(string) string) []string {
+	pkg := func(a, b string) string { return "review-" + short(a) + ".." + short(b) }
+	var files []string
+	for _, x := range []string{pkg(mainHead, c[1]), pkg(c[1], c[2]), pkg(c[2], c[3]), pkg(c[3], c[4]), pkg(mainHead, c[4])} {
+		files = append(files, x+".diff", x+".md")
+	}
+	for n := 1; n <= 3; n++ {
+		files = append(files, fmt.Sprintf("task-%d-brief.md", n), fmt.Sprintf("task-%d-report.md", n))
+	}
+	files = append(files, "constraints.md", "plan-path", "progress.md")
+	slices.Sort(files)
+	return files
+}
+
 // WalkLedger is the walk-through's ledger at its end, for the branch's
 // commits c (after mainHead, oldest first), short giving git's short form
 // of a sha, and the implementers' ids: Task 1's, Task 2's, its fix

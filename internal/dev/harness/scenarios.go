@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"regexp"
-	"slices"
 	"strings"
 
 	"github.com/sdd-go/sdd-go/internal/dev/follower"
@@ -42,24 +41,6 @@ func PerTask(calls []follower.Call, tasks int) (setup int, each []int, final int
 		each = append(each, starts[n+1]-starts[n])
 	}
 	return starts[0], each, starts[tasks+1] - starts[tasks]
-}
-
-// WalkFiles are the files of the walk-through's workspace before Finish,
-// sorted: a package (diff and review) for each review, each task's brief
-// and report, the constraints, the plan's path, the ledger. mainHead is
-// main's head, c the branch's five commits, short a sha's short form.
-func WalkFiles(mainHead string, c []string, short func(string) string) []string {
-	pkg := func(a, b string) string { return "review-" + short(a) + ".." + short(b) }
-	var files []string
-	for _, x := range []string{pkg(mainHead, c[1]), pkg(c[1], c[2]), pkg(c[2], c[3]), pkg(c[3], c[4]), pkg(mainHead, c[4])} {
-		files = append(files, x+".diff", x+".md")
-	}
-	for n := 1; n <= 3; n++ {
-		files = append(files, fmt.Sprintf("task-%d-brief.md", n), fmt.Sprintf("task-%d-report.md", n))
-	}
-	files = append(files, "constraints.md", "plan-path", "progress.md")
-	slices.Sort(files)
-	return files
 }
 
 var stepModelRe = regexp.MustCompile(` \([a-z0-9-]*\)$`)

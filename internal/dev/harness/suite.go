@@ -243,7 +243,7 @@ func walkThrough(t *testing.T, h Host) {
 		assert.Empty(t, follower.ImplementerIDs(ledger))
 		assert.Equal(t, follower.WithoutImplementers(follower.WalkLedger(mainHead, c, short, "", "", "", "")), ledger)
 	}
-	assert.Equal(t, WalkFiles(mainHead, c, short), testutil.DirNames(t, filepath.Join(keep, "greet")))
+	assert.Equal(t, follower.WalkFiles(mainHead, c, short), testutil.DirNames(t, filepath.Join(keep, "greet")))
 	assert.NoDirExists(t, filepath.Join(repo, ".superpowers", "sdd", "greet"))
 	assert.DirExists(t, filepath.Join(repo, ".superpowers", "sdd"))
 	assert.FileExists(t, filepath.Join(s.BinDir, "sdd-ledger"))
@@ -448,7 +448,7 @@ func resume(t *testing.T, h Host, c follower.Resume) *Played {
 		mainHead := testutil.Git(t, repo, "rev-parse", "main")
 		want := follower.WalkLedger(mainHead, cs, short, "", "", "", "")
 		assert.Equal(t, follower.WithoutImplementers(want), follower.WithoutImplementers(ledger))
-		assert.Equal(t, WalkFiles(mainHead, cs, short), testutil.DirNames(t, filepath.Join(keep, "greet")))
+		assert.Equal(t, follower.WalkFiles(mainHead, cs, short), testutil.DirNames(t, filepath.Join(keep, "greet")))
 		assert.Contains(t, p.Final, "verdict: Final: complete")
 	}
 	if c.Ends != nil {

@@ -215,16 +215,7 @@ func walkOn(t *testing.T, skillDir, host string) (problems, *directRun) {
 	p.eq("the subagent that committed the fix", ids[2], fixer)
 	want := walkLedger(repo, mainHead, c, ids...)
 	p.eq("the ledger Finish deleted", want, finishedLedger(r))
-	pkg := func(a, b string) string { return "review-" + s(a) + ".." + s(b) }
-	var files []string
-	for _, x := range []string{pkg(mainHead, c[1]), pkg(c[1], c[2]), pkg(c[2], c[3]), pkg(c[3], c[4]), pkg(mainHead, c[4])} {
-		files = append(files, x+".diff", x+".md")
-	}
-	for n := 1; n <= 3; n++ {
-		files = append(files, fmt.Sprintf("task-%d-brief.md", n), fmt.Sprintf("task-%d-report.md", n))
-	}
-	files = append(files, "constraints.md", "plan-path", "progress.md")
-	sort.Strings(files)
+	files := follower.WalkFiles(mainHead, c, s)
 	if _, err := os.Stat(kept); err == nil {
 		p.eq("the workspace's files", files, dirFiles(t, kept))
 	}
