@@ -4,10 +4,10 @@ import (
 	"github.com/sdd-go/sdd-go/internal/ledger"
 )
 
-// block: "BLOCKED — REASON", where the run stops for the human, on a unit
+// blockStep: "BLOCKED — REASON", where the run stops for the human, on a unit
 // under way. A task of a batch is blocked by blocking the batch's first
 // task, which speaks for it.
-var block = step{
+var blockStep = step{
 	check: texts("the reason", 2),
 	fits: func(s *stepRun) error {
 		switch s.u.Last {

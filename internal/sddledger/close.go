@@ -4,12 +4,12 @@ import (
 	"github.com/sdd-go/sdd-go/internal/ledger"
 )
 
-// close ends a unit once nothing is left open: the first review's minors
+// closeStep ends a unit once nothing is left open: the first review's minors
 // (when no round recorded them), each decision later tasks build on as a
 // settled line, and complete. A batch's close completes every task of it,
 // each with its own complete line: a task is done if and only if it has
 // one.
-var close_ = step{
+var closeStep = step{
 	check: texts("a decision", 2),
 	fits: func(s *stepRun) error {
 		u := s.u

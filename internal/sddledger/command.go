@@ -62,7 +62,7 @@ take them. A recorded commit the branch no longer holds is named, with its unit,
 			Description: `Create <workspace>/progress.md with its first line, "# SDD ledger — plan: <plan>",
 and write the plan's constraint sections to <workspace>/constraints.md.
 A ledger with more than its first line is not started again (exit 5).`},
-		{Name: "earlier-done", Args: "PLAN_FILE START_BRANCH N FIRST LAST [DECISION...]", MinArgs: 5, MaxArgs: math.MaxInt, Run: earlierDone.Run,
+		{Name: "earlier-done", Args: "PLAN_FILE START_BRANCH N FIRST LAST [DECISION...]", MinArgs: 5, MaxArgs: math.MaxInt, Run: earlierDoneStep.Run,
 			Short: "record commits FIRST..LAST of an earlier run as task N, done",
 			Description: `Record the commits FIRST to LAST since START_BRANCH (numbered as look lists them,
 oldest first, from 1) as task N of an earlier run, counted as done by the human:
@@ -70,7 +70,7 @@ its base=, reviewed_head= and complete lines, with the old flat ledger's deferre
 minors and parked lines of task N, and each DECISION later tasks build on as
 "settled — DECISION". A range that would leave an earlier commit in no task is
 refused (exit 5).`},
-		{Name: "earlier-review", Args: "PLAN_FILE START_BRANCH N FIRST [LAST_TASK]", MinArgs: 4, MaxArgs: 5, Run: earlierReview.Run,
+		{Name: "earlier-review", Args: "PLAN_FILE START_BRANCH N FIRST [LAST_TASK]", MinArgs: 4, MaxArgs: 5, Run: earlierReviewStep.Run,
 			Short: "record commits FIRST.. of an earlier run as task N (or the batch N to LAST_TASK), to be reviewed",
 			Description: `Record task N's base as the commit before FIRST (numbered as look lists them) and
 write its brief: the commits from FIRST on are task N's work, to be reviewed. With
@@ -83,7 +83,7 @@ OLD_WORKSPACE this plan's workspace where it is (its ledger's first line and its
 name this plan; its other lines and files stay as they are), and remove the fresh
 workspace this plan had. OLD_WORKSPACE must be one that look names as belonging to a
 plan that no longer exists, and this plan's run must not have begun.`},
-		{Name: "task", Args: "PLAN_FILE N [LAST]", MinArgs: 2, MaxArgs: 3, Run: task.Run,
+		{Name: "task", Args: "PLAN_FILE N [LAST]", MinArgs: 2, MaxArgs: 3, Run: taskStep.Run,
 			Short: "start task N (or the batch N to LAST): record base= (HEAD) and write its brief",
 			Description: `Write task N's brief, <workspace>/task-<N>-brief.md (as task-brief does), and record
 "Task <N>: base=<HEAD>". Then print the decisions earlier tasks settled and the
@@ -94,29 +94,29 @@ task's text in plan order, "Task <N>: batch — Tasks …", each later task's
 and one close for all of them. Refused (exit 5) past 10 tasks, for a task already
 begun, and for a task its text shows unfit (long, no Files list of one or two files,
 a test of its own, something it produces for later tasks).`},
-		{Name: "package", Args: "PLAN_FILE N|final AGENT_ID", MinArgs: 3, MaxArgs: 3, Run: package_.Run,
+		{Name: "package", Args: "PLAN_FILE N|final AGENT_ID", MinArgs: 3, MaxArgs: 3, Run: packageStep.Run,
 			Short: "record the implementer, build the review package of the work, record reviewed_head=",
 			Description: `Build the review package of unit N's work not yet reviewed (from its base, or from its
 last reviewed head, to HEAD), as review-package does, and record AGENT_ID (none when
 unknown) and "reviewed_head=<HEAD>". After a fix round that made no commits there
 is nothing to review: the round is recorded with every finding still open.`},
-		{Name: "finding", Args: "PLAN_FILE N|final TEXT", MinArgs: 3, MaxArgs: 3, Run: finding.Run,
+		{Name: "finding", Args: "PLAN_FILE N|final TEXT", MinArgs: 3, MaxArgs: 3, Run: findingStep.Run,
 			Short: "record a finding of the controller's (a check that failed)",
 			Description: `Record TEXT as a new open finding of unit N with the next free id: a gap the controller
 confirmed, such as a check of what the review could not verify that failed.`},
-		{Name: "round", Args: "PLAN_FILE N|final", MinArgs: 2, MaxArgs: 2, Run: round.Run,
+		{Name: "round", Args: "PLAN_FILE N|final", MinArgs: 2, MaxArgs: 2, Run: roundStep.Run,
 			Short: "record the fix round the last re-review closes",
 			Description: `Record the fix round whose re-review is in: what it addressed and what is still open
 (the re-review's NOT ADDRESSED and new findings), with its out-of-scope notes (and,
 for round 1, the first review's minors) as deferred minors.`},
-		{Name: "park", Args: "PLAN_FILE N|final ID WHY", MinArgs: 4, MaxArgs: 4, Run: park.Run,
+		{Name: "park", Args: "PLAN_FILE N|final ID WHY", MinArgs: 4, MaxArgs: 4, Run: parkStep.Run,
 			Short: "after the last round, park open finding ID with a ruling",
 			Description: `Record "parked — <finding> — ruling: WHY" for the open finding ID. Only after the last
 fix round (5 for a task, 1 for the final review) with findings still open.`},
-		{Name: "block", Args: "PLAN_FILE N|final REASON", MinArgs: 3, MaxArgs: 3, Run: block.Run,
+		{Name: "block", Args: "PLAN_FILE N|final REASON", MinArgs: 3, MaxArgs: 3, Run: blockStep.Run,
 			Short:       "record that unit N is BLOCKED",
 			Description: `Record "BLOCKED — REASON": the run stops there for the human.`},
-		{Name: "unblock", Args: "PLAN_FILE N|final WHAT_CHANGED", MinArgs: 3, MaxArgs: 3, Run: unblock.Run,
+		{Name: "unblock", Args: "PLAN_FILE N|final WHAT_CHANGED", MinArgs: 3, MaxArgs: 3, Run: unblockStep.Run,
 			Short: "record the human's decision to go on with a BLOCKED (or late) unit",
 			Description: `Record "unblocked — WHAT_CHANGED", the human's decision to go on with unit N after its
 BLOCKED line (a changed plan, more context, another model, a smaller task), or with
@@ -129,12 +129,12 @@ now when the commits the ledger records are no longer its history (a rebase, a r
 an amend, a gc). The lines before it stay (their deferred minors and parked findings
 are still printed at the finish); the run's facts are read from the lines after it,
 so look reads the ledger as new and lists the branch's commits again.`},
-		{Name: "close", Args: "PLAN_FILE N|final [DECISION...]", MinArgs: 2, MaxArgs: math.MaxInt, Run: close_.Run,
+		{Name: "close", Args: "PLAN_FILE N|final [DECISION...]", MinArgs: 2, MaxArgs: math.MaxInt, Run: closeStep.Run,
 			Short: "close unit N: its deferred minors, the decisions later tasks build on, complete",
 			Description: `Close unit N once nothing is left open: record the first review's minors (when no
 round recorded them), each DECISION later tasks build on as "settled — DECISION", and
 "complete (commits <base>..<head>, review clean | <K> parked)".`},
-		{Name: "final", Args: "PLAN_FILE START_BRANCH", MinArgs: 2, MaxArgs: 2, Run: final.Run,
+		{Name: "final", Args: "PLAN_FILE START_BRANCH", MinArgs: 2, MaxArgs: 2, Run: finalStep.Run,
 			Short: "build the final review's package of the whole branch",
 			Description: `Once every task is complete: record "Final: base=" (the merge base of START_BRANCH and
 HEAD), build the package of the whole branch, and record "Final: reviewed_head=".`},

@@ -17,7 +17,7 @@ import (
 // commits from FIRST on are task N's work, to be reviewed (its base= and
 // brief). Each is taken on a task not yet begun.
 
-var earlierDone = step{
+var earlierDoneStep = step{
 	unit: taskUnit(2),
 	check: func(r *run, args []string) error {
 		if err := texts("a decision", 5)(r, args); err != nil {
@@ -53,10 +53,10 @@ var earlierDone = step{
 	},
 }
 
-// earlierReview takes an optional LAST task: the work of a batch, Tasks
+// earlierReviewStep takes an optional LAST task: the work of a batch, Tasks
 // N to LAST, begun before the record began again (a restart mid-batch),
 // recorded as the batch it was, to be reviewed as one.
-var earlierReview = step{
+var earlierReviewStep = step{
 	unit: taskUnit(2),
 	check: func(r *run, args []string) error {
 		if len(args) == 5 {

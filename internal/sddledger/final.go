@@ -10,12 +10,12 @@ import (
 	"github.com/sdd-go/sdd-go/internal/ledger"
 )
 
-// final builds the final review's package once every task is complete:
+// finalStep builds the final review's package once every task is complete:
 // "Final: base=" (the merge base of START_BRANCH and HEAD), the package of
 // the whole branch, and "Final: reviewed_head="; or, when START_BRANCH
 // holds every commit of the branch, Final's base= and its complete line,
 // nothing to review.
-var final = step{
+var finalStep = step{
 	unit: func(*run, []string) (string, error) { return ledger.FinalUnit, nil },
 	check: func(r *run, args []string) error {
 		return r.checkStart(args[1])

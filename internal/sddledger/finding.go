@@ -9,12 +9,12 @@ import (
 	"github.com/sdd-go/sdd-go/internal/ledger"
 )
 
-// finding: a gap the controller confirmed (a check of what the review
+// findingStep: a gap the controller confirmed (a check of what the review
 // could not verify that failed) becomes an open finding, with the next
 // free id. It joins a unit whose review is in and whose last re-review is
 // recorded: added before its round is, it would leave that round
 // unrecorded and its count to start again.
-var finding = step{
+var findingStep = step{
 	check: func(r *run, args []string) error {
 		if err := ledger.CheckFinding("the finding", args[2]); err != nil {
 			return exit.Ownf(BadText, "%v: nothing was written", err)

@@ -7,7 +7,7 @@ import (
 	"github.com/sdd-go/sdd-go/internal/ledger"
 )
 
-// package_ records the implementer and packages the unit's work not yet
+// packageStep records the implementer and packages the unit's work not yet
 // reviewed, as review-package does: the whole task from its base, or
 // after a fix the commits since the last review, then reviewed_head=. At
 // row implement (an implementer's DONE with no commit: the work was
@@ -15,8 +15,8 @@ import (
 // brief against the tree; refused, the run would dispatch the same
 // implementer for ever.
 // After a fix round that made no commits there is nothing to review: the
-// round is recorded with every finding still open.
-var package_ = step{
+// roundStep is recorded with every finding still open.
+var packageStep = step{
 	check: func(r *run, args []string) error { return refuseText(ledger.CheckAgentID(args[2])) },
 	fits: func(s *stepRun) error {
 		u := s.u

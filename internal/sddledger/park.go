@@ -7,9 +7,9 @@ import (
 	"github.com/sdd-go/sdd-go/internal/ledger"
 )
 
-// park: the breaker's ruling on an open finding, after the unit's last
+// parkStep: the breaker's ruling on an open finding, after the unit's last
 // fix round: "parked — <finding> — ruling: WHY".
-var park = step{
+var parkStep = step{
 	check: texts("the ruling", 3),
 	fits: func(s *stepRun) error {
 		if s.u.Row != ledger.RowBreaker {

@@ -5,11 +5,11 @@ import (
 	"github.com/sdd-go/sdd-go/internal/ledger"
 )
 
-// round records the fix round the last re-review closes: what it
+// roundStep records the fix round the last re-review closes: what it
 // addressed and what is still open (its NOT ADDRESSED and new findings),
 // with its out-of-scope notes (and, for the first round, the first
 // review's minors) as deferred minors.
-var round = step{
+var roundStep = step{
 	at:   []ledger.Row{ledger.RowRecord, ledger.RowRecordClose},
 	want: "record or record-close",
 	do: func(s *stepRun) ([]string, error) {

@@ -9,12 +9,12 @@ import (
 	"github.com/sdd-go/sdd-go/internal/ledger"
 )
 
-// task starts task N, or the batch of tasks N to LAST: its brief (as
+// taskStep starts task N, or the batch of tasks N to LAST: its brief (as
 // task-brief writes it; a batch's holds each task's text in plan order),
 // the batch's lines, and base= (HEAD). Tasks run one at a time, in plan
 // order: every earlier task must be done. The decisions and parked
 // findings of earlier tasks are printed for the dispatch (printAfter).
-var task = step{
+var taskStep = step{
 	unit: func(r *run, args []string) (string, error) {
 		n := args[1]
 		unit, err := r.unit(n)

@@ -5,7 +5,7 @@ import (
 	"github.com/sdd-go/sdd-go/internal/ledger"
 )
 
-// unblock: the human's decision to go on with a BLOCKED unit, or with one
+// unblockStep: the human's decision to go on with a BLOCKED unit, or with one
 // whose commits after its last review have no fix round left (row late).
 // The text stops there and the ledger is never edited, so without it such
 // a stop would be for good. The unit goes on from where it stopped, with a
@@ -13,7 +13,7 @@ import (
 // again from the plan as it is now (the human's change is often to the
 // task's text, which the implementer, the fix rounds and the reviewer
 // read from the brief).
-var unblock = step{
+var unblockStep = step{
 	check: texts("the decision", 2),
 	at:    []ledger.Row{ledger.RowBlocked, ledger.RowLate},
 	want:  "blocked or late",
