@@ -43,10 +43,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
-	"runtime/debug"
-	"sync"
-	"syscall"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -56,50 +52,6 @@ import (
 	"github.com/sdd-go/sdd-go/internal/git"
 )
 
-// Version is stamped at build time with -ldflags "-X …/cliapp.Version=v1.2.3"
-// (make build, make dist). Unstamped, the build's own record answers: see
-// version.
-var Version = ""
-
-// version is what --version prints.
-func version() string {
-	info, ok := debug.ReadBuildInfo()
-	return versionOf(Version, info, ok)
-}
-
-// versionOf is the stamped version; else the module version the go command
-// recorded (v1.2.3 after `go install …@v1.2.3`, a pseudo-version for a
-// build in a git checkout); else the commit of a checkout build that has no
-// version (-buildvcs off for the module, on for the commit); else "dev".
-func versionOf(stamped string, info *debug.BuildInfo, ok bool) string {
-	if stamped != "" {
-		return stamped
-	}
-	if !ok {
-		return "dev"
-	}
-	if v := info.Main.Version; v != "" && v != "(devel)" {
-		return v
-	}
-	var rev, dirty string
-	for _, s := range info.Settings {
-		switch {
-		case s.Key == "vcs.revision" && len(s.Value) >= 12:
-			rev = s.Value[:12]
-		case s.Key == "vcs.modified" && s.Value == "true":
-			dirty = "+dirty"
-		}
-	}
-	if rev != "" {
-		return "devel-" + rev + dirty
-	}
-	return "dev"
-}
-
-// urfave/cli looks for its help flag on every run, each name through a
-// regular expression, the first of the process (1% of task-brief's CPU in
-// a profile of 300 runs). The commands have none (HideHelp): a sole -h or
-// --help is dispatched by run and verb, so there is nothing to look for.
 func init() { cli.HelpFlag = nil }
 
 // Env is what a command may touch of the process.
@@ -180,95 +132,6 @@ func Main(cmd Command) int {
 		die(sig.Signal)
 	}
 	return exit.Status(err)
-}
-
-// handler sets the signals' actions at start (start, per system) and
-// catches the stop signals for a command that must clean up itself before
-// it dies of one.
-//
-// Where the kernel does the cleaning (kernelCleansUp: git children carry
-// a parent-death signal, outputs are unnamed files until published), the
-// kernel's default actions are already the contract: death by the same
-// signal, as for the script's bash. Catching them costs two threads at
-// start-up, a tenth of a short command's time, so there it is done only
-// once a temporary name is about to be made (atomicfile.BeforeNamed),
-// before it exists.
-type handler struct {
-	armOnce, loopOnce sync.Once
-	stop              context.CancelCauseFunc
-	sigs              chan os.Signal   // for loop
-	seen              chan os.Signal   // the same signals, kept for caught
-	armed             []syscall.Signal // the stop signals arm catches
-	restore           []func()         // give the runtime its handlers back (takeDefault)
-}
-
-// listen catches sigs from now on.
-func (h *handler) listen(sigs ...syscall.Signal) {
-	h.loopOnce.Do(func() { go h.loop() })
-	for _, s := range sigs {
-		signal.Notify(h.sigs, s)
-		signal.Notify(h.seen, s)
-	}
-}
-
-// caught returns the first caught signal the command acts on, nil if none
-// came. The process may have got one while the command was ending anyway:
-// sent to the process group, a signal also kills git, and the command
-// then sees git's end (128+N) before loop has seen the signal. Stopping
-// the delivery to seen first waits until every signal the runtime has
-// taken in is in it.
-func (h *handler) caught() os.Signal {
-	signal.Stop(h.seen)
-	for {
-		select {
-		case s := <-h.seen:
-			if !passedOver(s) {
-				return s
-			}
-		default:
-			return nil
-		}
-	}
-}
-
-// arm catches the stop signals from now on.
-func (h *handler) arm() {
-	h.armOnce.Do(func() {
-		h.listen(h.armed...)
-		// Caught first, then handed back to the runtime's handler, which
-		// delivers them: until then the kernel's default still applies,
-		// and no name exists yet.
-		for _, restore := range h.restore {
-			restore()
-		}
-	})
-}
-
-// loop waits for a stop signal, stops the command (git gets the same
-// signal), lets it unwind, and dies of the signal.
-func (h *handler) loop() {
-	sig := h.next(nil)
-	h.stop(&exit.Signaled{Signal: sig})
-	// Give the command time to unwind; a blocked open (a FIFO with no
-	// reader) cannot be interrupted, so then leave anyway, tidily. A
-	// second signal means now.
-	h.next(time.After(gracePeriod))
-	atomicfile.RemoveTracked()
-	die(sig)
-}
-
-// next waits for a caught signal the command acts on, or for timeout.
-func (h *handler) next(timeout <-chan time.Time) os.Signal {
-	for {
-		select {
-		case s := <-h.sigs:
-			if !passedOver(s) {
-				return s
-			}
-		case <-timeout:
-			return nil
-		}
-	}
 }
 
 // Run runs cmd with args (args[0] being the program name) and returns the
