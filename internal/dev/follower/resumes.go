@@ -176,6 +176,14 @@ func Resumes() []Resume {
 		{Name: "final: every task complete", Row: "final", Scenario: walk, Cut: 20, After: "Bash Close+Final package", Walk: true,
 			Edit: func(_, ws string) error { return dropFinal(ws) },
 			Next: []string{plan, "Bash Final package", "Agent final reviewer 0 (opus)", "Bash Close+Finish"}},
+		{Name: "final: the branch merged before its review", Row: "final", Scenario: walk, Cut: 20, After: "Bash Close+Final package",
+			Edit: func(root, ws string) error {
+				if err := dropFinal(ws); err != nil {
+					return err
+				}
+				return mergeIntoMain(root)
+			},
+			Next: []string{plan, "Bash Final package", "Bash Finish", "Say"}},
 		{Name: "final-review", Row: "final-review", Scenario: walk, Cut: 20, After: "Bash Close+Final package", Walk: true,
 			Next: []string{plan, "Agent final reviewer 0 (opus)", "Bash Close+Finish"}},
 		{Name: "close: the final review clean", Row: "close", Scenario: walk, Cut: 21, After: "Agent final reviewer 0 (opus)", Walk: true,
@@ -265,6 +273,23 @@ func finalComplete(ws string) error {
 // dropFinal takes the final review back to before it began: the ledger
 // cut before its Final: base= line, and its package removed, so that the
 // resumed run must build it.
+// mergeIntoMain merges the branch into main, fast-forward: main then holds
+// every commit of it (merged early, before the final review).
+func mergeIntoMain(root string) error {
+	branch := exec.Command("git", "symbolic-ref", "--short", "HEAD")
+	branch.Dir = root
+	b, err := branch.Output()
+	if err != nil {
+		return err
+	}
+	for _, args := range [][]string{{"checkout", "-q", "main"}, {"merge", "-q", "--ff-only", strings.TrimSpace(string(b))}, {"checkout", "-q", strings.TrimSpace(string(b))}} {
+		if err := gitIn(root, args...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func dropFinal(ws string) error {
 	base, head, err := finalRange(ws)
 	if err != nil {
