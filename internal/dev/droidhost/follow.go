@@ -63,8 +63,8 @@ func (adapter) Facts() harness.Facts {
 // implementer, then new ones), and a branch rebased under the run. The
 // final review's fix took 99 s, the longest of the suite under load (a
 // request costs Droid about 0.4 s), and adds nothing Droid could do
-// otherwise than Task 2's fix round; the direct executor resumes from
-// every state with host-droid.md.
+// otherwise than Task 2's fix round; the direct executor of
+// internal/dev/skilltext resumes from every state.
 var resumeStates = []string{"refix", "blocked", "rewritten: the branch rebased under the run"}
 
 // Start makes a host for repo with the skill installed (its allowlist

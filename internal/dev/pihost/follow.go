@@ -59,8 +59,9 @@ func (adapter) Facts() harness.Facts {
 // here), and a branch rebased under the run. Every dispatch starts a pi
 // process of its own (about 2 s before its first request, its extension
 // compiled again), so the blocked state's five rounds took 157 s and the
-// final review's fix 119 s alone; the direct executor resumes from every
-// state with host-pi.md.
+// final review's fix 119 s alone. Which row Look gives, and the steps
+// the text takes from it, do not depend on the host: the direct executor
+// of internal/dev/skilltext resumes from every state.
 var resumeStates = []string{"refix", "rewritten: the branch rebased under the run"}
 
 // Start makes a host for repo with the skill, the subagent extension and
