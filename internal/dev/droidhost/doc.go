@@ -25,7 +25,7 @@
 // Create, the skill is the Skill tool, a dispatch is Task with
 // subagent_type worker and await true, whose session id the ledger
 // records, and a fix round that continues the implementer is Task with
-// resume. It resumes from three states (resumeStates).
+// resume. It resumes from two states (resumeStates).
 //
 // The round trips, each a `droid exec` session in a HOME holding a space
 // and an é:
