@@ -1,8 +1,8 @@
 // Command hostcli installs or runs any of the host CLIs the host suites
 // pin (internal/dev/hostcli's table: claude, codex, opencode, copilot,
-// gemini), from npm into the user's cache directory
+// gemini, pi, droid), from npm into the user's cache directory
 // (sdd-go/<name>/<version>), where a complete install is reused. npm must
-// be on PATH, and node (20 or later) for Gemini CLI. Progress goes to
+// be on PATH, and node (20 or later) for Gemini CLI and Pi. Progress goes to
 // stderr.
 //
 //	go run ./scripts/hostcli list                    # the table: name, version, packages, variable

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+
+	"github.com/sdd-go/sdd-go/internal/dev/hostcli"
 )
 
 // list is the table, a row a CLI; a call of another shape is the usage,
@@ -15,7 +17,7 @@ func TestRun(t *testing.T) {
 	assert.NoError(t, err)
 	assert.Equal(t, 0, code)
 	assert.Regexp(t, `(?m)^claude +\S+ +SDD_CLAUDE_CODE +@anthropic-ai/claude-code-\{platform\}@\{version\}$`, out.String())
-	assert.Len(t, strings.Split(strings.TrimSpace(out.String()), "\n"), 5)
+	assert.Len(t, strings.Split(strings.TrimSpace(out.String()), "\n"), len(hostcli.All))
 
 	for _, args := range [][]string{nil, {"install"}, {"install", "claude", "x"}, {"run", "claude", "x"}, {"remove", "claude"}} {
 		code, err := run(args, &out, &errOut)

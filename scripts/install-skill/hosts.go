@@ -22,9 +22,11 @@ const (
 	hostOpenCode   = "opencode"
 	hostCopilot    = "copilot"
 	hostGemini     = "gemini"
+	hostPi         = "pi"
+	hostDroid      = "droid"
 )
 
-var hosts = []string{hostClaudeCode, hostCodex, hostOpenCode, hostCopilot, hostGemini}
+var hosts = []string{hostClaudeCode, hostCodex, hostOpenCode, hostCopilot, hostGemini, hostPi, hostDroid}
 
 // home is where a host keeps its configuration: the variable that moves
 // it (key), else fallback under HOME; the skills folder is
@@ -32,15 +34,18 @@ var hosts = []string{hostClaudeCode, hostCodex, hostOpenCode, hostCopilot, hostG
 type home struct{ key, fallback, skills, cli string }
 
 // homes are the folders each skill-folder host reads its user skills
-// from, its own one. Each host also reads ~/.agents/skills/ (Codex,
-// Copilot CLI 1.0.102, Gemini CLI 0.61.0: their host packages' notes),
-// which the installer leaves alone: a folder there would be a second
-// copy of the skill for every host that also has its own.
+// from, its own one. Each host but OpenCode also reads ~/.agents/skills/
+// (Codex, Copilot CLI 1.0.102, Gemini CLI 0.61.0, Pi 0.73.1, Droid
+// 0.225.2: their host packages' notes), which the installer leaves
+// alone: a folder there would be a second copy of the skill for every
+// host that also has its own.
 var homes = map[string]home{
 	hostCodex:    {"CODEX_HOME", ".codex", "skills", "Codex"},
 	hostOpenCode: {"XDG_CONFIG_HOME", ".config", "opencode/skills", "OpenCode"},
 	hostCopilot:  {"COPILOT_HOME", ".copilot", "skills", "Copilot CLI"},
 	hostGemini:   {"GEMINI_CLI_HOME", "", ".gemini/skills", "Gemini CLI"},
+	hostPi:       {"PI_CODING_AGENT_DIR", ".pi/agent", "skills", "Pi"},
+	hostDroid:    {"FACTORY_HOME_OVERRIDE", "", ".factory/skills", "Factory Droid"},
 }
 
 // defaultDir is where the install for host goes without --dir:
@@ -50,6 +55,8 @@ var homes = map[string]home{
 //	opencode     $XDG_CONFIG_HOME/opencode/skills/subagent-driven-development, XDG_CONFIG_HOME being ~/.config when unset
 //	copilot      $COPILOT_HOME/skills/subagent-driven-development, COPILOT_HOME being ~/.copilot when unset
 //	gemini       $GEMINI_CLI_HOME/.gemini/skills/subagent-driven-development, GEMINI_CLI_HOME being HOME when unset
+//	pi           $PI_CODING_AGENT_DIR/skills/subagent-driven-development, PI_CODING_AGENT_DIR being ~/.pi/agent when unset
+//	droid        $FACTORY_HOME_OVERRIDE/.factory/skills/subagent-driven-development, FACTORY_HOME_OVERRIDE being HOME when unset
 func defaultDir(host string, env Env) (string, error) {
 	if host == hostClaudeCode {
 		return defaultPluginDir(env)
@@ -67,7 +74,7 @@ func defaultDir(host string, env Env) (string, error) {
 // Directory specification would have it), take it relative to the
 // directory they start in, so an install into it would serve that one
 // directory, and an install anywhere else would not be seen while it is
-// set; Copilot's and Gemini's are refused alike.
+// set; Copilot's, Gemini's, Pi's and Droid's are refused alike.
 func configBase(host string, env Env) (string, error) {
 	h := homes[host]
 	base := env.Getenv(h.key)
@@ -93,7 +100,9 @@ func configBase(host string, env Env) (string, error) {
 }
 
 // uninstall removes what the installer put in the host's place (or
-// --dir), and for Gemini CLI the policy file beside it (policy.go).
+// --dir), and what it put beside it: Gemini CLI's policy file
+// (policy.go), Pi's subagent extension and agent (pi.go), Droid's
+// allowlist entries (droid.go).
 func uninstall(o options, env Env) error {
 	target := o.dir
 	if target == "" {
@@ -101,6 +110,27 @@ func uninstall(o options, env Env) error {
 		if target, err = defaultDir(o.host, env); err != nil {
 			return err
 		}
+	}
+	switch o.host {
+	case hostDroid:
+		// The entries name the folder as the kernel resolves it: read
+		// before the folder goes.
+		entries, err := allowlistEntries(target, env)
+		if err != nil {
+			return err
+		}
+		if _, err := readDroidSettings(env); err != nil {
+			return err
+		}
+		if err := uninstallFrom(target, o.force, env); err != nil {
+			return err
+		}
+		return removeAllowlist(entries, env)
+	case hostPi:
+		if err := uninstallFrom(target, o.force, env); err != nil {
+			return err
+		}
+		return uninstallPi(o.force, env)
 	}
 	if err := uninstallFrom(target, o.force, env); err != nil || o.host != hostGemini {
 		return err

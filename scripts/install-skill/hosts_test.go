@@ -39,12 +39,16 @@ func (h *harness) placeOf(host string) string {
 		return filepath.Join(h.home, ".copilot", "skills", ship.SkillName)
 	case hostGemini:
 		return filepath.Join(h.home, ".gemini", "skills", ship.SkillName)
+	case hostPi:
+		return filepath.Join(h.home, ".pi", "agent", "skills", ship.SkillName)
+	case hostDroid:
+		return filepath.Join(h.home, ".factory", "skills", ship.SkillName)
 	}
 	return h.plugin()
 }
 
-// TestInstallForEachHost: --host codex, opencode, copilot and gemini put
-// the skill folder where each host looks (their own variables first, then HOME), a
+// TestInstallForEachHost: --host codex, opencode, copilot, gemini, pi and
+// droid put the skill folder where each host looks (their own variables first, then HOME), a
 // reinstall changes nothing, an edited file is kept without --force and
 // overwritten with it, and Claude Code's place is not touched.
 func TestInstallForEachHost(t *testing.T) {
@@ -65,6 +69,12 @@ func TestInstallForEachHost(t *testing.T) {
 		{"gemini", "GEMINI_CLI_HOME",
 			func(h *harness) string { return h.placeOf(hostGemini) },
 			func(v string) string { return filepath.Join(v, ".gemini", "skills", ship.SkillName) }},
+		{"pi", "PI_CODING_AGENT_DIR",
+			func(h *harness) string { return h.placeOf(hostPi) },
+			func(v string) string { return filepath.Join(v, "skills", ship.SkillName) }},
+		{"droid", "FACTORY_HOME_OVERRIDE",
+			func(h *harness) string { return h.placeOf(hostDroid) },
+			func(v string) string { return filepath.Join(v, ".factory", "skills", ship.SkillName) }},
 	} {
 		t.Run(c.host, func(t *testing.T) {
 			h := newHarness(t)

@@ -5,7 +5,7 @@
 // Run it from a clone of sdd-go:
 //
 //	go run ./scripts/install-skill [--dir DIR] [--force] [--no-binaries | --bin DIR]
-//	go run ./scripts/install-skill --host codex|opencode|copilot|gemini [--dir DIR] [--force] [--bin DIR]
+//	go run ./scripts/install-skill --host codex|opencode|copilot|gemini|pi|droid [--dir DIR] [--force] [--bin DIR]
 //	go run ./scripts/install-skill --uninstall [--host HOST] [--dir DIR] [--force]
 //	go run ./scripts/install-skill --replace-scripts DIR [--bin DIR] [--force]
 //	go run ./scripts/install-skill --restore DIR [--force]
@@ -14,10 +14,12 @@
 //
 // The plugin goes to ~/.claude/skills/sdd-go/ (or --dir), where Claude Code
 // loads it as sdd-go@skills-dir and puts its bin/ on the PATH of its tools
-// (plugin.go). For Codex CLI, OpenCode, Copilot CLI and Gemini CLI
-// (--host), which load skills from
-// a skills folder and put no plugin's bin/ on PATH, it installs the skill
-// as a folder of its own with the binaries in its bin/ (hosts.go). Every
+// (plugin.go). For Codex CLI, OpenCode, Copilot CLI, Gemini CLI, Pi and
+// Factory Droid (--host), which load skills from a skills folder and put
+// no plugin's bin/ on PATH, it installs the skill as a folder of its own
+// with the binaries in its bin/ (hosts.go), and what the host needs
+// beside it: Gemini CLI's policy (policy.go), Pi's subagent extension
+// (pi.go), Droid's allowlist of the four commands (droid.go). Every
 // file is placed through a manifest of SHA-256 sums, so
 // an untouched install is updated silently and one someone edited is left
 // alone unless --force (place.go). What else would show the model a skill
@@ -93,7 +95,7 @@ type usageError struct{ msg string }
 func (e usageError) Error() string { return e.msg }
 
 const usageText = `usage: go run ./scripts/install-skill [--dir DIR] [--force] [--no-binaries | --bin DIR]
-       go run ./scripts/install-skill --host codex|opencode|copilot|gemini [--dir DIR] [--force] [--bin DIR]
+       go run ./scripts/install-skill --host codex|opencode|copilot|gemini|pi|droid [--dir DIR] [--force] [--bin DIR]
        go run ./scripts/install-skill --uninstall [--host HOST] [--dir DIR] [--force]
        go run ./scripts/install-skill --replace-scripts DIR [--bin DIR] [--force]
        go run ./scripts/install-skill --restore DIR [--force]
@@ -101,8 +103,10 @@ const usageText = `usage: go run ./scripts/install-skill [--dir DIR] [--force] [
 Installs the Claude Code plugin sdd-go (the skill and the four binaries) into
 ~/.claude/skills/sdd-go/; with --host, the skill with the binaries in its bin/
 into Codex CLI's ~/.codex/skills/, OpenCode's ~/.config/opencode/skills/,
-Copilot CLI's ~/.copilot/skills/ or Gemini CLI's ~/.gemini/skills/ (with its
-policy, ~/.gemini/policies/sdd-go.toml).
+Copilot CLI's ~/.copilot/skills/, Gemini CLI's ~/.gemini/skills/ (with its
+policy, ~/.gemini/policies/sdd-go.toml), Pi's ~/.pi/agent/skills/ (with its
+subagent extension and an agent for it) or Factory Droid's ~/.factory/skills/
+(with the four commands in the commandAllowlist of ~/.factory/settings.json).
 Or swaps the bash scripts of an installed superpowers skill for the binaries
 and back.
 
@@ -111,7 +115,7 @@ and back.
 func newFlagSet(o *options) *flag.FlagSet {
 	fs := flag.NewFlagSet("install-skill", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	fs.StringVar(&o.host, "host", hostClaudeCode, "the `HOST` to install for: claude-code, codex, opencode, copilot or gemini")
+	fs.StringVar(&o.host, "host", hostClaudeCode, "the `HOST` to install for: claude-code, codex, opencode, copilot, gemini, pi or droid")
 	fs.StringVar(&o.dir, "dir", "", "install into `DIR` instead of the host's place (~/.claude/skills/sdd-go for claude-code)")
 	fs.BoolVar(&o.uninstall, "uninstall", false, "remove what the installer put in the host's place (or --dir), leaving files it did not write")
 	fs.BoolVar(&o.force, "force", false, "overwrite or delete files the installer did not write, or that were modified since")

@@ -69,6 +69,14 @@ func install(o options, env Env) error {
 	if err != nil {
 		return err
 	}
+	var settings *droidSettings
+	if o.host == hostDroid {
+		// Droid's settings must be readable before anything is placed:
+		// the allowlist goes in them.
+		if settings, err = readDroidSettings(env); err != nil {
+			return err
+		}
+	}
 	did, err := place(target, files, o.force, env)
 	if err != nil {
 		return err
@@ -81,7 +89,13 @@ func install(o options, env Env) error {
 	}
 	if o.host != hostClaudeCode {
 		logf(env, "%s lists the skill as %s in new sessions; it runs the commands from %s", o.host, ship.SkillName, filepath.Join(target, "bin"))
-		if o.host != hostGemini {
+		switch o.host {
+		case hostPi:
+			return installPi(o.force, env)
+		case hostDroid:
+			return addAllowlist(target, settings, env)
+		case hostGemini:
+		default:
 			return nil
 		}
 		if err := installPolicy(target, o.force, env); err != nil {

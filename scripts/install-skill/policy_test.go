@@ -82,6 +82,8 @@ func TestOneCopyForEachHost(t *testing.T) {
 		hostOpenCode: {".config/opencode/skills"},
 		hostCopilot:  {".copilot/skills", ".agents/skills"},
 		hostGemini:   {".gemini/skills", ".agents/skills"},
+		hostPi:       {".pi/agent/skills", ".agents/skills"},
+		hostDroid:    {".factory/skills", ".agents/skills"},
 	}
 	for host := range reads {
 		code, _, stderr := h.run("--host", host, "--bin", h.bin)
@@ -98,10 +100,11 @@ func TestOneCopyForEachHost(t *testing.T) {
 	}
 }
 
-// TestRelativeHostHomes: a relative COPILOT_HOME or GEMINI_CLI_HOME is
-// refused as a relative CODEX_HOME is, and nothing is written.
+// TestRelativeHostHomes: a relative COPILOT_HOME, GEMINI_CLI_HOME,
+// PI_CODING_AGENT_DIR or FACTORY_HOME_OVERRIDE is refused as a relative
+// CODEX_HOME is, and nothing is written.
 func TestRelativeHostHomes(t *testing.T) {
-	for host, key := range map[string]string{hostCopilot: "COPILOT_HOME", hostGemini: "GEMINI_CLI_HOME"} {
+	for host, key := range map[string]string{hostCopilot: "COPILOT_HOME", hostGemini: "GEMINI_CLI_HOME", hostPi: "PI_CODING_AGENT_DIR", hostDroid: "FACTORY_HOME_OVERRIDE"} {
 		t.Run(host, func(t *testing.T) {
 			h := newHarness(t)
 			cwd := fakeCheckout(t)

@@ -73,9 +73,10 @@ func (c *controller) asHostRuns(chain string) string {
 
 // dispatchTypeRe is the subagent type in the host file's row "a
 // dispatch": the parameter that names it on that host's tool (Claude
-// Code's and OpenCode's `subagent_type`, Copilot's `agent_type`,
-// Gemini's `agent_name`) and the code span after it.
-var dispatchTypeRe = regexp.MustCompile("`(?:subagent_type|agent_type|agent_name)` `([^`]+)`")
+// Code's, OpenCode's and Droid's `subagent_type`, Copilot's
+// `agent_type`, Gemini's `agent_name`, Pi's subagent extension's
+// `agent`) and the code span after it.
+var dispatchTypeRe = regexp.MustCompile("`(?:subagent_type|agent_type|agent_name|agent)` `([^`]+)`")
 
 // dispatchType is the subagent type the host file's row "a dispatch"
 // names, "" where it names none (Codex's spawn_agent takes no type).

@@ -61,10 +61,10 @@ func fixRounds(t *testing.T, md string, earlier bool) (rounds []int, failed stri
 
 // TestFixRoundRow: each host's file says, in its row "a fix round",
 // which fix rounds go to the task's implementer again (Codex CLI,
-// OpenCode and Copilot CLI: 1-3), or that each is a new implementer
-// (Claude Code, Gemini CLI); an edit of that row changes the rounds or fails the run.
+// OpenCode, Copilot CLI and Droid: 1-3), or that each is a new
+// implementer (Claude Code, Gemini CLI, Pi); an edit of that row changes the rounds or fails the run.
 func TestFixRoundRow(t *testing.T) {
-	want := map[string][]int{"claude-code": nil, "codex": {1, 2, 3}, "opencode": {1, 2, 3}, "copilot": {1, 2, 3}, "gemini": nil}
+	want := map[string][]int{"claude-code": nil, "codex": {1, 2, 3}, "opencode": {1, 2, 3}, "copilot": {1, 2, 3}, "gemini": nil, "pi": nil, "droid": {1, 2, 3}}
 	for host, rounds := range want {
 		b, err := os.ReadFile(testutil.ModuleRoot() + "/skill/" + HostFile(host))
 		require.NoError(t, err)
@@ -99,7 +99,7 @@ func TestFixRoundRow(t *testing.T) {
 // each host's file names in its row "a dispatch" (none for Codex CLI's
 // spawn_agent); an edit of that name changes the type dispatched.
 func TestDispatchTypeRow(t *testing.T) {
-	want := map[string]string{"claude-code": "general-purpose", "codex": "", "opencode": "general", "copilot": "general-purpose", "gemini": "generalist"}
+	want := map[string]string{"claude-code": "general-purpose", "codex": "", "opencode": "general", "copilot": "general-purpose", "gemini": "generalist", "pi": "sdd-worker", "droid": "worker"}
 	for host, typ := range want {
 		b, err := os.ReadFile(testutil.ModuleRoot() + "/skill/" + HostFile(host))
 		require.NoError(t, err)

@@ -4,7 +4,7 @@
 // follower (internal/dev/follower) over the host's tools. A host is a
 // row of internal/dev/hostcli's table (its CLI: npm packages, version,
 // binary) and a host package (claudehost, codexhost, opencodehost,
-// copilothost, geminihost): its session's environment, the wire format
+// copilothost, geminihost, pihost, droidhost): its session's environment, the wire format
 // its server speaks (a scripted.Wire), how its session's events are
 // read, and how the follower's tools map onto its own (Adapter). The
 // server, the book, the replay, the session's process, the cut, the copy

@@ -1,5 +1,5 @@
 // Package hostcli is the one table of the host CLIs the host suites run
-// the skill in (table.go: Claude, Codex, OpenCode, Copilot, Gemini, each
+// the skill in (table.go: Claude, Codex, OpenCode, Copilot, Gemini, Pi, Droid, each
 // its pinned version, npm packages and binary), and the one way each is
 // installed from npm into the user's cache (install.go), found by a
 // suite (Installed) and started with nothing of the caller's
@@ -41,6 +41,11 @@ type CLI struct {
 	// version check runs it as `node SCRIPT --version`, node taken from
 	// PATH.
 	Node bool
+
+	// VersionOnStderr says that --version prints on stderr, not stdout
+	// (Pi: a start whose stdin is no terminal sends what it writes to
+	// stdout to stderr, the version among it).
+	VersionOnStderr bool
 
 	// Packages are what npm installs, in order.
 	Packages []Package

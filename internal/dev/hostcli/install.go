@@ -153,7 +153,7 @@ func (c CLI) Install(ctx context.Context, npm, dir, platform string, log io.Writ
 }
 
 // checkVersion runs bin --version (node bin --version for a Node CLI),
-// which must print c.VersionOutput, in its Env with a HOME and TMPDIR of
+// which must print c.VersionOutput (on stderr where c.VersionOnStderr), in its Env with a HOME and TMPDIR of
 // its own (even --version writes there: Codex links its helpers into
 // ~/.codex, OpenCode makes its directories, Copilot unpacks itself into
 // its cache, Gemini writes ~/.gemini/projects.json).
@@ -186,8 +186,12 @@ func (c CLI) checkVersion(ctx context.Context, bin string) error {
 	if err := cmd.Run(); err != nil {
 		return fmt.Errorf("%s --version: %v: %s", bin, err, strings.TrimSpace(out.String()+"\n"+errOut.String()))
 	}
-	if want := c.expand(c.VersionOutput, ""); strings.Join(strings.Fields(out.String()), " ") != want {
-		return fmt.Errorf("%s --version printed %q, want %s", bin, strings.TrimSpace(out.String()), want)
+	printed := out.String()
+	if c.VersionOnStderr {
+		printed = errOut.String()
+	}
+	if want := c.expand(c.VersionOutput, ""); strings.Join(strings.Fields(printed), " ") != want {
+		return fmt.Errorf("%s --version printed %q, want %s", bin, strings.TrimSpace(printed), want)
 	}
 	return nil
 }

@@ -97,7 +97,50 @@ var (
 		Quiet:         []string{"GEMINI_CLI_NO_RELAUNCH=true"},
 	}
 
-	All = []CLI{Claude, Codex, OpenCode, Copilot, Gemini}
+	// Pi is Pi's coding agent (@mariozechner/pi-coding-agent), JavaScript
+	// that the machine's node (20.6 or later) runs (dist/cli.js). Its
+	// sibling packages, which it depends on with a caret, are installed
+	// first at the same version, so that npm keeps them and the install
+	// is the pinned one whole. Its example extensions ship inside it: the
+	// installer copies examples/extensions/subagent from the Pi it finds
+	// (pihost). Started with stdin no terminal it writes its stdout to
+	// stderr, --version among it. PI_OFFLINE is what --offline sets: no
+	// update check, no telemetry, nothing fetched; the subagent
+	// extension's pi processes inherit it.
+	Pi = CLI{
+		Name: "pi", Title: "Pi", Version: "0.73.1", BinaryEnv: "SDD_PI_CLI",
+		Windows: "win32", Node: true, VersionOnStderr: true,
+		Packages: []Package{
+			{Spec: "@mariozechner/pi-ai@{version}"},
+			{Spec: "@mariozechner/pi-agent-core@{version}"},
+			{Spec: "@mariozechner/pi-tui@{version}"},
+			{Spec: "@mariozechner/pi-coding-agent@{version}", Files: []string{
+				"node_modules/@mariozechner/pi-coding-agent/examples/extensions/subagent/index.ts",
+				"node_modules/@mariozechner/pi-coding-agent/examples/extensions/subagent/agents.ts",
+				"node_modules/.bin/pi"}},
+		},
+		Binary:        "node_modules/@mariozechner/pi-coding-agent/dist/cli.js",
+		VersionOutput: "{version}",
+		Quiet:         []string{"PI_OFFLINE=1"},
+	}
+
+	// Droid is Factory's Droid CLI. The wrapper @factory/cli (0.225.1)
+	// is a launcher whose optional dependencies are the native builds,
+	// @factory/cli-<platform>; npm serves linux-x64 at 0.225.2, the
+	// version pinned, and Install takes that package alone (the -baseline
+	// builds, for x64 processors without AVX2, are not used; there are no
+	// musl builds). FACTORY_AIRGAP_ENABLED stops every outbound attempt:
+	// without it a session looks up Factory's hosts dozens of times.
+	Droid = CLI{
+		Name: "droid", Title: "Factory Droid", Version: "0.225.2", BinaryEnv: "SDD_DROID_CLI",
+		Windows:       "win32",
+		Packages:      []Package{{Spec: "@factory/cli-{platform}@{version}"}},
+		Binary:        "node_modules/@factory/cli-{platform}/bin/droid",
+		VersionOutput: "{version}",
+		Quiet:         []string{"FACTORY_AIRGAP_ENABLED=1"},
+	}
+
+	All = []CLI{Claude, Codex, OpenCode, Copilot, Gemini, Pi, Droid}
 )
 
 // codexTriples are the Rust target triples Codex's platform packages keep

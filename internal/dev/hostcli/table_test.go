@@ -37,6 +37,8 @@ func TestPlatforms(t *testing.T) {
 		{Copilot, "linux", "arm64", true, "linuxmusl-arm64"},
 		{Copilot, "windows", "amd64", false, "win32-x64"},
 		{Gemini, "darwin", "amd64", false, "darwin-x64"},
+		{Droid, "linux", "amd64", true, "linux-x64"}, // no musl builds
+		{Droid, "windows", "arm64", false, "win32-arm64"},
 	} {
 		got, err := c.cli.Platform(c.goos, c.goarch, c.musl)
 		require.NoError(t, err)
@@ -66,9 +68,17 @@ func TestTable(t *testing.T) {
 			}
 			for _, version := range []string{c.Version, "0.0.1"} {
 				printed := strings.ReplaceAll(c.expand(c.VersionOutput, ""), c.Version, version)
-				bin := "#!/bin/sh\ncase $HOME in " + shellQuote(callerHome) + ") exit 2 ;; esac\nprintf '%s\\n' " + shellQuote(printed) + "\n"
+				to := ""
+				if c.VersionOnStderr {
+					to = " >&2"
+				}
+				bin := "#!/bin/sh\ncase $HOME in " + shellQuote(callerHome) + ") exit 2 ;; esac\nprintf '%s\\n' " + shellQuote(printed) + to + "\n"
 				if c.Node {
-					bin = "if (process.env.HOME === " + quoteJS(callerHome) + ") process.exit(2);\nconsole.log(" + quoteJS(printed) + ");\n"
+					print := "console.log"
+					if c.VersionOnStderr {
+						print = "console.error"
+					}
+					bin = "if (process.env.HOME === " + quoteJS(callerHome) + ") process.exit(2);\n" + print + "(" + quoteJS(printed) + ");\n"
 				}
 				files := map[string]map[string]string{}
 				var specs []string
@@ -128,5 +138,5 @@ func TestLookup(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "SDD_GEMINI_CLI", c.BinaryEnv)
 	_, err = Lookup("claude-code")
-	assert.EqualError(t, err, "no host CLI \"claude-code\" (the pinned ones: [claude codex opencode copilot gemini])")
+	assert.EqualError(t, err, "no host CLI \"claude-code\" (the pinned ones: [claude codex opencode copilot gemini pi droid])")
 }

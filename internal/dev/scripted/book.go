@@ -1,7 +1,7 @@
 // Package scripted is the scripted model every host suite talks to, once:
 // one server on loopback (Server) whose requests are decoded by a wire
 // format (Wire: Messages for Claude Code, Responses for Codex CLI, Chat
-// for OpenCode and Copilot CLI, Gemini for Gemini CLI) into one
+// for OpenCode, Copilot CLI, Pi and Droid, Gemini for Gemini CLI) into one
 // transcript, answered by replaying the conversation's script over it
 // (Turns); the scripts by conversation, every request in the order it
 // came, and the scripts' failures (Book); and a host CLI's session

@@ -9,7 +9,8 @@ import (
 )
 
 // Chat is the OpenAI Chat Completions API (POST /v1/chat/completions), as
-// OpenCode's @ai-sdk/openai-compatible and Copilot CLI's BYOK provider
+// OpenCode's @ai-sdk/openai-compatible, Copilot CLI's BYOK provider, Pi's
+// openai-completions and Droid's generic-chat-completion-api provider
 // speak it. A request's messages are system, user, assistant (its text
 // or its tool calls) and tool (one call's result, by tool_call_id; no
 // error mark). An answer is one assistant message; streamed (the hosts

@@ -14,7 +14,7 @@ import (
 // same for every wire; a new wire format is one Wire. This package has
 // the Messages API (Claude Code), the Responses API (Codex CLI, and
 // Copilot CLI's responses mode), Chat Completions (OpenCode, Copilot
-// CLI) and the Gemini API (Gemini CLI).
+// CLI, Pi, Factory Droid) and the Gemini API (Gemini CLI).
 type Wire interface {
 	// Answers says whether a request to method and path is a turn of a
 	// conversation; any other request is recorded and gets 404.

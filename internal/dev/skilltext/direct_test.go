@@ -15,9 +15,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/sdd-go/sdd-go/internal/dev/copilothost"
+	"github.com/sdd-go/sdd-go/internal/dev/droidhost"
 	"github.com/sdd-go/sdd-go/internal/dev/follower"
 	"github.com/sdd-go/sdd-go/internal/dev/geminihost"
 	"github.com/sdd-go/sdd-go/internal/dev/opencodehost"
+	"github.com/sdd-go/sdd-go/internal/dev/pihost"
 	"github.com/sdd-go/sdd-go/internal/dev/plaincmd"
 	"github.com/sdd-go/sdd-go/internal/dev/ship"
 	"github.com/sdd-go/sdd-go/internal/dev/testutil"
@@ -104,8 +106,9 @@ type directHostFacts struct {
 	agentType string
 	// continues says which subagents a call can continue, as the host's
 	// tools can: Claude Code's SendMessage reaches one in the background
-	// only; Codex's resume_agent, OpenCode's task_id and Copilot's
-	// write_agent any this session started; Gemini's invoke_agent none.
+	// only; Codex's resume_agent, OpenCode's task_id, Copilot's
+	// write_agent and Droid's Task resume any this session started;
+	// Gemini's invoke_agent and Pi's subagent tool none.
 	continues func(a *directActor) bool
 }
 
@@ -116,6 +119,8 @@ var directHosts = map[string]directHostFacts{
 	"opencode":    {opencodehost.SubagentType, func(*directActor) bool { return true }},
 	"copilot":     {copilothost.AgentType, func(*directActor) bool { return true }},
 	"gemini":      {geminihost.Agent, func(*directActor) bool { return false }},
+	"pi":          {pihost.Agent, func(*directActor) bool { return false }},
+	"droid":       {droidhost.SubagentType, func(*directActor) bool { return true }},
 }
 
 // directOptions set up a run.
@@ -540,7 +545,7 @@ func (a *directActor) Host() string { return a.h.host }
 
 // TestDirectContinue: a call that continues a subagent the executor does
 // not know, or one the host cannot continue (Claude Code's in the
-// foreground, any of Gemini CLI's), fails as a failed tool call, and
+// foreground, any of Gemini CLI's or Pi's), fails as a failed tool call, and
 // starts no subagent; one it can goes on as that subagent.
 func TestDirectContinue(t *testing.T) {
 	t.Parallel()
@@ -553,7 +558,7 @@ func TestDirectContinue(t *testing.T) {
 	assert.Equal(t, `no subagent "agent-9" to continue`, last().Output)
 
 	h.subagents["agent-1"] = h.actor("agent-1")
-	for host, can := range map[string]bool{"claude-code": false, "gemini": false, "codex": true, "opencode": true, "copilot": true} {
+	for host, can := range map[string]bool{"claude-code": false, "gemini": false, "pi": false, "codex": true, "opencode": true, "copilot": true, "droid": true} {
 		h.host = host
 		ctl.Agent(follower.AgentCall{Prompt: "Fix round 1", Continue: "agent-1"})
 		if can {

@@ -151,7 +151,7 @@ func walk(t *testing.T, skillDir string) (problems, *directRun) {
 
 // fixContinues are the hosts whose file has Task 2's fix round (round 1)
 // continue its implementer.
-var fixContinues = map[string]bool{"codex": true, "opencode": true, "copilot": true}
+var fixContinues = map[string]bool{"codex": true, "opencode": true, "copilot": true, "droid": true}
 
 // walkOn is walk with the host's file of host.
 func walkOn(t *testing.T, skillDir, host string) (problems, *directRun) {
@@ -300,7 +300,7 @@ func walkLedger(repo *testutil.Repo, mainHead string, c []string, ids ...string)
 // the host puts none on PATH), each dispatch of the agent type it names,
 // the models its tiers name (none but Claude Code's), and Task 2's fix
 // round continuing its implementer where the file says so (Codex CLI,
-// OpenCode, Copilot CLI), in the same subagent: its id, and the files
+// OpenCode, Copilot CLI, Droid), in the same subagent: its id, and the files
 // it has read.
 func TestWalkThroughEachHost(t *testing.T) {
 	t.Parallel()

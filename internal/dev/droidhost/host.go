@@ -1,0 +1,201 @@
+package droidhost
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/sdd-go/sdd-go/internal/dev/harness"
+	"github.com/sdd-go/sdd-go/internal/dev/hostcli"
+	"github.com/sdd-go/sdd-go/internal/dev/scripted"
+	"github.com/sdd-go/sdd-go/internal/dev/ship"
+)
+
+// Model is the scripted model as settings.json names it (customModels);
+// a session runs with --model custom:Model, and its subagents on the
+// session's model.
+const Model = "sdd-scripted"
+
+// Host is one machine for sessions of the real Droid (harness.Machine),
+// its model the scripted one on the Chat wire (a custom model of
+// provider generic-chat-completion-api).
+type Host struct {
+	*harness.Machine
+	Droid string // the droid binary
+	// Auto is the session's autonomy, --auto: high unless changed, the
+	// only level at which droid exec offers its Task tool.
+	Auto string
+	// Settings are the user's ~/.factory/settings.json before the
+	// install adds its allowlist (WriteSettings).
+	Settings map[string]any
+}
+
+// New makes a host for sessions in repo, the scripted model configured
+// as a user configures a model of their own (UserSettings). Without the
+// CLI (no $SDD_DROID_CLI) the test is skipped, or fails under make
+// test-host.
+func New(t testing.TB, repo string) *Host {
+	t.Helper()
+	bin := hostcli.Droid.Installed(t)
+	h := &Host{Machine: harness.NewMachine(t, repo, scripted.Chat{}, harness.SystemPath(t)), Droid: bin, Auto: "high"}
+	h.Server.PromptOf = promptOf
+	h.Settings = UserSettings(h.Server.URL)
+	if err := h.WriteSettings(); err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+var (
+	taskPromptRe     = regexp.MustCompile(`(?s)\n---BEGIN TASK FROM PARENT AGENT---\n(.*)\n---END TASK FROM PARENT AGENT---\s*$`)
+	followUpPromptRe = regexp.MustCompile(`(?s)^# Follow-up Instructions\n\n(.*)\n\n## Reporting\n`)
+)
+
+// promptOf is the prompt a user text is: none for the system reminders
+// Droid puts before a conversation's prompt (the skills, the subagent
+// types, the machine, the repository's state), which differ from run to
+// run; a subagent's prompt, between the markers of the "# Task Tool
+// Invocation" message Droid wraps it in; the prompt of a message sent to
+// a subagent that answered (Task's resume), in its "# Follow-up
+// Instructions".
+func promptOf(text string) string {
+	if strings.HasPrefix(text, "<system-reminder>") {
+		return ""
+	}
+	if m := taskPromptRe.FindStringSubmatch(text); m != nil && strings.HasPrefix(text, "# Task Tool Invocation\n") {
+		return m[1]
+	}
+	if m := followUpPromptRe.FindStringSubmatch(text); m != nil {
+		return m[1]
+	}
+	return text
+}
+
+// UserSettings are what a user's ~/.factory/settings.json holds for a run
+// of the skill, beside the install's allowlist: the model, a custom
+// model of a Chat Completions provider at url/v1; and the subagents'
+// autonomy, medium, which their git commit and test commands need and no
+// more (the session's --auto high is for its Task tool).
+func UserSettings(url string) map[string]any {
+	return map[string]any{
+		"customModels": []map[string]any{{"model": Model, "displayName": "SDD scripted", "baseUrl": url + "/v1",
+			"apiKey": "sdd-offline", "provider": "generic-chat-completion-api"}},
+		"subagentAutonomyLevel": "medium",
+	}
+}
+
+// WriteSettings writes h.Settings as ~/.factory/settings.json.
+func (h *Host) WriteSettings() error {
+	b, err := json.MarshalIndent(h.Settings, "", "  ")
+	if err != nil {
+		return err
+	}
+	dir := filepath.Join(h.Home, ".factory")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, "settings.json"), append(b, '\n'), 0o600)
+}
+
+// Env is the environment of a droid process on this host
+// (hostcli.Droid.Env: FACTORY_AIRGAP_ENABLED among it).
+func (h *Host) Env() []string { return hostcli.Droid.Env(h.Home, h.Tmp, h.Path) }
+
+// InstallSkill installs the skill for Droid as a user does, with the
+// project's installer (--host droid): the skill's folder in
+// ~/.factory/skills/ with the four commands in its bin/, and the four
+// commands by path in settings.json's commandAllowlist. It returns the
+// skill's folder.
+func (h *Host) InstallSkill() string {
+	h.T.Helper()
+	harness.Install(h.T, h.Home, []string{"--host", "droid"}, "FACTORY_HOME_OVERRIDE=")
+	return filepath.Join(h.Home, ".factory", "skills", ship.SkillName)
+}
+
+// Args are the arguments of a headless session: prompt as its one
+// message, its events as JSON lines (-o stream-json), at autonomy auto,
+// on the scripted model.
+func Args(prompt, auto string) []string {
+	return []string{"exec", "-o", "stream-json", "--auto", auto, "--model", "custom:" + Model, prompt}
+}
+
+// Session is what one `droid exec` run did: the process, the follower's
+// steps and the controller's last words (Played), and its events.
+type Session struct {
+	*harness.Played
+	Events []Event
+}
+
+// Run runs `droid exec -o stream-json prompt` in the repository, the
+// scripted controller answering for the session, and checks what every
+// run must hold: the process ended well, no script failed, no
+// conversation went unanswered by a script, the events show no failed
+// tool, no error and a completion, and no call of any conversation (the
+// subagents' among them) came back an error. Failures are the test's
+// (t.Errorf), with the transcript logged.
+func (h *Host) Run(prompt string, controller scripted.Script) *Session {
+	h.T.Helper()
+	before := len(h.Server.Requests())
+	s, readErr := h.session(prompt, controller)
+	p := s.Played
+	if err := cmp.Or(p.Err, readErr); err != nil {
+		p.Problems = append([]string{fmt.Sprintf("droid: %v\nstderr: %s", err, p.Stderr)}, p.Problems...)
+	}
+	p.Problems = append(p.Problems, Problems(s.Events)...)
+	p.Problems = append(p.Problems, callProblems(h.Server.Requests()[before:])...)
+	p.Report(h.Machine, s.Transcript)
+	return s
+}
+
+// session runs the session and checks nothing: a failed script is among
+// the problems (Played), the error is the reading of the events'.
+func (h *Host) session(prompt string, controller scripted.Script) (*Session, error) {
+	h.T.Helper()
+	s := &Session{}
+	var readErr error
+	s.Played = h.Play(prompt, controller, h.Env(), func(ctx context.Context) *exec.Cmd {
+		return exec.CommandContext(ctx, h.Droid, Args(prompt, h.Auto)...)
+	}, func(r io.Reader) { s.Events, readErr = ReadEvents(r) })
+	s.Final = Final(s.Events)
+	return s, readErr
+}
+
+// callProblems are the calls of the conversations of requests that came
+// back an error, and the requests no script answered.
+func callProblems(requests []scripted.Request) []string {
+	var out []string
+	last := map[string]scripted.Request{}
+	for _, r := range requests {
+		if r.Answer != nil && !r.Scripted {
+			out = append(out, fmt.Sprintf("request %d of a conversation no script answers: %q", r.Seq, scripted.Clip(r.Prompt, 200)))
+		}
+		last[r.Prompt] = r
+	}
+	for _, r := range last {
+		for _, c := range r.Calls() {
+			if c.Done && Failed(c) {
+				out = append(out, harness.Problem(c.Output, c))
+			}
+		}
+	}
+	return out
+}
+
+// Transcript is the session's events, one line each, for a failure's
+// log.
+func (s *Session) Transcript() string {
+	var b strings.Builder
+	for _, e := range s.Events {
+		b.WriteString(scripted.Clip(e.Line, 600) + "\n")
+	}
+	fmt.Fprintf(&b, "final: %q\nstderr: %s\n", scripted.Clip(s.Final, 400), scripted.Clip(s.Stderr, 2000))
+	return b.String()
+}

@@ -1,0 +1,180 @@
+package pihost
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/sdd-go/sdd-go/internal/dev/harness"
+	"github.com/sdd-go/sdd-go/internal/dev/hostcli"
+	"github.com/sdd-go/sdd-go/internal/dev/scripted"
+	"github.com/sdd-go/sdd-go/internal/dev/ship"
+)
+
+// Provider and Model name the scripted model in ~/.pi/agent/models.json:
+// a session runs with --model Provider/Model, and the agents the
+// subagent extension runs, which name no model, on Pi's default model,
+// the same one (settings.json).
+const (
+	Provider = "sdd"
+	Model    = "sdd-scripted"
+)
+
+// Host is one machine for sessions of the real Pi (harness.Machine), its
+// model the scripted one on the Chat wire (models.json's provider, its
+// api openai-completions).
+type Host struct {
+	*harness.Machine
+	Pi       string // the CLI's script, dist/cli.js
+	AgentDir string // ~/.pi/agent
+}
+
+// New makes a host for sessions in repo, the scripted model configured
+// as a user configures a model of their own (WriteModels). Without the
+// CLI (no $SDD_PI_CLI) the test is skipped, or fails under make
+// test-host.
+func New(t testing.TB, repo string) *Host {
+	t.Helper()
+	bin := hostcli.Pi.Installed(t)
+	h := &Host{Machine: harness.NewMachine(t, repo, scripted.Chat{}, harness.SystemPath(t, "node")), Pi: bin}
+	h.Server.PromptOf = promptOf
+	h.AgentDir = filepath.Join(h.Home, ".pi", "agent")
+	if err := h.WriteModels(); err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+// promptOf is the prompt a user text is: a subagent's pi process gets
+// "Task: " and the call's task as its message (TaskPrefix), which is
+// the prompt the dispatch gave.
+func promptOf(text string) string { return strings.TrimPrefix(text, TaskPrefix) }
+
+// Env is the environment of a pi process on this host
+// (hostcli.Pi.Env: PI_OFFLINE among it, which the subagents' pi
+// processes inherit).
+func (h *Host) Env() []string { return hostcli.Pi.Env(h.Home, h.Tmp, h.Path) }
+
+// WriteModels writes the user's ~/.pi/agent/models.json, a provider of
+// the scripted model on Chat Completions, and settings.json, which makes
+// it Pi's default model.
+func (h *Host) WriteModels() error {
+	models := map[string]any{"providers": map[string]any{Provider: map[string]any{
+		"baseUrl": h.Server.URL + "/v1", "api": "openai-completions", "apiKey": "sdd-offline",
+		"models": []map[string]any{{"id": Model}},
+	}}}
+	settings := map[string]any{"defaultProvider": Provider, "defaultModel": Model}
+	for name, v := range map[string]any{"models.json": models, "settings.json": settings} {
+		b, err := json.MarshalIndent(v, "", "  ")
+		if err != nil {
+			return err
+		}
+		if err := os.MkdirAll(h.AgentDir, 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(h.AgentDir, name), append(b, '\n'), 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// InstallSkill installs the skill for Pi as a user does, with the
+// project's installer (--host pi), the pi of the install on its PATH
+// (npm's node_modules/.bin), from whose package it copies the subagent
+// extension: the skill's folder in ~/.pi/agent/skills/ with the four
+// commands in its bin/, the extension in ~/.pi/agent/extensions/subagent/
+// and its agent in ~/.pi/agent/agents/. It returns the skill's folder.
+func (h *Host) InstallSkill() string {
+	h.T.Helper()
+	bin := filepath.Join(hostcli.Pi.InstallDir(h.Pi), "node_modules", ".bin")
+	harness.Install(h.T, h.Home, []string{"--host", "pi"}, "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"), "PI_CODING_AGENT_DIR=", "PI_PACKAGE_DIR=")
+	return filepath.Join(h.AgentDir, "skills", ship.SkillName)
+}
+
+// Args are the arguments of a headless session: prompt as its one
+// message (-p), offline, its events as JSON lines (--mode json), on the
+// scripted model.
+func Args(prompt string) []string {
+	return []string{"-p", "--offline", "--mode", "json", "--model", Provider + "/" + Model, prompt}
+}
+
+// Session is what one `pi -p` run did: the process, the follower's steps
+// and the controller's last words (Played), and its events.
+type Session struct {
+	*harness.Played
+	Events []Event
+}
+
+// Run runs `pi -p --mode json prompt` in the repository, the scripted
+// controller answering for the session, and checks what every run must
+// hold: the process ended well, no script failed, no conversation went
+// unanswered by a script, the events show no failed tool and an
+// agent_end, and no call of any conversation (the subagents' among
+// them) came back a failure (Failed). Failures are the test's
+// (t.Errorf), with the transcript logged.
+func (h *Host) Run(prompt string, controller scripted.Script) *Session {
+	h.T.Helper()
+	before := len(h.Server.Requests())
+	s, readErr := h.session(prompt, controller)
+	p := s.Played
+	if err := cmp.Or(p.Err, readErr); err != nil {
+		p.Problems = append([]string{fmt.Sprintf("pi: %v\nstderr: %s", err, p.Stderr)}, p.Problems...)
+	}
+	p.Problems = append(p.Problems, Problems(s.Events)...)
+	p.Problems = append(p.Problems, callProblems(h.Server.Requests()[before:])...)
+	p.Report(h.Machine, s.Transcript)
+	return s
+}
+
+// session runs the session and checks nothing: a failed script is among
+// the problems (Played), the error is the reading of the events'.
+func (h *Host) session(prompt string, controller scripted.Script) (*Session, error) {
+	h.T.Helper()
+	s := &Session{}
+	var readErr error
+	s.Played = h.Play(prompt, controller, h.Env(), func(ctx context.Context) *exec.Cmd {
+		return exec.CommandContext(ctx, h.Pi, Args(prompt)...)
+	}, func(r io.Reader) { s.Events, readErr = ReadEvents(r) })
+	s.Final = Final(s.Events)
+	return s, readErr
+}
+
+// callProblems are the calls of the conversations of requests that came
+// back a failure, and the requests no script answered.
+func callProblems(requests []scripted.Request) []string {
+	var out []string
+	last := map[string]scripted.Request{}
+	for _, r := range requests {
+		if r.Answer != nil && !r.Scripted {
+			out = append(out, fmt.Sprintf("request %d of a conversation no script answers: %q", r.Seq, scripted.Clip(r.Prompt, 200)))
+		}
+		last[r.Prompt] = r
+	}
+	for _, r := range last {
+		for _, c := range r.Calls() {
+			if why := Failed(c); c.Done && why != "" {
+				out = append(out, harness.Problem(why, c))
+			}
+		}
+	}
+	return out
+}
+
+// Transcript is the session's events, one line each, for a failure's
+// log.
+func (s *Session) Transcript() string {
+	var b strings.Builder
+	for _, e := range s.Events {
+		b.WriteString(scripted.Clip(e.Line, 600) + "\n")
+	}
+	fmt.Fprintf(&b, "final: %q\nstderr: %s\n", scripted.Clip(s.Final, 400), scripted.Clip(s.Stderr, 2000))
+	return b.String()
+}
