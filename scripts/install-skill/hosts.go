@@ -111,6 +111,28 @@ func uninstall(o options, env Env) error {
 			return err
 		}
 	}
+	// Every folder the uninstall will empty is checked first: one a user
+	// edited refuses the whole uninstall, before anything is removed (it
+	// once removed the skill, then refused the policy with "nothing was
+	// changed").
+	dirs := []string{target}
+	switch o.host {
+	case hostGemini:
+		dir, err := policyDir(env)
+		if err != nil {
+			return err
+		}
+		dirs = append(dirs, dir)
+	case hostPi:
+		ext, agents, err := piDirs(env)
+		if err != nil {
+			return err
+		}
+		dirs = append(dirs, ext, agents)
+	}
+	if err := untouched(dirs, o.force, env); err != nil {
+		return err
+	}
 	switch o.host {
 	case hostDroid:
 		// The entries name the folder as the kernel resolves it: read
@@ -140,6 +162,28 @@ func uninstall(o options, env Env) error {
 		return err
 	}
 	return uninstallFrom(dir, o.force, env)
+}
+
+// untouched refuses, changing nothing, when a folder of dirs holds a file
+// the installer wrote that was edited or deleted since (unless force).
+func untouched(dirs []string, force bool, env Env) error {
+	for _, dir := range dirs {
+		manifest, err := readManifest(under(dir, manifestName))
+		if errors.Is(err, fs.ErrNotExist) || len(manifest) == 0 {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		edited, _, err := changes(dir, map[string]newFile{}, manifest)
+		if err != nil {
+			return err
+		}
+		if err := refuseChanges(dir, edited, nil, force, env); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // uninstallFrom removes from target every file its manifest lists, unless

@@ -41,6 +41,9 @@ func install(o options, env Env) error {
 			return err
 		}
 	}
+	if err := quotable(o.host, target, env); err != nil {
+		return err
+	}
 	version := ship.DefaultVersion(ship.GitIn(root))
 	binDir := o.bin
 	if binDir == "" && !o.noBinaries {

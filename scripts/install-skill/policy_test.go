@@ -119,3 +119,47 @@ func TestRelativeHostHomes(t *testing.T) {
 		})
 	}
 }
+
+// TestQuoteInThePathIsRefused (issue 36, item 8): a HOME (or --dir) whose
+// path holds a ' makes every command in a host file's form,
+// '<skill dir>/bin/<command>', a syntax error, and Gemini's rule a prefix
+// that runs a file of another folder. The install is refused, nothing
+// written, for every host that runs the commands by their paths; Claude
+// Code, which runs them by name, installs.
+func TestQuoteInThePathIsRefused(t *testing.T) {
+	for _, host := range hosts {
+		t.Run(host, func(t *testing.T) {
+			h := newHarness(t)
+			h.home = filepath.Join(t.TempDir(), "o'brien")
+			require.NoError(t, os.MkdirAll(h.home, 0o755))
+			code, _, stderr := h.run("--host", host, "--bin", h.bin)
+			if host == hostClaudeCode {
+				require.Equal(t, 0, code, stderr)
+				return
+			}
+			assert.Equal(t, 1, code, stderr)
+			assert.Contains(t, stderr, "holds a ' (a single quote)")
+			assert.Empty(t, readTree(t, h.home), "nothing written")
+		})
+	}
+}
+
+// TestUninstallWithAnEditedPolicyChangesNothing (issue 36, item 8): an
+// uninstall that meets the policy edited refuses before it removes the
+// skill: it once removed the skill, then said "nothing was changed".
+func TestUninstallWithAnEditedPolicyChangesNothing(t *testing.T) {
+	h := newHarness(t)
+	code, _, stderr := h.run("--host", "gemini", "--bin", h.bin)
+	require.Equal(t, 0, code, stderr)
+	policy := filepath.Join(h.home, ".gemini", "policies", policyName)
+	require.NoError(t, os.WriteFile(policy, []byte("# edited\n"), 0o644))
+	before := readTree(t, h.home)
+	code, _, stderr = h.run("--host", "gemini", "--uninstall")
+	assert.Equal(t, 1, code)
+	assert.Contains(t, stderr, "was modified since it was installed")
+	assert.Contains(t, stderr, "nothing was changed")
+	assert.Equal(t, before, readTree(t, h.home), "the skill and the policy are as they were")
+	code, _, stderr = h.run("--host", "gemini", "--uninstall", "--force")
+	require.Equal(t, 0, code, stderr)
+	assertMissing(t, policy, "with --force the policy goes too")
+}
