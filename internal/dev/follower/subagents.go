@@ -41,7 +41,10 @@ type Dispatch struct {
 }
 
 var (
-	firstLineRe = regexp.MustCompile(`Read (\S+\.md)(?:, section "([^"]+)")?,? and follow it\.$`)
+	// The role file's path may hold a space (a checkout under a folder
+	// whose name has one): it runs from the line's last "Read " to the
+	// ".md" before "and follow it".
+	firstLineRe = regexp.MustCompile(`^.*\bRead (.+\.md)(?:, section "([^"]+)")?,? and follow it\.$`)
 	taskNRe     = regexp.MustCompile(`\bTask (\d+)\b`)
 	roundRe     = regexp.MustCompile(`\b[Ff]ix round (\d+)\b`)
 )

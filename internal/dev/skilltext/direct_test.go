@@ -152,7 +152,9 @@ func runDirect(t *testing.T, repo *testutil.Repo, sc follower.Scenario, o direct
 	if o.host != "claude-code" {
 		// The other hosts put no bin/ on PATH: their files have the
 		// commands run from the skill's bin/, which the install fills.
-		o.skillDir = installedSkill(t, o.skillDir, filepath.Join(base, "skill"))
+		// Under a folder whose name has a space, as in a home folder
+		// named so: every path the text gives a subagent holds it.
+		o.skillDir = installedSkill(t, o.skillDir, filepath.Join(base, "the skill"))
 		path = path[1:]
 	}
 	home, tools, keep := filepath.Join(base, "home"), filepath.Join(base, "tools"), filepath.Join(base, "kept")
