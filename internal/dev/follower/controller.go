@@ -57,15 +57,18 @@ type unit struct {
 	facts map[string]string
 	named string // the row the last command named for it; "" after an answer
 
-	implementer   string
-	unblocked     string // Look's unblocked: line, the change the next dispatch carries
-	dispatched    string // the implementer this session's dispatch answered with
-	review        string
+	details       []string     // the lines under its state line, as the last command or Look printed them
+	dispatches    []dispatched // this turn's dispatches for it, in order
+	unblocked     string       // Look's unblocked: line, the change the next dispatch carries
+	review        string       // the newest review path, as <review>'s cell takes it
 	notVerifiable string
 	open          []finding
-	noReport      bool
 	shas          []string // Look's "shas:" and "plan:" lines: why the record no longer holds
 }
+
+// dispatched is a dispatch of this turn and the id it returned; kind is
+// the dispatch table's name of it (implementer, fix, reviewer, …).
+type dispatched struct{ kind, id string }
 
 func (u *unit) task() bool { return u.n != "final" }
 
@@ -127,12 +130,12 @@ func (c *controller) lookAgain() {
 	}
 	out := c.bash(c.block("Look", c.v))
 	o, err := parseOutput(out)
-	if err != nil || o.workspace == "" || o.ledger == "" {
-		c.fail("Look printed no workspace or ledger state (%v):\n%s", err, out)
+	if err != nil || o.ledger == "" {
+		c.fail("Look printed no ledger state (%v):\n%s", err, out)
 	}
 	c.look = o
 	c.settled = o.settled // what Look prints for an implementer to dispatch
-	c.v["<workspace>"] = o.workspace
+	c.v["<workspace>"] = c.workspace(out)
 	c.ledger, c.ledgerRow = o.ledger, o.ledgerRow
 	c.units = nil
 	for _, ul := range o.units {
@@ -156,22 +159,20 @@ func (c *controller) lookAgain() {
 
 // take updates u from a state line a command printed.
 func (c *controller) take(u *unit, ul *unitLine) {
-	u.facts, u.named = ul.facts, ul.row
-	if ul.implementer != "" {
-		u.implementer = ul.implementer
-	}
-	if ul.review != "" {
-		u.review = ul.review
+	u.facts, u.named, u.details = ul.facts, ul.row, ul.details
+	if label, _ := c.reviewLabels(); label != "" {
+		if v, ok := u.detail(label); ok {
+			u.review = v
+		}
 	}
 	u.notVerifiable = ul.notVerifiable
 	u.unblocked = ul.unblocked
-	u.noReport = ul.noReport
 	u.shas = ul.shas
 	if len(ul.open) > 0 || ul.facts["open"] == "0" {
 		u.open = ul.open
 	}
-	if ul.pkg != "" {
-		c.pkg, c.bytes = ul.pkg, ul.bytes
+	if p, b, ok := c.packageOf(u); ok {
+		c.pkg, c.bytes = p, b
 	}
 }
 
@@ -205,7 +206,7 @@ func (c *controller) absorbOutput(o output, out string) {
 	for _, ul := range o.units {
 		c.take(c.unit(ul.name), ul)
 	}
-	if p, b, ok := wrotePackage(out); ok {
+	if p, b, ok := c.wrotePackage(out); ok {
 		c.pkg, c.bytes = p, b
 	}
 	if len(o.settled) > 0 || strings.Contains(out, "task-") && strings.Contains(out, "-brief.md: ") {
@@ -288,10 +289,8 @@ func (c *controller) values(u *unit) Values {
 		}
 		v[name] = x
 	}
-	if u.task() && u.noReport {
-		v["<report>"] = "none"
-	}
-	v = v.With("<agent id>", orNone(u.implementer), "<open findings>", joinFindings(u.open))
+	id, _ := c.agentID(u)
+	v = v.With("<agent id>", id, "<open findings>", c.openFindings(u.open))
 	if u.review != "" {
 		v["<review>"] = u.review
 	}
@@ -577,13 +576,17 @@ func (c *controller) chain(u *unit, next string) {
 	}
 	command := strings.Join(cmds, c.joiner())
 	if checkStep {
-		out := c.bash(command)
-		if !strings.Contains(out, "recorded "+u.name+": complete") {
-			// The check failed: that is a finding, and the fix loop follows.
-			c.command(c.block("Add a finding", c.values(u).With("<what failed, one line>", cmds[0]+" fails")))
+		r := c.t.Bash(command)
+		if r.IsError && !strings.Contains(r.Text, "recorded ") {
+			// The check failed before any command of the call ran: the
+			// text says what follows.
+			c.checkFailed(u, cmds[0])
 			return
 		}
-		c.absorb(out)
+		if r.IsError {
+			c.fail("a Bash call failed:\n%s\n--- it printed:\n%s", command, r.Text)
+		}
+		c.absorb(r.Text)
 		return
 	}
 	c.runChain(cmds)
@@ -743,11 +746,7 @@ func (c *controller) decisionsOf(n int) string {
 	if err != nil {
 		return ""
 	}
-	var q []string
-	for _, d := range t.Settled {
-		q = append(q, "'"+strings.ReplaceAll(d, "'", "’")+"'")
-	}
-	return strings.Join(q, " ")
+	return c.quoteDecisions(t.Settled)
 }
 
 func atoiOr(s string) int {

@@ -129,12 +129,14 @@ func (c *controller) dispatch(u *unit, next string) {
 	switch name {
 	case "Implementer prompt":
 		ar := c.implement(u, name, v)
-		u.implementer, u.dispatched = ar.ID, ar.ID
+		u.dispatches = append(u.dispatches, dispatched{"implementer", ar.ID})
 		c.answered(u, ar.Reply, "implementer")
 	case "Reviewer prompt", "Final reviewer prompt":
 		c.need(u, v, "<package>")
-		d := c.how(map[string]string{"Reviewer prompt": "reviewer", "Final reviewer prompt": "final reviewer"}[name], 0)
+		kind := map[string]string{"Reviewer prompt": "reviewer", "Final reviewer prompt": "final reviewer"}[name]
+		d := c.how(kind, 0)
 		ar := c.agent(u.name+": review", c.block(name, v), c.model(d.model, u))
+		u.dispatches = append(u.dispatches, dispatched{kind, ar.ID})
 		c.answered(u, ar.Reply, "review")
 	case "Re-reviewer prompt":
 		c.need(u, v, "<package>")
@@ -145,6 +147,7 @@ func (c *controller) dispatch(u *unit, next string) {
 		}
 		d := c.how(kind, 0)
 		ar := c.agent(fmt.Sprintf("%s: re-review round %d", u.name, r), c.block(name, v.With("<R>", strconv.Itoa(r))), c.model(d.model, u))
+		u.dispatches = append(u.dispatches, dispatched{kind, ar.ID})
 		c.answered(u, ar.Reply, "re-review")
 	case "Fix prompt":
 		c.fix(u, c.roundOf(u, next))
@@ -271,8 +274,12 @@ func (c *controller) fix(u *unit, r int) {
 	d := c.how(kind, r)
 	call := AgentCall{Description: fmt.Sprintf("%s: fix round %d", u.name, r), Prompt: prompt, Model: c.model(d.model, u),
 		Type: c.dispatchType(), Background: !c.foreground()}
-	if u.task() && c.continues(r, u.implementer != u.dispatched) && orNone(u.implementer) != "none" {
-		call.Continue = u.implementer
+	// <agent id>: an id a dispatch of this turn returned is this
+	// session's; one read from Look is an earlier session's only when this
+	// is a new session (after a compaction the session is the same).
+	id, thisTurn := c.agentID(u)
+	if u.task() && c.continues(r, !thisTurn && c.sc.NewSession) && orNone(id) != "none" {
+		call.Continue = id
 	}
 	ar := c.t.Agent(call)
 	c.implementerDone(ar.Reply)
@@ -285,9 +292,7 @@ func (c *controller) fix(u *unit, r int) {
 		ar = c.t.Agent(call)
 		c.implementerDone(ar.Reply)
 	}
-	if u.task() {
-		u.implementer, u.dispatched = ar.ID, ar.ID
-	}
+	u.dispatches = append(u.dispatches, dispatched{"fix", ar.ID})
 	c.answered(u, ar.Reply, "fix")
 }
 
@@ -361,12 +366,25 @@ func (c *controller) answered(u *unit, text, kind string) {
 	case "review":
 		a := c.parseReviewer(text)
 		f["review"], f["spec"], f["open"] = "in", a.spec, strconv.Itoa(len(a.open))
-		u.open, u.review, u.notVerifiable = a.open, a.review, a.notVerifiable
+		u.open, u.notVerifiable = a.open, a.notVerifiable
+		c.answeredReview(u, r)
 	case "re-review":
-		still, news, review := c.takeReReview(u.open, text)
+		still, news := c.takeReReview(u.open, text)
 		u.open = append(still, news...)
 		f["review"], f["open"] = "in", strconv.Itoa(len(u.open))
-		u.review = review
+		c.answeredReview(u, r)
+	}
+}
+
+// answeredReview takes <review> from a reviewer's answer, where its
+// cell names the answer's line.
+func (c *controller) answeredReview(u *unit, r reply) {
+	if _, label := c.reviewLabels(); label != "" {
+		v, err := r.get(label)
+		if err != nil {
+			c.fail("%s: the Placeholder table takes <review> from the reviewer's %q line: %v", u.name, label, err)
+		}
+		u.review = v
 	}
 }
 
@@ -375,7 +393,6 @@ type reviewerAnswer struct {
 	spec          string
 	open          []finding
 	notVerifiable string
-	review        string
 }
 
 func (c *controller) parseReviewer(text string) reviewerAnswer {
@@ -385,7 +402,7 @@ func (c *controller) parseReviewer(text string) reviewerAnswer {
 	}
 	var a reviewerAnswer
 	var open string
-	for label, dst := range map[string]*string{"Spec": &a.spec, "Open": &open, "Not verifiable": &a.notVerifiable, "Review": &a.review} {
+	for label, dst := range map[string]*string{"Spec": &a.spec, "Open": &open, "Not verifiable": &a.notVerifiable} {
 		if *dst, err = r.get(label); err != nil {
 			c.fail("%v", err)
 		}
@@ -409,8 +426,8 @@ func (c *controller) parseReviewer(text string) reviewerAnswer {
 var addressedRe = regexp.MustCompile(`^(ADDRESSED|NOT ADDRESSED)(?: — (.*))?$`)
 
 // takeReReview reads a scoped re-review: the findings of before it rules
-// NOT ADDRESSED, its new findings, its review file.
-func (c *controller) takeReReview(before []finding, text string) (still, news []finding, review string) {
+// NOT ADDRESSED, and its new findings.
+func (c *controller) takeReReview(before []finding, text string) (still, news []finding) {
 	rp, err := parseReply(text)
 	if err != nil {
 		c.fail("the re-reviewer's answer: %v", err)
@@ -435,10 +452,7 @@ func (c *controller) takeReReview(before []finding, text string) (still, news []
 	if news, err = parseFindings(newLine); err != nil {
 		c.fail("the re-reviewer's New line: %v", err)
 	}
-	if review, err = rp.get("Review"); err != nil {
-		c.fail("%v", err)
-	}
-	return still, news, review
+	return still, news
 }
 
 // breaker rules on each open finding as rare.md's table says: a row by

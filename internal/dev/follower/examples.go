@@ -63,6 +63,21 @@ func WalkScenario() Scenario {
 	}
 }
 
+// CheckFinding is the controller's line for Task 1's check when it
+// fails: the check's command, and that it failed.
+const CheckFinding = "sh check1.sh fails"
+
+// CheckFailsScenario is the walk-through whose Task 1 greet.txt holds
+// "hello " (a trailing blank): no review sees it in the diff, Task 1's
+// review lists its check as not verifiable, the check (sh check1.sh)
+// fails, and what follows is the text's rule for a failed check (a
+// finding, a fix round that fixes it, its re-review).
+func CheckFailsScenario() Scenario {
+	sc := WalkScenario()
+	sc.Tasks[0].Defect = &Defect{Path: "greet.txt", Wrong: "hello \n", Marker: "hello ", Finding: CheckFinding, Unseen: true}
+	return sc
+}
+
 // AskingScenario is the walk-through whose Task 3 implementer first
 // answers status (NEEDS_CONTEXT, BLOCKED, DONE_WITH_CONCERNS): what the
 // controller then does is the text's rule for that status.

@@ -313,7 +313,9 @@ func finalFixed(ledger string, commits []string) error {
 	if len(commits) != 6 {
 		return fmt.Errorf("%d commits on the branch, want 6 (the final fix the last)", len(commits))
 	}
-	got := lastLines(ledger, "Final: ", 10)
+	// The final fix's implementer, where the host gives ids, is recorded
+	// as <agent id> says (the last fix dispatch's); its id is the host's.
+	got := lastLines(WithoutImplementers(ledger), "Final: ", 10)
 	want := []string{"Final: base=", "Final: reviewed_head=" + commits[4], "Final: reviewed_head=" + commits[5],
 		"Final: minor (deferred): naming drift between greet and bye",
 		"Final: fix round 1/1 (1 addressed, 0 open — none; commits " + commits[4][:7], "Final: complete (commits "}

@@ -135,6 +135,10 @@ func (c *controller) tierUp(model string, up int) string {
 
 var codeSpanRe = regexp.MustCompile("`([^`]+)`")
 
+// afterRe is a value's alternative in a Placeholder cell: "(`none` after
+// `report: none`)", the value where the unit's lines hold that line.
+var afterRe = regexp.MustCompile("\\(`([^`]+)` after `([^`]+)`\\)")
+
 // tableValue reads a placeholder's value for u from the Placeholder
 // table: the first code span of its Value cell before "final: " is a
 // task's, the first after it the final review's, filled with the values
@@ -154,6 +158,11 @@ func (c *controller) tableValue(name string, u *unit, known Values) (value strin
 		if m == nil {
 			return "", false
 		}
+		// "(`none` after `report: none`)": another value where the unit's
+		// lines hold that one.
+		if alt := afterRe.FindStringSubmatch(part); alt != nil && slices.Contains(u.details, alt[2]) {
+			return alt[1], true
+		}
 		var missing []string
 		value = PlaceholderRe.ReplaceAllStringFunc(m[1], func(p string) string {
 			x, ok := known[p]
@@ -169,4 +178,41 @@ func (c *controller) tableValue(name string, u *unit, known Values) (value strin
 	}
 	c.fail("the Placeholder table has no row for %s", name)
 	return "", false
+}
+
+// checkFailsRe is the text's rule for a `<check>` that fails: in the
+// paragraph that says what `<check>` runs, the sentence "If it fails, …"
+// and the steps it names (bold), or a stop.
+var checkFailsRe = regexp.MustCompile("^`<check>` runs .*?If it fails, (.*)$")
+
+// checkFailed does what the text says follows a `<check>` that failed:
+// the steps its rule names, in one call, "<what failed, one line>" being
+// the check's command; or a stop for the human.
+func (c *controller) checkFailed(u *unit, check string) {
+	var rule string
+	for _, para := range strings.Split(c.skill.Body, "\n\n") {
+		if m := checkFailsRe.FindStringSubmatch(oneLine(para)); m != nil {
+			rule = m[1]
+		}
+	}
+	if rule == "" {
+		c.fail("%s: the check %q failed, and the text does not say what follows a failed `<check>` (\"If it fails, …\")", u.name, check)
+	}
+	if strings.HasPrefix(rule, "stop") {
+		c.say(fmt.Sprintf("Stopping at %s: the check %s failed; %s", u.name, check, rule))
+	}
+	names := boldNameRe.FindAllStringSubmatch(rule, -1)
+	if len(names) == 0 {
+		c.fail("%s: the text's rule for a failed check, %q, names no step", u.name, rule)
+	}
+	v := c.values(u).With("<what failed, one line>", check+" fails", "<decisions>", c.decisions(u))
+	var cmds []string
+	for _, m := range names {
+		text, b, ok := c.anyBlock(m[1])
+		if !ok || b.Lang != "sh" {
+			c.fail("the text's rule for a failed check names %q, which is no command block", m[1])
+		}
+		cmds = append(cmds, c.fill(text, m[1], v))
+	}
+	c.runChain(cmds)
 }

@@ -29,6 +29,11 @@ type Scenario struct {
 	Contradictions []string
 	// Human is what the human has answered so far.
 	Human Human
+	// NewSession: this turn is in a session other than the one that
+	// dispatched the subagents the ledger names (a new session, not a
+	// compaction of the same one): what an earlier session dispatched
+	// cannot be reached.
+	NewSession bool
 
 	FinalMinors []string // what the final reviewer reports as Minor
 }
@@ -106,6 +111,12 @@ type Defect struct {
 	// whole branch shows): the final review reports it, and its one fix
 	// round (round 1) fixes it when FixedIn is 0 or 1.
 	OnlyFinal bool
+	// Unseen is a defect no review sees in a diff: only running the task's
+	// test shows it (the review lists the test as not verifiable, and the
+	// controller's check fails). Its implementer reports the test passed
+	// without running it (a report is an intention). Finding is then the
+	// controller's line for the failed check.
+	Unseen bool
 }
 
 // Human is what the human said in answer to the controller's questions.

@@ -291,7 +291,10 @@ func (sc Scenario) implementer(d Dispatch) Script {
 						shas = append(shas, a.commit(paths, c.Message)+" "+c.Message)
 					}
 				}
-				test := a.bash(task.Test)
+				test := "passed"
+				if d := task.Defect; d == nil || !d.Unseen {
+					test = a.bash(task.Test)
+				}
 				fmt.Fprintf(&report, "# Task %d: %s\n\n## Implemented\n%s\n\n## Tests\n$ %s\n%s\n", task.N, task.Title, strings.Join(done, "\n"), task.Test, orNone(test))
 			}
 			fmt.Fprintf(&report, "## Commits\n%s\n\n## Unsure\nnothing\n", orNone(strings.Join(shas, "\n")))
@@ -495,7 +498,7 @@ func judge(task Task, pkg string, final bool) []finding {
 		}
 	}
 	added, _ := diffLines(pkg)
-	if d := task.Defect; d != nil && (final || !d.OnlyFinal) && anyContains(added, d.Marker) {
+	if d := task.Defect; d != nil && !d.Unseen && (final || !d.OnlyFinal) && anyContains(added, d.Marker) {
 		out = append(out, finding{grade: "Important", text: d.Finding})
 	}
 	return out

@@ -192,7 +192,7 @@ func TestParseOutput(t *testing.T) {
 	assert.Equal(t, "Task 1", u.name)
 	assert.Equal(t, "fix", u.row)
 	assert.Equal(t, "1", u.facts["open"])
-	assert.Equal(t, "a1", u.implementer)
+	assert.Equal(t, []string{"implementer: a1", "review: /r/.s/x-e/review-a..b.md", "open: F1 a.go:1 x"}, u.details)
 	assert.Equal(t, []finding{{"F1", "", "a.go:1 x"}}, u.open)
 	assert.Equal(t, "Ledger row=new", o.next)
 }
