@@ -421,6 +421,8 @@ func resume(t *testing.T, h Host, c follower.Resume) *Played {
 		require.NoError(t, c.Edit(repo, ws))
 	}
 	keep := testutil.RealTempDir(t)
+	// A new session: what the cut one dispatched is not this one's.
+	sc.NewSession = true
 	p := s.Session(prompt(h, "Resume", sc.Plan), FollowKeeping(h, sc, repo, keep))
 	got = named(p.Calls())
 	require.GreaterOrEqual(t, len(got), 3)

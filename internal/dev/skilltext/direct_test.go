@@ -126,6 +126,10 @@ type directOptions struct {
 	// after is an earlier run in the same session: its subagents can
 	// still be reached (a controller resumed after a compaction).
 	after *directRun
+	// newSession: after is an earlier session's run, not this one's: its
+	// subagents cannot be reached (the ids go on, as a host's new session
+	// gives new ones), and the controller knows it is a new session.
+	newSession bool
 }
 
 // directRun is what a run left.
@@ -179,6 +183,10 @@ func runDirect(t *testing.T, repo *testutil.Repo, sc follower.Scenario, o direct
 	}
 	if o.after != nil {
 		h.agents, h.ids, h.subagents = o.after.h.agents, o.after.h.ids, o.after.h.subagents
+		if o.newSession {
+			h.subagents = map[string]*directActor{}
+			sc.NewSession = true
+		}
 	}
 	r := &directRun{h: h, keep: keep}
 	func() {

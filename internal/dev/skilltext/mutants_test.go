@@ -318,6 +318,36 @@ func TestTextMutants(t *testing.T) {
 		{"Finish's list not given to the human",
 			[]textEdit{row("Give the human what it printed in your last message", "Thank the human in your last message")}, walkRun},
 
+		// Issue 37: what the follower decided in Go, read from the text
+		// now, each killed by a run.
+		// What follows a failed check.
+		{"a failed check closed over",
+			[]textEdit{row("it fails, the fix loop follows: **Add a finding**,", "it fails, say so in your last message and **Close**.\n\nA gap you find yourself is **Add a finding**,")}, checkFailsRun},
+		{"what follows a failed check not said",
+			[]textEdit{row(" If\nit fails, the fix loop follows: **Add a finding**,", "\n**Add a finding**, for a check of yours that failed,")}, checkFailsRun},
+		// The Placeholder table's sources.
+		{"<agent id> the implementer's, not the fix's",
+			[]textEdit{row("the id your last implementer or fix dispatch returned", "the id your last implementer dispatch returned")}, walkRun},
+		{"<agent id> not taken from Look after a compaction",
+			[]textEdit{row("returned, else Look's `implementer:`, else `none` |", "returned, else `none` |")},
+			hostResume("codex", "fix", false, continuing("agent-3"))},
+		// Where a fix round goes: SKILL.md's sentence and each host's
+		// exception for an implementer of an earlier session.
+		{"fix rounds 1-2 continue the implementer",
+			[]textEdit{row("but fix rounds 1-3 continue the implementer", "but fix rounds 1-2 continue the implementer")},
+			hostRun("codex", stubbornIn(3), continuing("agent-3", "agent-3", "agent-3"))},
+		{"every fix round a fresh subagent",
+			[]textEdit{row("Every dispatch is a\nfresh subagent, but fix rounds 1-3 continue the implementer (`<agent id>`)\nwhere your host's file says it can; a fix", "Every dispatch is a\nfresh subagent; a fix")}, walkRunOn("codex")},
+		{"Codex CLI continues an implementer of an earlier session",
+			[]textEdit{{file: "host-codex.md", old: "; rounds 4-5, and an implementer of an earlier session: a new", new: "; rounds 4-5: a new"}},
+			hostResume("codex", "fix", true, continuing("new"))},
+		{"OpenCode continues an implementer of an earlier session",
+			[]textEdit{{file: "host-opencode.md", old: "; rounds 4-5, and an implementer of an earlier session: a new", new: "; rounds 4-5: a new"}},
+			hostResume("opencode", "fix", true, continuing("new"))},
+		{"Copilot CLI continues an implementer of an earlier session",
+			[]textEdit{{file: "host-copilot.md", old: "; rounds 4-5, and an implementer of an earlier session: a new", new: "; rounds 4-5: a new"}},
+			hostResume("copilot", "fix", true, continuing("new"))},
+
 		// The subagents' files.
 		{"a dispatch that names no role file",
 			[]textEdit{row("Read <skill dir>/implementer-prompt.md and follow it.", "Follow <skill dir>/implementer-prompt.md.")}, walkRun},

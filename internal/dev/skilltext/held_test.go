@@ -1,0 +1,169 @@
+package skilltext
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/sdd-go/sdd-go/internal/dev/follower"
+)
+
+// The runs that hold the text's decisions the follower once made in Go
+// (issue 37): what follows a failed check, the Placeholder table's values,
+// where a fix round goes on each host after a compaction or in a new
+// session, which tasks a batch takes, the questions before Task 1, what a
+// dispatch lost to a compaction leads to, the subagents' rules from their
+// role files. Each is a mutantRun of the catalogue (TestTextMutants) and
+// passes on skill/ (TestHeldRunsPassOnTheText).
+
+// resumeOf is follower.Resumes()'s state of that name.
+func resumeOf(t *testing.T, name string) follower.Resume {
+	t.Helper()
+	for _, c := range follower.Resumes() {
+		if c.Name == name {
+			return c
+		}
+	}
+	t.Fatalf("no resume state %q", name)
+	return follower.Resume{}
+}
+
+// fixDispatches are a run's fix-round dispatches, each as the subagent
+// it continued, or "new" for a fresh implementer.
+func fixDispatches(calls []directCall) []string {
+	var out []string
+	for _, c := range controllerCalls(calls) {
+		if c.Tool != "Agent" || !strings.HasPrefix(c.Input, "Fix round ") {
+			continue
+		}
+		if c.Continued != "" {
+			out = append(out, c.Continued)
+		} else {
+			out = append(out, "new")
+		}
+	}
+	return out
+}
+
+// finishedRun are the problems of a run that must finish cleanly.
+func finishedRun(r *directRun) []string {
+	var p []string
+	if !strings.HasPrefix(r.final, "Done: ") {
+		p = append(p, "the run did not finish: "+r.final)
+	}
+	return append(p, failedCalls(r.calls)...)
+}
+
+// hostRun runs sc on host's file of the text to its end, then check.
+func hostRun(host string, sc func() follower.Scenario, check func(r *directRun) []string) mutantRun {
+	return func(t *testing.T, dir string) []string {
+		repo := walkRepo(t, follower.WalkPlanPath, follower.WalkPlan)
+		r := runDirect(t, repo, sc(), directOptions{skillDir: dir, host: host})
+		p := finishedRun(r)
+		if check != nil {
+			p = append(p, check(r)...)
+		}
+		return p
+	}
+}
+
+// continuing requires a run's fix rounds to go on as want says: each the
+// id of the subagent it continued, or "new".
+func continuing(want ...string) func(r *directRun) []string {
+	return func(r *directRun) []string {
+		if got := fixDispatches(r.calls); strings.Join(got, "|") != strings.Join(want, "|") {
+			return []string{fmt.Sprintf("the fix rounds went to %q, want %q", got, want)}
+		}
+		return nil
+	}
+}
+
+// hostResume cuts a run on host's file where follower.Resumes()'s state
+// name says, and resumes it on that file after a compaction of the same
+// session (its subagents reachable) or in a new session (newSession);
+// the resumed run must finish, its fix rounds going as check says.
+func hostResume(host, name string, newSession bool, check func(r *directRun) []string) mutantRun {
+	return func(t *testing.T, dir string) []string {
+		c := resumeOf(t, name)
+		repo := walkRepo(t, follower.WalkPlanPath, follower.WalkPlan)
+		cut := runDirect(t, repo, c.Scenario(), directOptions{skillDir: dir, host: host, maxCalls: c.Cut})
+		if !cut.cut {
+			return []string{"the run ended before its cut: " + cut.final}
+		}
+		if c.Edit != nil {
+			if err := c.Edit(repo.Root, filepath.Join(repo.Root, ".superpowers", "sdd", "greet")); err != nil {
+				t.Fatal(err)
+			}
+		}
+		r := runDirect(t, repo, c.Scenario(), directOptions{skillDir: dir, host: host, after: cut, newSession: newSession})
+		p := finishedRun(r)
+		if check != nil {
+			p = append(p, check(r)...)
+		}
+		return p
+	}
+}
+
+// checkFailsRun: Task 1's check fails (follower.CheckFailsScenario); the
+// text's rule for it makes a finding of it, a fix round fixes it, and
+// the run finishes with greet.txt right.
+func checkFailsRun(t *testing.T, dir string) []string {
+	repo := walkRepo(t, follower.WalkPlanPath, follower.WalkPlan)
+	r := runDirect(t, repo, follower.CheckFailsScenario(), directOptions{skillDir: dir})
+	var p []string
+	if !strings.HasPrefix(r.final, "Done: ") {
+		p = append(p, "the run did not finish: "+r.final)
+	}
+	for _, f := range failedCalls(r.calls) {
+		if !strings.HasPrefix(f, `controller Bash "sh check1.sh && `) { // the check that fails
+			p = append(p, f)
+		}
+	}
+	if b, _ := os.ReadFile(filepath.Join(repo.Root, "greet.txt")); string(b) != "hello\n" {
+		p = append(p, fmt.Sprintf("greet.txt is %q at the end: the failed check's defect stayed", b))
+	}
+	ledger := finishedLedger(r)
+	for _, want := range []string{"\nTask 1: finding — F1 " + follower.CheckFinding + "\n", "\nTask 1: fix round 1/5 (1 addressed, 0 open — none; "} {
+		if !strings.Contains(ledger, want) {
+			p = append(p, fmt.Sprintf("the ledger lacks %q:\n%s", want, ledger))
+		}
+	}
+	return p
+}
+
+// TestHeldRunsPassOnTheText: each run the catalogue's newer mutants are
+// killed by passes on skill/ itself.
+func TestHeldRunsPassOnTheText(t *testing.T) {
+	fullOnly(t)
+	t.Parallel()
+	for name, run := range heldRuns() {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			if p := run(t, ""); len(p) > 0 {
+				t.Errorf("the run on skill/: %s", strings.Join(p, "\n"))
+			}
+		})
+	}
+}
+
+// heldRuns are the runs of issue 37's mutants, by what they show.
+func heldRuns() map[string]mutantRun {
+	m := map[string]mutantRun{
+		"a failed check becomes a finding":               checkFailsRun,
+		"Codex CLI: rounds 1-3 continue the implementer": hostRun("codex", stubbornIn(3), continuing("agent-3", "agent-3", "agent-3")),
+		"Claude Code: the fix's implementer recorded":    walkRun,
+	}
+	for _, host := range []string{"codex", "opencode", "copilot"} {
+		m[host+": a fix round after a compaction continues"] = hostResume(host, "fix", false, continuing("agent-3"))
+		m[host+": a fix round in a new session is a new implementer"] = hostResume(host, "fix", true, continuing("new"))
+	}
+	return m
+}
+
+// stubbornIn is the walk-through whose Task 2 defect round n fixes, the
+// rounds before it attempts that leave it.
+func stubbornIn(n int) func() follower.Scenario {
+	return func() follower.Scenario { return follower.StubbornScenario(n, "") }
+}
