@@ -3,6 +3,7 @@ package follower
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -246,6 +247,14 @@ func (sc Scenario) implementer(d Dispatch) Script {
 					}
 				}
 			}
+			// And nothing else: each settled entry is an earlier task's
+			// decision or parked finding (the ledger's settled and parked
+			// lines).
+			for _, e := range settledEntries(a.field("Settled by earlier tasks")) {
+				if !sc.settledBefore(d.N, e) {
+					a.fail("the dispatch's Settled by earlier tasks holds %q, no decision of an earlier task", e)
+				}
+			}
 			brief := a.read(a.field("Brief"))
 			if !strings.Contains(brief, fmt.Sprintf("Task %d: %s", d.N, task.Title)) {
 				a.fail("the brief is not Task %d's (%q):\n%s", d.N, task.Title, brief)
@@ -328,7 +337,7 @@ func (sc Scenario) fixer(d Dispatch) Script {
 			if err != nil || len(fs) == 0 {
 				a.fail("the Fix line %q: %v", a.field("Fix"), err)
 			}
-			a.read(a.field("Review"))
+			a.readReview(a.field("Review"))
 			// The final review's fix has no brief, and its report file is
 			// new (implementer-prompt.md: create it).
 			if brief := a.field("Brief"); brief != "none" {
@@ -643,7 +652,7 @@ func (sc Scenario) reReviewer(d Dispatch) Script {
 			if err != nil {
 				a.fail("the Findings line %q: %v", a.field("Findings"), err)
 			}
-			a.read(a.field("Review"))
+			a.readReview(a.field("Review"))
 			path, pkg := a.readPackage()
 			report := a.read(a.field("Report"))
 			// No findings: commits that came after a review, which no fix
@@ -737,4 +746,64 @@ func (sc Scenario) briefTasks(a *agent, n int, brief string) []Task {
 		a.fail("the brief does not begin with Task %d:\n%s", n, brief)
 	}
 	return out
+}
+
+// reviewFirstLineRe is the first line of a review file: a reviewer's
+// answer, first (Spec:), or a re-reviewer's (F<k>:, or New: with no
+// findings given).
+var reviewFirstLineRe = regexp.MustCompile(`^(?:Spec|F\d+|New): `)
+
+// readReview reads the review file a fix or re-review dispatch names,
+// which holds the findings' details: a review, its answer first, as the
+// role files have reviewers write it.
+func (a *agent) readReview(path string) string {
+	text := a.read(path)
+	if !reviewFirstLineRe.MatchString(text) {
+		first, _, _ := strings.Cut(text, "\n")
+		a.fail("the Review line names %s, which is no review (it begins %q)", path, first)
+	}
+	return text
+}
+
+var settledEntryRe = regexp.MustCompile(`(?:^|; )(Task \d+: )`)
+
+// settledEntries splits a dispatch's "Settled by earlier tasks" value into
+// its entries, each a settled: line of Start task N ("Task 1: settled —
+// …"); none for "none".
+func settledEntries(v string) []string {
+	if v == "none" {
+		return nil
+	}
+	idx := settledEntryRe.FindAllStringSubmatchIndex(v, -1)
+	if len(idx) == 0 {
+		return []string{v}
+	}
+	var out []string
+	for i, ix := range idx {
+		end := len(v)
+		if i+1 < len(idx) {
+			end = idx[i+1][0]
+		}
+		out = append(out, v[ix[2]:end])
+	}
+	if idx[0][2] != 0 {
+		out = append([]string{v[:idx[0][0]]}, out...)
+	}
+	return out
+}
+
+var settledLineRe = regexp.MustCompile(`^Task (\d+): (settled|parked) — (.*)$`)
+
+// settledBefore says whether e is a decision or a parked finding of a
+// task before Task n.
+func (sc Scenario) settledBefore(n int, e string) bool {
+	m := settledLineRe.FindStringSubmatch(e)
+	if m == nil || atoiOr(m[1]) >= n {
+		return false
+	}
+	if m[2] == "parked" {
+		return true
+	}
+	t, err := sc.task(atoiOr(m[1]))
+	return err == nil && slices.Contains(t.Settled, strings.ReplaceAll(m[3], "’", "'"))
 }

@@ -331,6 +331,18 @@ func TestTextMutants(t *testing.T) {
 		{"<agent id> not taken from Look after a compaction",
 			[]textEdit{row("returned, else Look's `implementer:`, else `none` |", "returned, else `none` |")},
 			hostResume("codex", "fix", false, continuing("agent-3"))},
+		{"<workspace> the ledger's line",
+			[]textEdit{row("| `<workspace>` | the `workspace:` path Look prints |", "| `<workspace>` | the `ledger:` path Look prints |")}, walkRun},
+		{"<review> the package's line",
+			[]textEdit{row("the newest `review:` path the last command or Look printed", "the newest `package:` path the last command or Look printed")}, walkRun},
+		{"<review> not taken from the reviewer's answer",
+			[]textEdit{row("the newest `review:` path the last command or Look printed, or the reviewer's `Review:` |", "the newest `review:` path the last command or Look printed |")}, walkRun},
+		{"<bytes> the package's commit count",
+			[]textEdit{row("`wrote … .diff: …, <bytes> bytes`", "`wrote … .diff: <bytes> commit(s), … bytes`")}, walkRun},
+		{"<open findings> without their ids",
+			[]textEdit{row("each open finding with its id: `F2 off-by-one in Parse; F3 …`", "each open finding: `off-by-one in Parse; …`")}, walkRun},
+		{"<decisions> none when none",
+			[]textEdit{row("in single quotes; nothing when none |", "in single quotes; `none` when none |")}, walkRun},
 		// Where a fix round goes: SKILL.md's sentence and each host's
 		// exception for an implementer of an earlier session.
 		{"fix rounds 1-2 continue the implementer",
