@@ -706,9 +706,9 @@ func (c *controller) choose(u *unit, next string) string {
 }
 
 // batchFor is the batch the controller takes from u: the tasks of Look's
-// batch?: line that begins at u, up to the first the controller finds
-// needs judgment (the scenario's Judgment), when two or more remain; nil
-// otherwise.
+// batch?: line that begins at u, up to the first that rare.md's Batches
+// keeps out of a batch (batchExcludes), when two or more remain; nil
+// otherwise. A proposal that begins at u has rare.md read, which says how.
 func (c *controller) batchFor(u *unit) []string {
 	if u == nil || !u.task() {
 		return nil
@@ -717,9 +717,11 @@ func (c *controller) batchFor(u *unit) []string {
 		if len(b) == 0 || b[0] != u.n {
 			continue
 		}
+		excluded := c.batchExcludes()
 		var take []string
 		for _, n := range b {
-			if t, err := c.sc.task(atoiOr(n)); err != nil || t.Judgment {
+			t, err := c.sc.task(atoiOr(n))
+			if err != nil || excluded(t) {
 				break
 			}
 			take = append(take, n)

@@ -250,6 +250,19 @@ func MicroScenario() Scenario {
 	return sc
 }
 
+// JudgmentTask is the task of MicroJudgmentScenario that needs judgment.
+const JudgmentTask = 7
+
+// MicroJudgmentScenario is MicroScenario whose Task 7 needs judgment
+// (the controller finds it so, reading it): Look proposes all eight as a
+// batch, and the controller takes Tasks 1-6, then Tasks 7 and 8 each on
+// its own (Look's proposal begins at Task 1 only).
+func MicroJudgmentScenario() Scenario {
+	sc := MicroScenario()
+	sc.Tasks[JudgmentTask-1].Judgment = true
+	return sc
+}
+
 // MicroDefectScenario is MicroScenario with a planted defect in Task 3 of
 // the batch: the batch's review names it with its task, one fix round
 // fixes it.

@@ -216,3 +216,39 @@ func (c *controller) checkFailed(u *unit, check string) {
 	}
 	c.runChain(cmds)
 }
+
+// batchRuleRe is rare.md's rule for the tasks of a proposed batch: "if
+// none <needs judgment, …>, give them to one implementer as a batch".
+var batchRuleRe = regexp.MustCompile(`if none (.+?), give them to one implementer as a batch`)
+
+// batchExcludes reads rare.md's Batches: what keeps a task out of a
+// batch, each of its conditions a judgment of the task the scenario
+// holds (Judgment; Settled, what later tasks use; Question).
+func (c *controller) batchExcludes() func(Task) bool {
+	c.readRare()
+	m := batchRuleRe.FindStringSubmatch(oneLine(c.rare.Section("Batches")))
+	if m == nil {
+		c.fail("rare.md's Batches does not say which tasks a batch takes (\"if none …, give them to one implementer as a batch\")")
+	}
+	var tests []func(Task) bool
+	for _, cond := range regexp.MustCompile(`,? or |, `).Split(m[1], -1) {
+		switch {
+		case strings.Contains(cond, "judgment"):
+			tests = append(tests, func(t Task) bool { return t.Judgment })
+		case strings.Contains(cond, "later tasks use"):
+			tests = append(tests, func(t Task) bool { return len(t.Settled) > 0 })
+		case strings.Contains(cond, "question for the human"):
+			tests = append(tests, func(t Task) bool { return t.Question })
+		default:
+			c.fail("rare.md's Batches keeps out of a batch a task that %s, which the follower cannot judge", cond)
+		}
+	}
+	return func(t Task) bool {
+		for _, test := range tests {
+			if test(t) {
+				return true
+			}
+		}
+		return false
+	}
+}

@@ -57,9 +57,12 @@ type Task struct {
 	// records when it closes the task.
 	Settled []string
 	// Judgment: reading the task, the controller finds it needs judgment
-	// (or defines something later tasks use): never in a batch, whatever
-	// its text's shape.
+	// (rare.md's Batches keeps such a task out of a batch, whatever its
+	// text's shape).
 	Judgment bool
+	// Question: the task waits on a question for the human (one of the
+	// questions before Task 1).
+	Question bool
 
 	// Asks is the status the implementer first answers instead of DONE
 	// (NEEDS_CONTEXT or BLOCKED: nothing done; DONE_WITH_CONCERNS: done,

@@ -133,6 +133,32 @@ func checkFailsRun(t *testing.T, dir string) []string {
 	return p
 }
 
+// microJudgmentRun: Look proposes the eight micro-tasks as one batch;
+// Task 7 needs judgment, which rare.md's Batches keeps out of a batch:
+// Tasks 1-6 are one batch, Tasks 7 and 8 each a task of its own.
+func microJudgmentRun(t *testing.T, dir string) []string {
+	repo := walkRepo(t, follower.MicroPlanPath, follower.MicroPlan)
+	r := runDirect(t, repo, follower.MicroJudgmentScenario(), directOptions{skillDir: dir})
+	p := finishedRun(r)
+	ledger := finishedLedgerOf(r, "color")
+	for n := 1; n <= follower.MicroTasks; n++ {
+		line := ""
+		for _, l := range strings.Split(ledger, "\n") {
+			if strings.HasPrefix(l, fmt.Sprintf("Task %d: complete (", n)) {
+				line = l
+			}
+		}
+		batched := strings.HasSuffix(line, ", with Task 1)")
+		if want := n > 1 && n < follower.JudgmentTask; line == "" || batched != want {
+			p = append(p, fmt.Sprintf("Task %d's complete line %q: in Task 1's batch %v, want %v", n, line, batched, want))
+		}
+	}
+	if d := countDispatches(r.calls); d.implementers != 3 {
+		p = append(p, fmt.Sprintf("%d implementer dispatches, want 3 (the batch of Tasks 1-6, Task 7, Task 8)", d.implementers))
+	}
+	return p
+}
+
 // TestHeldRunsPassOnTheText: each run the catalogue's newer mutants are
 // killed by passes on skill/ itself.
 func TestHeldRunsPassOnTheText(t *testing.T) {
@@ -151,9 +177,10 @@ func TestHeldRunsPassOnTheText(t *testing.T) {
 // heldRuns are the runs of issue 37's mutants, by what they show.
 func heldRuns() map[string]mutantRun {
 	m := map[string]mutantRun{
-		"a failed check becomes a finding":               checkFailsRun,
-		"Codex CLI: rounds 1-3 continue the implementer": hostRun("codex", stubbornIn(3), continuing("agent-3", "agent-3", "agent-3")),
-		"Claude Code: the fix's implementer recorded":    walkRun,
+		"a failed check becomes a finding":                checkFailsRun,
+		"Codex CLI: rounds 1-3 continue the implementer":  hostRun("codex", stubbornIn(3), continuing("agent-3", "agent-3", "agent-3")),
+		"Claude Code: the fix's implementer recorded":     walkRun,
+		"a batch stops before a task that needs judgment": microJudgmentRun,
 	}
 	for _, host := range []string{"codex", "opencode", "copilot"} {
 		m[host+": a fix round after a compaction continues"] = hostResume(host, "fix", false, continuing("agent-3"))

@@ -360,6 +360,10 @@ func TestTextMutants(t *testing.T) {
 			[]textEdit{{file: "host-copilot.md", old: "; rounds 4-5, and an implementer of an earlier session: a new", new: "; rounds 4-5: a new"}},
 			hostResume("copilot", "fix", true, continuing("new"))},
 
+		// Which tasks a batch takes.
+		{"a task that needs judgment batched",
+			[]textEdit{{file: "rare.md", old: "if none needs judgment, defines\nsomething later tasks use", new: "if none defines\nsomething later tasks use"}}, microJudgmentRun},
+
 		// The subagents' files.
 		{"a dispatch that names no role file",
 			[]textEdit{row("Read <skill dir>/implementer-prompt.md and follow it.", "Follow <skill dir>/implementer-prompt.md.")}, walkRun},
