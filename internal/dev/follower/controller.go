@@ -418,7 +418,7 @@ func (c *controller) do(r stateRow, u *unit) {
 		// A stop waits for the human; where the text says what their word
 		// leads to, and the human has given it, that is the next step.
 		stop, onWord, hasWord := strings.Cut(next, "; on the human's word, ")
-		if hasWord && c.humanSaid(onWord) {
+		if hasWord && c.humanSaid() {
 			c.chain(u, onWord)
 			return
 		}
@@ -472,19 +472,12 @@ func (c *controller) stopDetail(u *unit, row string) string {
 }
 
 // humanSaid says whether the human has given the word a stop's next
-// steps need: their decision to go on (Unblock), or to keep a branch
-// whose history changed (Restart).
-func (c *controller) humanSaid(steps string) bool {
+// steps wait for: their decision to go on (what they changed), or to
+// keep a branch whose history changed (with their answers). Which steps
+// that word leads to is the row's to say.
+func (c *controller) humanSaid() bool {
 	h := c.sc.Human
-	for _, m := range boldNameRe.FindAllStringSubmatch(steps, -1) {
-		switch m[1] {
-		case "Unblock":
-			return h.GoOn != ""
-		case "Restart":
-			return h.Restart != nil
-		}
-	}
-	return false
+	return h.GoOn != "" || h.Restart != nil
 }
 
 // chain runs a Next made of steps joined by " + " in one Bash call: named

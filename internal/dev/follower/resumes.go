@@ -87,6 +87,11 @@ func Resumes() []Resume {
 	twice := func() Scenario { return StubbornScenario(2, "") }
 	finalFix := func() Scenario { return FinalDefectScenario(1, "") }
 	finalPark := func() Scenario { return FinalDefectScenario(2, "park: the index is informational") }
+	finalGoOn := func() Scenario {
+		sc := finalPark()
+		sc.Human.GoOn = "review the late commit"
+		return sc
+	}
 	goOn := func() Scenario {
 		sc := walk()
 		sc.Human.GoOn = "the plan now says bye"
@@ -200,6 +205,11 @@ func Resumes() []Resume {
 			Next: []string{plan, "Bash Record the round", rare, "Bash Park+Close+Finish"}},
 		{Name: "breaker: the final review", Row: "breaker", Scenario: finalPark, Cut: 25, After: "Bash Record the round",
 			Next: []string{plan, rare, "Bash Park+Close+Finish", "Say"}},
+		{Name: "late: a commit after the final fix", Row: "late", Scenario: finalPark, Cut: 25, After: "Bash Record the round",
+			Edit: commitOnTheRun, Next: []string{plan, "Say"}, Stop: "Final waits for your word"},
+		{Name: "late: the human says go on after the final fix", Row: "late", Scenario: finalGoOn, Cut: 25, After: "Bash Record the round",
+			Edit: commitOnTheRun, Next: []string{plan, rare, "Bash Unblock", "Bash Package", "Agent re-reviewer 0 (sonnet)", "Bash Record the round", "Bash Park+Close+Finish", "Say"},
+			Ends: lateReviewedThenParked},
 	}
 }
 
@@ -418,6 +428,27 @@ func unblockedThenDone(ledger string, _ []string) error {
 	} {
 		if !strings.Contains(ledger, want) {
 			return fmt.Errorf("the ledger lacks %q:\n%s", want, ledger)
+		}
+	}
+	return nil
+}
+
+// lateReviewedThenParked: the late commit after the final fix reviewed
+// on the human's word (Final's one round given again, as rare.md's Go
+// on says), its finding still open, parked by the breaker, and the run
+// finished.
+func lateReviewedThenParked(ledger string, _ []string) error {
+	_, after, ok := strings.Cut(ledger, "\nFinal: unblocked — review the late commit\n")
+	if !ok {
+		return fmt.Errorf("the ledger has no Final: unblocked line:\n%s", ledger)
+	}
+	for _, want := range []string{
+		"\nFinal: fix round 1/1 (0 addressed, 1 open — F1 " + FinalFinding + "; commits ",
+		"\nFinal: parked — F1 " + FinalFinding + " — ruling: the index is informational\n",
+		"\nFinal: complete (commits ",
+	} {
+		if !strings.Contains(after, want) {
+			return fmt.Errorf("after the unblocked line the ledger lacks %q:\n%s", want, ledger)
 		}
 	}
 	return nil

@@ -360,6 +360,13 @@ func TestTextMutants(t *testing.T) {
 			[]textEdit{{file: "host-copilot.md", old: "; rounds 4-5, and an implementer of an earlier session: a new", new: "; rounds 4-5: a new"}},
 			hostResume("copilot", "fix", true, continuing("new"))},
 
+		// The late row reached by the final review.
+		{"late commits after the final fix go to the breaker",
+			[]textEdit{row("| `late` | `after>0 left=0` | stop: commits after the last review, no round left; on the human's word, [**Unblock**](rare.md#go-on) |",
+				"| `late` | `after>0 left=0` | [the breaker](rare.md#breaker) |")}, resumeState("late: a commit after the final fix")},
+		{"late commits of the final review not reviewed on the human's word",
+			[]textEdit{row("no round left; on the human's word, [**Unblock**](rare.md#go-on) |", "no round left; on the human's word, **Close** + next |")},
+			resumeState("late: the human says go on after the final fix")},
 		// Which tasks a batch takes.
 		{"a task that needs judgment batched",
 			[]textEdit{{file: "rare.md", old: "if none needs judgment, defines\nsomething later tasks use", new: "if none defines\nsomething later tasks use"}}, microJudgmentRun},
