@@ -116,6 +116,9 @@ func (c *controller) run() {
 	c.v = Values{"<plan file>": c.sc.Plan, "<skill dir>": sk.Dir, "<start branch>": c.sc.startBranch()}
 	c.readHost()
 	c.lookAgain()
+	if c.sc.Lost != "" {
+		c.lostDispatch()
+	}
 	for {
 		c.step()
 	}

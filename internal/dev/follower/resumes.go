@@ -74,6 +74,20 @@ type Resume struct {
 	Ends func(ledger string, commits []string) error
 }
 
+// AfterCompaction is the state's scenario as a controller resumed after
+// a compaction of the same session takes it up: where the cut came right
+// after a dispatch, the dispatch whose answer it lost.
+func (c Resume) AfterCompaction() Scenario {
+	sc := c.Scenario()
+	if step, ok := strings.CutPrefix(c.After, "Agent "); ok {
+		if i := strings.LastIndex(step, " ("); i >= 0 {
+			step = step[:i]
+		}
+		sc.Lost = step
+	}
+	return sc
+}
+
 // Resumes are the states, one or more for each row.
 func Resumes() []Resume {
 	const (

@@ -252,3 +252,43 @@ func (c *controller) batchExcludes() func(Task) bool {
 		return false
 	}
 }
+
+// lostRe is the text's rule for a dispatch whose answer a compaction cut
+// off: "A dispatch whose answer you lost to <what> is <rule>."
+var lostRe = regexp.MustCompile(`A dispatch whose answer you lost to (.+?) is (.+?)\.(?: |$)`)
+
+// lostPrompts are the prompt each role is dispatched with.
+var lostPrompts = map[Role]string{RoleImplementer: "Implementer prompt", RoleFix: "Fix prompt", RoleReviewer: "Reviewer prompt",
+	RoleReReviewer: "Re-reviewer prompt", RoleFinal: "Final reviewer prompt"}
+
+// lostDispatch does what the text says of the dispatch the scenario's
+// compaction cut off (Scenario.Lost), Look having run: take Look's row
+// (nothing more to do here), dispatch it again, or wait for an answer,
+// which never comes. Without the rule, Look's row is the step, as the
+// text has Look run after a compaction.
+func (c *controller) lostDispatch() {
+	m := lostRe.FindStringSubmatch(oneLine(c.skill.Body))
+	if m == nil || !strings.Contains(m[1], "compaction") {
+		return
+	}
+	switch rule := m[2]; {
+	case strings.Contains(rule, "take Look's row"):
+	case strings.Contains(rule, "dispatch it again"):
+		i := strings.LastIndex(c.sc.Lost, " ")
+		role, n := Role(c.sc.Lost[:i]), c.sc.Lost[i+1:]
+		prompt, ok := lostPrompts[role]
+		if !ok {
+			c.fail("the lost dispatch %q is of no role the follower knows", c.sc.Lost)
+		}
+		name := "Task " + n
+		if n == "0" {
+			name = "Final"
+		}
+		u := c.unit(name)
+		c.dispatch(u, "the **"+prompt+"**, round `round`+1")
+	case strings.Contains(rule, "wait"):
+		c.fail("the text says of a dispatch whose answer a compaction cut off %q: no answer comes to wait for", rule)
+	default:
+		c.fail("the text says of a dispatch whose answer a compaction cut off %q, which the follower cannot do", rule)
+	}
+}

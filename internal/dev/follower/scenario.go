@@ -34,6 +34,11 @@ type Scenario struct {
 	// compaction of the same one): what an earlier session dispatched
 	// cannot be reached.
 	NewSession bool
+	// Lost is the dispatch whose answer a compaction cut off, as the
+	// controller's summary of its context names it ("implementer 1",
+	// "re-reviewer 2", "final reviewer 0": its role and task); "" for
+	// none.
+	Lost string
 
 	FinalMinors []string // what the final reviewer reports as Minor
 }

@@ -92,7 +92,7 @@ func resumeState(name string) mutantRun {
 					t.Fatal(err)
 				}
 			}
-			r := resumeRun(t, repo, cut, c.Scenario(), dir)
+			r := resumeRun(t, repo, cut, c.AfterCompaction(), dir)
 			p := failedCalls(r.calls)
 			got := actions(t, dir, r.calls)
 			if len(got) < 3+len(c.Next) || strings.Join(got[3:3+len(c.Next)], "|") != strings.Join(c.Next, "|") {
@@ -367,6 +367,11 @@ func TestTextMutants(t *testing.T) {
 		{"late commits of the final review not reviewed on the human's word",
 			[]textEdit{row("no round left; on the human's word, [**Unblock**](rare.md#go-on) |", "no round left; on the human's word, **Close** + next |")},
 			resumeState("late: the human says go on after the final fix")},
+		// A dispatch whose answer a compaction cut off.
+		{"a lost dispatch waited for",
+			[]textEdit{row("A dispatch whose answer you lost to a compaction or a new\nsession is lost: take Look's row.", "A dispatch whose answer you lost to a compaction or a new\nsession is still running: wait for its answer.")}, resumeState("package")},
+		{"a lost dispatch dispatched again",
+			[]textEdit{row("A dispatch whose answer you lost to a compaction or a new\nsession is lost: take Look's row.", "A dispatch whose answer you lost to a compaction or a new\nsession is to be done again: dispatch it again.")}, resumeState("package")},
 		// Which tasks a batch takes.
 		{"a task that needs judgment batched",
 			[]textEdit{{file: "rare.md", old: "if none needs judgment, defines\nsomething later tasks use", new: "if none defines\nsomething later tasks use"}}, microJudgmentRun},
