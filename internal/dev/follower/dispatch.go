@@ -525,22 +525,37 @@ func (c *controller) breaker(u *unit) {
 func (c *controller) beforeTask1() (pre string, answers []string, stop bool) {
 	lk := c.look
 	var qs []string
-	if lk.branch == "main" || lk.branch == "master" {
+	if slices.Contains(c.yesBranches(), lk.branch) {
 		qs = append(qs, fmt.Sprintf("This checkout is on %s: may the run work here?", lk.branch))
 	}
-	qs = append(qs, c.sc.Contradictions...)
-	if len(lk.since) > 0 {
-		q := fmt.Sprintf("The branch already has commits since %s:\n%s\n", c.sc.startBranch(), strings.Join(lk.since, "\n"))
-		if lk.flat != nil {
-			q += "and the old flat ledger reads:\n" + strings.Join(lk.flat, "\n") + "\n"
+	// The questions the text lists, in its order, asked as it says.
+	atOnce, items := c.beforeQuestions()
+	for _, item := range items {
+		switch {
+		case strings.Contains(item, "contradictions"):
+			qs = append(qs, c.sc.Contradictions...)
+		case strings.Contains(item, "commits Look lists"):
+			if len(lk.since) == 0 {
+				continue
+			}
+			q := fmt.Sprintf("The branch already has commits since %s:\n%s\n", c.sc.startBranch(), strings.Join(lk.since, "\n"))
+			if lk.flat != nil && strings.Contains(item, "`old flat ledger:`") {
+				q += "and the old flat ledger reads:\n" + strings.Join(lk.flat, "\n") + "\n"
+			}
+			qs = append(qs, q+"Do they implement tasks of this plan? Which count as done, and which should be reviewed?")
+		case strings.Contains(item, "`moved?:`"):
+			for _, m := range lk.moved {
+				qs = append(qs, fmt.Sprintf("%s belongs to %s, which no longer exists: did %s move from there?", m.dir, m.plan, c.sc.Plan))
+			}
+		default:
+			c.fail("Before Task 1 asks the human %q, which the follower cannot ask", item)
 		}
-		qs = append(qs, q+"Do they implement tasks of this plan? Which count as done, and which should be reviewed?")
-	}
-	for _, m := range lk.moved {
-		qs = append(qs, fmt.Sprintf("%s belongs to %s, which no longer exists: did %s move from there?", m.dir, m.plan, c.sc.Plan))
 	}
 	h := c.sc.Human
 	if len(qs) > 0 && !h.Answered {
+		if !atOnce {
+			qs = qs[:1] // one question a turn
+		}
 		c.say("Before Task 1:\n" + strings.Join(qs, "\n"))
 	}
 	if h.Moved {

@@ -292,3 +292,44 @@ func (c *controller) lostDispatch() {
 		c.fail("the text says of a dispatch whose answer a compaction cut off %q, which the follower cannot do", rule)
 	}
 }
+
+// askRe is Before Task 1's sentence of the questions: "ask the human
+// <how>: <question>; <question>; and <question>."
+var askRe = regexp.MustCompile(`ask the human (.+?): (.+?)\.(?: |$)`)
+
+// beforeQuestions reads the questions Before Task 1 asks the human, in
+// its order, and whether they are asked at once (one turn) or a turn
+// each.
+func (c *controller) beforeQuestions() (atOnce bool, items []string) {
+	var para string
+	for _, p := range strings.Split(c.skill.Body, "\n\n") {
+		if strings.HasPrefix(p, "**Before Task 1**") {
+			para = oneLine(p)
+		}
+	}
+	m := askRe.FindStringSubmatch(para)
+	if m == nil {
+		c.fail("SKILL.md's Before Task 1 does not say what to ask the human (\"ask the human …: …\")")
+	}
+	for _, item := range strings.Split(m[2], "; ") {
+		items = append(items, strings.TrimPrefix(item, "and "))
+	}
+	return strings.Contains(m[1], "at once"), items
+}
+
+// yesRe is the text's rule on the branches a run needs the human's yes
+// to work on: "`main` or `master` needs the human's yes".
+var yesRe = regexp.MustCompile("((?:`[^`]+`(?:, | or )?)+) needs? the human's yes")
+
+// yesBranches are the branches the text says need the human's yes.
+func (c *controller) yesBranches() []string {
+	m := yesRe.FindStringSubmatch(oneLine(c.skill.Body))
+	if m == nil {
+		return nil
+	}
+	var out []string
+	for _, b := range codeSpanRe.FindAllStringSubmatch(m[1], -1) {
+		out = append(out, b[1])
+	}
+	return out
+}

@@ -159,6 +159,29 @@ func microJudgmentRun(t *testing.T, dir string) []string {
 	return p
 }
 
+// contradiction is a question about the plan the controller finds
+// before Task 1.
+const contradiction = "Task 3 lists bye.txt, which Task 2 may name otherwise: which name holds?"
+
+// questionsRun: an earlier run's commits on the branch and a
+// contradiction in the plan: the controller asks both in its first turn,
+// as Before Task 1 says (everything at once), and with the human's
+// answers the run finishes.
+func questionsRun(t *testing.T, dir string) []string {
+	repo, _ := earlierRun(t)
+	sc := follower.WalkScenario()
+	sc.Contradictions = []string{contradiction}
+	ask := runDirect(t, repo, sc, directOptions{skillDir: dir})
+	var p []string
+	for _, want := range []string{contradiction, "commits since main", "Which count as done"} {
+		if !strings.Contains(ask.final, want) {
+			p = append(p, fmt.Sprintf("the first turn's question lacks %q: %s", want, ask.final))
+		}
+	}
+	sc.Human = follower.Human{Answered: true, Done: []follower.Earlier{{N: 1, First: 1, Last: 2}}}
+	return append(p, finishedRun(runDirect(t, repo, sc, directOptions{skillDir: dir, after: ask}))...)
+}
+
 // TestHeldRunsPassOnTheText: each run the catalogue's newer mutants are
 // killed by passes on skill/ itself.
 func TestHeldRunsPassOnTheText(t *testing.T) {
@@ -181,6 +204,7 @@ func heldRuns() map[string]mutantRun {
 		"Codex CLI: rounds 1-3 continue the implementer":  hostRun("codex", stubbornIn(3), continuing("agent-3", "agent-3", "agent-3")),
 		"Claude Code: the fix's implementer recorded":     walkRun,
 		"a batch stops before a task that needs judgment": microJudgmentRun,
+		"the questions before Task 1 at once":             questionsRun,
 	}
 	for _, host := range []string{"codex", "opencode", "copilot"} {
 		m[host+": a fix round after a compaction continues"] = hostResume(host, "fix", false, continuing("agent-3"))

@@ -372,6 +372,11 @@ func TestTextMutants(t *testing.T) {
 			[]textEdit{row("A dispatch whose answer you lost to a compaction or a new\nsession is lost: take Look's row.", "A dispatch whose answer you lost to a compaction or a new\nsession is still running: wait for its answer.")}, resumeState("package")},
 		{"a lost dispatch dispatched again",
 			[]textEdit{row("A dispatch whose answer you lost to a compaction or a new\nsession is lost: take Look's row.", "A dispatch whose answer you lost to a compaction or a new\nsession is to be done again: dispatch it again.")}, resumeState("package")},
+		// The questions before Task 1.
+		{"the questions before Task 1 one at a time",
+			[]textEdit{row("then ask the human\neverything at once:", "then ask the human\neach question in turn:")}, questionsRun},
+		{"the branch's earlier commits not asked about",
+			[]textEdit{row("; which\ncommits Look lists since `<start branch>` (or an `old flat ledger:`,\nwhich is never continued or edited) are done tasks of this plan and which\nto review;", ";")}, questionsRun},
 		// Which tasks a batch takes.
 		{"a task that needs judgment batched",
 			[]textEdit{{file: "rare.md", old: "if none needs judgment, defines\nsomething later tasks use", new: "if none defines\nsomething later tasks use"}}, microJudgmentRun},
