@@ -272,3 +272,46 @@ func MicroDefectScenario() Scenario {
 	sc.Tasks[2].Test = "test -s palette/p3.txt" // what the implementer ran, which the defect passes
 	return sc
 }
+
+// DisputedFinding is the finding of MicroDisputeScenario's Task 5 that
+// round 1 disputes and round 2 fixes.
+const DisputedFinding = "palette/p5.txt:1 says colr, the brief says color"
+
+// MicroDisputeScenario is MicroDefectScenario with a second defect in the
+// batch, Task 5's: fix round 1 fixes Task 3's and disputes Task 5's (no
+// change for it), the re-review rules it as its role file says (NOT
+// ADDRESSED: a dispute the diff does not settle), round 2 fixes it.
+func MicroDisputeScenario() Scenario {
+	sc := MicroDefectScenario()
+	sc.Tasks[4].Defect = &Defect{Path: "palette/p5.txt", Wrong: "colr\n", Marker: "colr", Finding: DisputedFinding, FixedIn: 2, Disputes: true}
+	sc.Tasks[4].Test = "test -s palette/p5.txt"
+	return sc
+}
+
+// BrokenByFix is the finding of the defect BreakingFixScenario's fix
+// brings in.
+const BrokenByFix = "greet.txt:1 says hello!, Task 1 settled hello"
+
+// BreakingFixScenario is the walk-through whose Task 2 fix round 1 fixes
+// its finding and breaks greet.txt: the re-review reports that as a New
+// finding, numbered as its role file says, and round 2 fixes it.
+func BreakingFixScenario() Scenario {
+	sc := WalkScenario()
+	d := *sc.Tasks[1].Defect
+	d.Breaks = &Defect{Path: "greet.txt", Wrong: "hello!\n", Marker: "hello!", Finding: BrokenByFix, Right: "hello\n"}
+	sc.Tasks[1].Defect = &d
+	return sc
+}
+
+// ReopenedMinor is the Minor finding of ReopenScenario's Task 3.
+const ReopenedMinor = "index.txt:3 leaves a TODO line"
+
+// ReopenScenario is the walk-through whose Task 3 leaves a TODO line in
+// index.txt: its review reports it as Minor (deferred), and the final
+// review, reading the ledger's minor (deferred) line, finds it must be
+// fixed now: an open finding, which the final fix fixes.
+func ReopenScenario() Scenario {
+	sc := WalkScenario()
+	sc.Tasks[2].Defect = &Defect{Path: "index.txt", Wrong: "greet.txt\nbye.txt\nTODO\n", Marker: "TODO", Finding: ReopenedMinor, Minor: true, Reopen: true}
+	return sc
+}

@@ -119,6 +119,22 @@ type Defect struct {
 	// whole branch shows): the final review reports it, and its one fix
 	// round (round 1) fixes it when FixedIn is 0 or 1.
 	OnlyFinal bool
+	// Disputes: the fix rounds before FixedIn dispute the finding (the
+	// report says why under its id) and change nothing for it.
+	Disputes bool
+	// Breaks is a defect the fix that fixes this one brings in (a line
+	// of the fix's diff the re-review reports as New); nil for none.
+	Breaks *Defect
+	// Right is what Path holds once this defect is fixed, where no task
+	// of the scenario writes Path last (a defect a fix brought in).
+	Right string
+	// Minor: the task's review reports it as a Minor finding (deferred by
+	// the commands), not an open one.
+	Minor bool
+	// Reopen: the final review finds that the ledger's line of it (a
+	// deferred minor, a parked finding) must be fixed now that the whole
+	// branch is visible.
+	Reopen bool
 	// Unseen is a defect no review sees in a diff: only running the task's
 	// test shows it (the review lists the test as not verifiable, and the
 	// controller's check fails). Its implementer reports the test passed
@@ -209,6 +225,9 @@ func (sc Scenario) defect(n int, finding string) (*Defect, bool) {
 		if (t.N == n || n == 0) && t.Defect != nil && t.Defect.Finding == finding {
 			return t.Defect, true
 		}
+		if (t.N == n || n == 0) && t.Defect != nil && t.Defect.Breaks != nil && t.Defect.Breaks.Finding == finding {
+			return t.Defect.Breaks, true
+		}
 	}
 	return nil, false
 }
@@ -218,6 +237,9 @@ var batchFindingRe = regexp.MustCompile(`^Task (\d+): (.+)$`)
 // rightContent is what the defect's file holds once fixed: the last
 // content its task's commits give it.
 func (sc Scenario) rightContent(d *Defect) string {
+	if d.Right != "" {
+		return d.Right
+	}
 	for _, t := range sc.Tasks {
 		if t.Defect == d {
 			_, content := t.files()

@@ -360,6 +360,10 @@ func (sc Scenario) fixer(d Dispatch) Script {
 					continue
 				}
 				if d.R < def.fixedIn() {
+					if def.Disputes {
+						section = append(section, fmt.Sprintf("%s: disputed: the brief allows it as it stands; no change.", f.id))
+						continue
+					}
 					if !def.Attempts {
 						section = append(section, fmt.Sprintf("%s: not changed in this round: I could not reproduce it.", f.id))
 						continue
@@ -390,11 +394,18 @@ func (sc Scenario) fixer(d Dispatch) Script {
 					continue
 				}
 				a.write(p, right)
+				paths := []string{def.Path}
+				if b := def.Breaks; b != nil {
+					// The fix brings in a defect of its own.
+					a.read(root + "/" + b.Path)
+					a.write(root+"/"+b.Path, b.Wrong)
+					paths = append(paths, b.Path)
+				}
 				who := fmt.Sprintf("Task %d", d.N)
 				if d.N == 0 {
 					who = "Final"
 				}
-				sha := a.commit([]string{def.Path}, fmt.Sprintf("%s: fix %s", who, f.id))
+				sha := a.commit(paths, fmt.Sprintf("%s: fix %s", who, f.id))
 				commits = fmt.Sprintf("%s..%s (1)", sha, sha)
 				fixed = true
 				section = append(section, fmt.Sprintf("%s: %s rewritten to the brief's content; commit %s.", f.id, def.Path, sha))
@@ -405,8 +416,14 @@ func (sc Scenario) fixer(d Dispatch) Script {
 			if !fixed {
 				section = append(section, "No change, no commit.")
 			}
-			first := !strings.Contains(report, fmt.Sprintf("\n## Fix round %d\n", d.R))
-			a.write(reportPath, report+fmt.Sprintf("\n## Fix round %d\n%s\n", d.R, strings.Join(section, "\n")))
+			// The report as the role file says a fix round writes it: its
+			// section appended, or the file written anew.
+			appends, title := a.fixReport(d.R)
+			first := !strings.Contains(report, "\n## "+title+"\n")
+			if !appends {
+				report = ""
+			}
+			a.write(reportPath, report+fmt.Sprintf("\n## %s\n%s\n", title, strings.Join(section, "\n")))
 			if terse := sc.terseFix(d.N); terse && first {
 				return fmt.Sprintf("Status: DONE\nCommits: %s\nTests: none\nNotes: none", commits)
 			}
@@ -508,7 +525,11 @@ func judge(task Task, pkg string, final bool) []finding {
 	}
 	added, _ := diffLines(pkg)
 	if d := task.Defect; d != nil && !d.Unseen && (final || !d.OnlyFinal) && anyContains(added, d.Marker) {
-		out = append(out, finding{grade: "Important", text: d.Finding})
+		grade := "Important"
+		if d.Minor {
+			grade = "Minor"
+		}
+		out = append(out, finding{grade: grade, text: d.Finding})
 	}
 	return out
 }
@@ -537,13 +558,6 @@ func (a *agent) judgeTree(task Task) []finding {
 		}
 	}
 	return out
-}
-
-func numbered(fs []finding, from int) []finding {
-	for i := range fs {
-		fs[i].id = fmt.Sprintf("F%d", from+i)
-	}
-	return fs
 }
 
 func graded(fs []finding) string {
@@ -608,25 +622,24 @@ func (sc Scenario) reviewer(d Dispatch) Script {
 				if fromTree {
 					found = a.judgeTree(t)
 				}
+				minors = append(minors, t.Minors...)
 				for _, f := range found {
 					if len(tasks) > 1 && namesTask {
 						f.text = fmt.Sprintf("Task %d: %s", t.N, f.text)
 					}
+					if f.grade == "Minor" {
+						minors = append(minors, f.text)
+						continue
+					}
 					open = append(open, f)
 				}
-				minors = append(minors, t.Minors...)
 				if t.Unverifiable != "" {
 					unverifiable = append(unverifiable, t.Unverifiable)
 				}
 			}
-			open = numbered(open, 1)
-			spec := "✅"
-			switch {
-			case len(open) > 0:
-				spec = "❌"
-			case len(unverifiable) > 0:
-				spec = "⚠️"
-			}
+			prefix, first := a.idForm()
+			open = number(open, prefix, first)
+			spec := a.specVerdict(len(open) > 0, len(unverifiable) > 0)
 			reviewPath := strings.TrimSuffix(path, ".diff") + ".md"
 			answer := fmt.Sprintf("Spec: %s\nOpen: %s\nMinor: %s\nNot verifiable: %s\nReview: %s",
 				spec, graded(open), a.minorList("Minor", minors), joinOr(unverifiable), reviewPath)
@@ -657,20 +670,40 @@ func (sc Scenario) reReviewer(d Dispatch) Script {
 			report := a.read(a.field("Report"))
 			// No findings: commits that came after a review, which no fix
 			// round made; there is only new breakage to look for.
-			if len(fs) > 0 && lastFixRound(report) != d.R {
-				a.fail("the report's latest section is Fix round %d, and the prompt says round %d", lastFixRound(report), d.R)
+			title := a.sectionTitle()
+			round, section := lastSection(report, title)
+			if len(fs) > 0 && round != d.R {
+				a.fail("the report's latest %q section is round %d, and the prompt says round %d", title, round, d.R)
 			}
 			added, removed := diffLines(pkg)
 			var lines []string
 			for _, f := range fs {
-				verdict := "NOT ADDRESSED — the diff does not touch it"
-				if def, ok := sc.defect(d.N, f.text); ok && anyContains(removed, def.Marker) && !anyContains(added, def.Marker) {
-					verdict = "ADDRESSED — " + def.Path + " no longer holds " + def.Marker
+				var st fixState
+				evidence := "the diff does not remove it"
+				if def, ok := sc.defect(d.N, f.text); ok {
+					st.removed = anyContains(removed, def.Marker) && !anyContains(added, def.Marker)
+					st.attempted = strings.Contains(pkg, "\n+++ b/"+def.Path+"\n")
+					if st.removed {
+						evidence = def.Path + " no longer holds " + def.Marker
+					}
 				}
-				lines = append(lines, f.id+": "+verdict)
+				if st.disputed = strings.Contains(section, "\n"+f.id+": disputed"); st.disputed && !st.removed {
+					evidence = "disputed in the report; the diff does not settle it"
+				}
+				lines = append(lines, f.id+": "+a.verdict(st)+" — "+evidence)
 			}
+			// New breakage: a defect a line of this diff brings in,
+			// numbered as the role file says.
+			var news []finding
+			for _, t := range sc.Tasks {
+				if b := t.Defect; b != nil && b.Breaks != nil && anyContains(added, b.Breaks.Marker) {
+					news = append(news, finding{grade: "Important", text: b.Breaks.Finding})
+				}
+			}
+			prefix, first := a.newFirst(fs)
+			news = number(news, prefix, first)
 			reviewPath := strings.TrimSuffix(path, ".diff") + ".md"
-			answer := strings.TrimPrefix(strings.Join(lines, "\n")+fmt.Sprintf("\nNew: none\nOut of scope: %s\nReview: %s", a.minorList("Out of scope", outOfScope), reviewPath), "\n")
+			answer := strings.TrimPrefix(strings.Join(lines, "\n")+fmt.Sprintf("\nNew: %s\nOut of scope: %s\nReview: %s", graded(news), a.minorList("Out of scope", outOfScope), reviewPath), "\n")
 			a.write(reviewPath, answer+"\n\n## Details\nScoped to the fix commits.\n")
 			return answer
 		})
@@ -684,16 +717,26 @@ func (sc Scenario) finalReviewer(d Dispatch) Script {
 			path, pkg := a.readPackage()
 			ledger := a.read(a.field("Ledger"))
 			a.read(a.field("Constraints"))
-			// A parked finding stays parked: the run ruled on it.
+			// What the task reviews saw and the ledger records (a parked
+			// finding, a deferred minor) the run has ruled on: it opens
+			// again only as the role file says, where the scenario finds
+			// it must be fixed now.
+			kinds, opens := a.reopened()
 			var open []finding
 			for _, task := range sc.Tasks {
 				for _, f := range judge(task, pkg, true) {
-					if !strings.Contains(ledger, fmt.Sprintf("Task %d: parked — ", task.N)) || !strings.Contains(ledger, f.text) {
+					kind := ledgerKind(ledger, task.N, f.text)
+					switch {
+					case kind == "" && f.grade != "Minor":
+						open = append(open, f)
+					case kind != "" && slices.Contains(kinds, kind) && opens && task.Defect != nil && task.Defect.Reopen:
+						f.grade = "Important"
 						open = append(open, f)
 					}
 				}
 			}
-			open = numbered(open, 1)
+			prefix, first := a.idForm()
+			open = number(open, prefix, first)
 			reviewPath := strings.TrimSuffix(path, ".diff") + ".md"
 			answer := fmt.Sprintf("Spec: n/a\nOpen: %s\nMinor: %s\nNot verifiable: none\nReview: %s",
 				graded(open), joinOr(sc.FinalMinors), reviewPath)
@@ -710,16 +753,22 @@ func (sc Scenario) terseFix(n int) bool {
 	return err == nil && t.Defect != nil && t.Defect.TerseFirst
 }
 
-var fixRoundRe = regexp.MustCompile(`(?m)^## Fix round (\d+)$`)
-
-// lastFixRound is the number of the report's latest "## Fix round" section
-// (0 without one).
-func lastFixRound(report string) int {
-	m := fixRoundRe.FindAllStringSubmatch(report, -1)
-	if len(m) == 0 {
-		return 0
+// ledgerKind is the kind of the ledger's line of Task n that records a
+// finding of that text ("parked", "minor (deferred)"), "" for none.
+func ledgerKind(ledger string, n int, text string) string {
+	for _, l := range strings.Split(ledger, "\n") {
+		rest, ok := strings.CutPrefix(l, fmt.Sprintf("Task %d: ", n))
+		if !ok || !strings.Contains(rest, text) {
+			continue
+		}
+		switch {
+		case strings.HasPrefix(rest, "parked — "):
+			return "parked"
+		case strings.HasPrefix(rest, "minor (deferred): "):
+			return "minor (deferred)"
+		}
 	}
-	return atoiOr(m[len(m)-1][1])
+	return ""
 }
 
 var briefHeadingRe = regexp.MustCompile(`(?m)^#+ Task (\d+):`)

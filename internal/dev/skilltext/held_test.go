@@ -182,6 +182,64 @@ func questionsRun(t *testing.T, dir string) []string {
 	return append(p, finishedRun(runDirect(t, repo, sc, directOptions{skillDir: dir, after: ask}))...)
 }
 
+// fileIs is a problem unless the repository's file holds want at the end.
+func fileIs(root, path, want string) []string {
+	if b, _ := os.ReadFile(filepath.Join(root, path)); string(b) != want {
+		return []string{fmt.Sprintf("%s is %q at the end, want %q", path, b, want)}
+	}
+	return nil
+}
+
+// ledgerHas is a problem for each line start the ledger lacks.
+func ledgerHas(ledger string, wants ...string) []string {
+	var p []string
+	for _, w := range wants {
+		if !strings.Contains(ledger, "\n"+w) {
+			p = append(p, fmt.Sprintf("the ledger lacks %q:\n%s", w, ledger))
+		}
+	}
+	return p
+}
+
+// disputeRun: a batch's fix round fixes one finding and disputes the
+// other; the re-review rules the disputed one NOT ADDRESSED (the diff does
+// not settle it), and round 2 fixes it.
+func disputeRun(t *testing.T, dir string) []string {
+	repo := walkRepo(t, follower.MicroPlanPath, follower.MicroPlan)
+	r := runDirect(t, repo, follower.MicroDisputeScenario(), directOptions{skillDir: dir})
+	p := finishedRun(r)
+	p = append(p, fileIs(repo.Root, "palette/p3.txt", "color\n")...)
+	p = append(p, fileIs(repo.Root, "palette/p5.txt", "color\n")...)
+	return append(p, ledgerHas(finishedLedgerOf(r, "color"),
+		"Task 1: fix round 1/5 (1 addressed, 1 open — F2 Task 5: "+follower.DisputedFinding+"; commits ",
+		"Task 1: fix round 2/5 (1 addressed, 0 open — none; commits ")...)
+}
+
+// breakingFixRun: Task 2's fix brings in a defect; the re-review reports
+// it as New, numbered on from the findings it ruled on (F2), and round 2
+// fixes it.
+func breakingFixRun(t *testing.T, dir string) []string {
+	repo := walkRepo(t, follower.WalkPlanPath, follower.WalkPlan)
+	r := runDirect(t, repo, follower.BreakingFixScenario(), directOptions{skillDir: dir})
+	p := finishedRun(r)
+	p = append(p, fileIs(repo.Root, "greet.txt", "hello\n")...)
+	return append(p, ledgerHas(finishedLedger(r),
+		"Task 2: fix round 1/5 (1 addressed, 1 open — F2 "+follower.BrokenByFix+"; commits ",
+		"Task 2: fix round 2/5 (1 addressed, 0 open — none; commits ")...)
+}
+
+// reopenRun: Task 3's Minor finding is deferred; the final review finds
+// the ledger's line of it must be fixed now, and the final fix fixes it.
+func reopenRun(t *testing.T, dir string) []string {
+	repo := walkRepo(t, follower.WalkPlanPath, follower.WalkPlan)
+	r := runDirect(t, repo, follower.ReopenScenario(), directOptions{skillDir: dir})
+	p := finishedRun(r)
+	p = append(p, fileIs(repo.Root, "index.txt", "greet.txt\nbye.txt\n")...)
+	return append(p, ledgerHas(finishedLedger(r),
+		"Task 3: minor (deferred): "+follower.ReopenedMinor,
+		"Final: fix round 1/1 (1 addressed, 0 open — none; commits ")...)
+}
+
 // TestHeldRunsPassOnTheText: each run the catalogue's newer mutants are
 // killed by passes on skill/ itself.
 func TestHeldRunsPassOnTheText(t *testing.T) {
@@ -205,6 +263,9 @@ func heldRuns() map[string]mutantRun {
 		"Claude Code: the fix's implementer recorded":     walkRun,
 		"a batch stops before a task that needs judgment": microJudgmentRun,
 		"the questions before Task 1 at once":             questionsRun,
+		"a disputed finding not addressed":                disputeRun,
+		"a fix's new breakage numbered on":                breakingFixRun,
+		"a deferred minor reopened by the final review":   reopenRun,
 	}
 	for _, host := range []string{"codex", "opencode", "copilot"} {
 		m[host+": a fix round after a compaction continues"] = hostResume(host, "fix", false, continuing("agent-3"))
