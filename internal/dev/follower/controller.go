@@ -429,7 +429,7 @@ func (c *controller) do(r stateRow, u *unit) {
 		if u != nil {
 			who = u.name
 		}
-		c.say(fmt.Sprintf("Stopping at %s (row %s): %s. %s", who, r.name, strings.TrimPrefix(strings.TrimPrefix(stop, "stop"), ": "), c.stopDetail(u, r.name)))
+		c.say(fmt.Sprintf("Stopping at %s (row %s): %s. %s", who, r.name, strings.TrimPrefix(strings.TrimPrefix(stop, "stop"), ": "), c.stopDetail(u, r.name, stop)))
 	case strings.Contains(next, "(rare.md#breaker)"):
 		c.breaker(u)
 	case c.isPrompt(next):
@@ -462,12 +462,20 @@ func boldLast(s string) string {
 }
 
 // stopDetail is what a stop tells the human.
-func (c *controller) stopDetail(u *unit, row string) string {
+func (c *controller) stopDetail(u *unit, row, stop string) string {
 	switch {
 	case u == nil:
 		return fmt.Sprintf("%s/progress.md begins %q: it is another run's only record, not %s's; I have not touched it. Whose is it?", c.v["<workspace>"], c.look.firstLine, c.sc.Plan)
 	case row == "rewritten" || row == "renumbered":
-		return fmt.Sprintf("What the ledger records for %s no longer holds (the branch's history or the plan's tasks changed):\n%s\nPut the branch or the plan back, or keep them and tell me which commits since %s are done tasks and which to review.", u.name, strings.Join(u.shas, "\n"), c.sc.startBranch())
+		// Every unit's lines that no longer hold, and the ways on as the
+		// section the stop links gives them.
+		var lines []string
+		for _, x := range c.units {
+			for _, l := range x.shas {
+				lines = append(lines, x.name+": "+l)
+			}
+		}
+		return fmt.Sprintf("What the ledger records no longer holds (the branch's history or the plan's tasks changed):\n%s\n%s", strings.Join(lines, "\n"), c.waysOn(stop))
 	case row == "blocked":
 		return fmt.Sprintf("%s is BLOCKED; the ledger and %s hold the fix history.", u.name, c.v["<workspace>"])
 	}

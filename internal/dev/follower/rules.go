@@ -333,3 +333,57 @@ func (c *controller) yesBranches() []string {
 	}
 	return out
 }
+
+// waysOnLinkRe is a stop's link to the section that gives the human the
+// ways on: "[the ways on](rare.md#history)".
+var waysOnLinkRe = regexp.MustCompile(`\]\(rare\.md#([a-z-]+)\)`)
+
+var shaRe = regexp.MustCompile(`\b[0-9a-f]{40}\b`)
+
+// waysOn are the ways on a stop's Next links (rare.md's History): the
+// items of the section's list, each one line, its placeholders filled
+// (<the newest sha named>: the last sha Look's lines name, as the ledger
+// recorded them in order; <start branch>).
+func (c *controller) waysOn(stop string) string {
+	m := waysOnLinkRe.FindStringSubmatch(stop)
+	if m == nil {
+		return "Tell me how to go on."
+	}
+	c.readRare()
+	var section string
+	for _, h := range []string{"History", "history"} {
+		if section == "" {
+			section = c.rare.Section(h)
+		}
+	}
+	if section == "" {
+		c.fail("the stop links rare.md#%s, which has no such section", m[1])
+	}
+	newest := ""
+	for _, x := range c.units {
+		for _, l := range x.shas {
+			if s := shaRe.FindAllString(l, -1); len(s) > 0 {
+				newest = s[len(s)-1]
+			}
+		}
+	}
+	var items []string
+	for _, l := range strings.Split(section, "\n") {
+		switch {
+		case strings.HasPrefix(l, "- "):
+			items = append(items, strings.TrimPrefix(l, "- "))
+		case len(items) > 0 && strings.HasPrefix(l, "  "):
+			items[len(items)-1] += " " + strings.TrimSpace(l)
+		}
+	}
+	if len(items) == 0 {
+		c.fail("rare.md's History gives the human no ways on (a list)")
+	}
+	fill := strings.NewReplacer("<the newest sha named>", newest, "<start branch>", c.sc.startBranch())
+	var b strings.Builder
+	b.WriteString("The ways on:")
+	for _, it := range items {
+		b.WriteString("\n- " + fill.Replace(it))
+	}
+	return b.String()
+}

@@ -4,10 +4,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/sdd-go/sdd-go/internal/dev/follower"
+	"github.com/sdd-go/sdd-go/internal/dev/testutil"
 )
 
 // The runs that hold the text's decisions the follower once made in Go
@@ -240,6 +242,56 @@ func reopenRun(t *testing.T, dir string) []string {
 		"Final: fix round 1/1 (1 addressed, 0 open — none; commits ")...)
 }
 
+// gitSpanRe is a git command the controller's words give the human.
+var gitSpanRe = regexp.MustCompile("`(git [^`]+)`")
+
+// humansEdit is what the human has in their tree, not committed, when the
+// run stops: a file of main's the branch never changes.
+const humansEdit = "the human's notes, not yet committed\n"
+
+// putBackRun: the branch is rebased under the run and the human has an
+// edit in the tree; the controller stops and gives the ways on (rare.md's
+// History); the human takes the first, running the git command the
+// controller's words give, and their edit survives it; the run, resumed,
+// finishes with the walk-through's ledger.
+func putBackRun(t *testing.T, dir string) []string {
+	c := resumeOf(t, "rewritten: the branch rebased under the run")
+	repo := testutil.NewRepo(t)
+	repo.Commit("plan and notes", follower.WalkPlanPath, follower.WalkPlan, "notes.txt", "notes\n")
+	repo.Git("checkout", "-q", "-b", "feature/run")
+	cut := runDirect(t, repo, c.Scenario(), directOptions{skillDir: dir, maxCalls: c.Cut})
+	if !cut.cut {
+		return []string{"the run ended before its cut: " + cut.final}
+	}
+	if err := c.Edit(repo.Root, ""); err != nil {
+		t.Fatal(err)
+	}
+	repo.Write("notes.txt", humansEdit)
+	stop := runDirect(t, repo, c.AfterCompaction(), directOptions{skillDir: dir, after: cut})
+	p := failedCalls(stop.calls)
+	m := gitSpanRe.FindStringSubmatch(stop.final)
+	if m == nil {
+		return append(p, "the controller's words give the human no git command to put the branch back: "+stop.final)
+	}
+	if res := testutil.RunIn(repo.Root, repo.Env, "sh", "-c", m[1]); res.Code != 0 {
+		return append(p, fmt.Sprintf("the human ran %q: %s", m[1], res.Stderr))
+	}
+	r := runDirect(t, repo, c.Scenario(), directOptions{skillDir: dir, after: stop})
+	p = append(p, finishedRun(r)...)
+	p = append(p, fileIs(repo.Root, "notes.txt", humansEdit)...)
+	// main moved on under the run (the commit the branch was rebased
+	// onto); the branch is back on main's commit before it.
+	if cs := branchCommits(repo, "main~1"); len(cs) == 5 {
+		want := follower.WithoutImplementers(walkLedger(repo, repo.Git("rev-parse", "main~1"), cs, "", "", "", ""))
+		if got := follower.WithoutImplementers(finishedLedger(r)); got != want {
+			p = append(p, "the ledger is not the walk-through's:\n"+lineDiff("want", want, "got", got))
+		}
+	} else {
+		p = append(p, fmt.Sprintf("%d commits on the branch after the human's command, want the walk-through's 5", len(cs)))
+	}
+	return p
+}
+
 // TestHeldRunsPassOnTheText: each run the catalogue's newer mutants are
 // killed by passes on skill/ itself.
 func TestHeldRunsPassOnTheText(t *testing.T) {
@@ -266,6 +318,7 @@ func heldRuns() map[string]mutantRun {
 		"a disputed finding not addressed":                disputeRun,
 		"a fix's new breakage numbered on":                breakingFixRun,
 		"a deferred minor reopened by the final review":   reopenRun,
+		"the human puts the branch back as told":          putBackRun,
 	}
 	for _, host := range []string{"codex", "opencode", "copilot"} {
 		m[host+": a fix round after a compaction continues"] = hostResume(host, "fix", false, continuing("agent-3"))

@@ -377,6 +377,11 @@ func TestTextMutants(t *testing.T) {
 			[]textEdit{row("then ask the human\neverything at once:", "then ask the human\neach question in turn:")}, questionsRun},
 		{"the branch's earlier commits not asked about",
 			[]textEdit{row("; which\ncommits Look lists since `<start branch>` (or an `old flat ledger:`,\nwhich is never continued or edited) are done tasks of this plan and which\nto review;", ";")}, questionsRun},
+		// The ways on the human is given after rewritten history.
+		{"the branch put back with reset --hard",
+			[]textEdit{{file: "rare.md", old: "`git reset --keep <the newest\n  sha named>`", new: "`git reset --hard <the newest\n  sha named>`"}}, putBackRun},
+		{"the way back not given",
+			[]textEdit{{file: "rare.md", old: "- put the branch, or the plan's numbers, back where the ledger saw them\n  (undo the rebase or reset, for instance `git reset --keep <the newest\n  sha named>`); then Look;\n", new: ""}}, putBackRun},
 		// The subagents' rules, from their role files.
 		{"Spec ✅ and ⚠️ swapped",
 			[]textEdit{{file: "task-reviewer-prompt.md", old: "- Spec is ✅ when nothing is missing, extra or misunderstood and all could\n  be verified; ❌ when anything is missing, extra or misunderstood; ⚠️ when\n  the diff conforms",
