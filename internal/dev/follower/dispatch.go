@@ -136,6 +136,7 @@ func (c *controller) dispatch(u *unit, next string) {
 		kind := map[string]string{"Reviewer prompt": "reviewer", "Final reviewer prompt": "final reviewer"}[name]
 		d := c.how(kind, 0)
 		ar := c.agent(u.name+": review", c.block(name, v), c.model(d.model, u))
+		c.onRefused(u, kind, ar.Reply)
 		u.dispatches = append(u.dispatches, dispatched{kind, ar.ID})
 		c.answered(u, ar.Reply, "review")
 	case "Re-reviewer prompt":
@@ -147,6 +148,7 @@ func (c *controller) dispatch(u *unit, next string) {
 		}
 		d := c.how(kind, 0)
 		ar := c.agent(fmt.Sprintf("%s: re-review round %d", u.name, r), c.block(name, v.With("<R>", strconv.Itoa(r))), c.model(d.model, u))
+		c.onRefused(u, kind, ar.Reply)
 		u.dispatches = append(u.dispatches, dispatched{kind, ar.ID})
 		c.answered(u, ar.Reply, "re-review")
 	case "Fix prompt":
@@ -186,6 +188,7 @@ func (c *controller) implement(u *unit, name string, v Values) AgentResult {
 			"<your answer to each ambiguity you saw in the brief, or none>", rulings))
 		d := c.how("implementer", 0)
 		ar := c.agent(u.name+": implement", prompt, c.tierUp(c.model(d.model, u), up))
+		c.onRefused(u, "implementer", ar.Reply)
 		status := c.implementerStatus(ar.Reply)
 		if status == "DONE" {
 			return ar
@@ -282,6 +285,7 @@ func (c *controller) fix(u *unit, r int) {
 		call.Continue = id
 	}
 	ar := c.t.Agent(call)
+	c.onRefused(u, "implementer", ar.Reply)
 	c.implementerDone(ar.Reply)
 	if !hasTests(ar.Reply) && sendBackRe.MatchString(oneLine(c.skill.Body)) {
 		// The text sends such an answer back: the same round again.
@@ -290,6 +294,7 @@ func (c *controller) fix(u *unit, r int) {
 			call.Continue = ar.ID
 		}
 		ar = c.t.Agent(call)
+		c.onRefused(u, "implementer", ar.Reply)
 		c.implementerDone(ar.Reply)
 	}
 	u.dispatches = append(u.dispatches, dispatched{"fix", ar.ID})

@@ -170,6 +170,31 @@ func (c *controller) skillContinues(r int) bool {
 	return from <= r && r <= to
 }
 
+// refusedRe is a host file's rule for a subagent's report that the host
+// refused it a file: "if a subagent reports one refused, stop
+// and ask the user to set it".
+var refusedRe = regexp.MustCompile(`[Ii]f an? ([a-z-]+) reports ([^,.]+?) refused, (.+?)\.(?: |$)`)
+
+// onRefused does what the host's file says of a subagent of role whose
+// answer reports a file refused, where its rule covers that role: stop
+// and ask, with the host file's paragraph that says what to set. Without
+// a rule that covers it, the answer is taken as any other.
+func (c *controller) onRefused(u *unit, role, reply string) {
+	if !strings.Contains(reply, " refused") {
+		return
+	}
+	for _, para := range strings.Split(c.host.Body, "\n\n") {
+		m := refusedRe.FindStringSubmatch(oneLine(para))
+		if m == nil || m[1] != "subagent" && !strings.Contains(role, m[1]) {
+			continue
+		}
+		if !strings.HasPrefix(m[3], "stop") {
+			c.fail("the host's file says of a refused file %q, which the follower cannot do", m[3])
+		}
+		c.say(fmt.Sprintf("Stopping at %s: the %s reports a file refused (%s). As this host's file says: %s", u.name, role, strings.ReplaceAll(reply, "\n", " "), oneLine(para)))
+	}
+}
+
 // HostFile is the name of the skill's file for host.
 func HostFile(host string) string { return "host-" + host + ".md" }
 

@@ -152,7 +152,7 @@ func (a *agent) field(label string) string {
 func (a *agent) read(path string) string {
 	r := a.t.Read(path, 0, 0)
 	if r.IsError {
-		a.fail("Read %s: %s", path, r.Text)
+		a.fail("reading %s was refused: %s", path, r.Text)
 	}
 	return FileText(r.Text)
 }
@@ -456,7 +456,7 @@ func (a *agent) readPackage() (path, text string) {
 	for offset := 1; ; {
 		r := a.t.Read(path, offset, ReadLimit)
 		if r.IsError {
-			a.fail("Read %s offset %d limit %d: %s", path, offset, ReadLimit, r.Text)
+			a.fail("reading %s at offset %d, limit %d, was refused: %s", path, offset, ReadLimit, r.Text)
 		}
 		part := FileLines(r.Text)
 		pieces = append(pieces, part...)

@@ -292,6 +292,26 @@ func putBackRun(t *testing.T, dir string) []string {
 	return p
 }
 
+// refusedRun: Gemini CLI refuses a file git ignores unless the user turns
+// that off, and every file of the workspace is one: the first subagent
+// that reads one (Task 1's implementer, its brief) reports it refused,
+// and the controller stops and asks the user for the setting, as
+// host-gemini.md says.
+func refusedRun(t *testing.T, dir string) []string {
+	repo := walkRepo(t, follower.WalkPlanPath, follower.WalkPlan)
+	r := runDirect(t, repo, follower.WalkScenario(), directOptions{skillDir: dir, host: "gemini", refuseIgnored: true})
+	var p []string
+	if !strings.HasPrefix(r.final, "Stopping at Task 1: ") || !strings.Contains(r.final, `"respectGitIgnore": false`) {
+		p = append(p, "the run did not stop and ask for the setting: "+r.final)
+	}
+	for _, f := range failedCalls(r.calls) {
+		if !strings.Contains(f, "is ignored by configured ignore patterns") {
+			p = append(p, f)
+		}
+	}
+	return p
+}
+
 // TestHeldRunsPassOnTheText: each run the catalogue's newer mutants are
 // killed by passes on skill/ itself.
 func TestHeldRunsPassOnTheText(t *testing.T) {
@@ -319,6 +339,7 @@ func heldRuns() map[string]mutantRun {
 		"a fix's new breakage numbered on":                breakingFixRun,
 		"a deferred minor reopened by the final review":   reopenRun,
 		"the human puts the branch back as told":          putBackRun,
+		"Gemini CLI: a refused file stops the run to ask": refusedRun,
 	}
 	for _, host := range []string{"codex", "opencode", "copilot"} {
 		m[host+": a fix round after a compaction continues"] = hostResume(host, "fix", false, continuing("agent-3"))

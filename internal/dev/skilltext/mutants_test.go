@@ -377,6 +377,12 @@ func TestTextMutants(t *testing.T) {
 			[]textEdit{row("then ask the human\neverything at once:", "then ask the human\neach question in turn:")}, questionsRun},
 		{"the branch's earlier commits not asked about",
 			[]textEdit{row("; which\ncommits Look lists since `<start branch>` (or an `old flat ledger:`,\nwhich is never continued or edited) are done tasks of this plan and which\nto review;", ";")}, questionsRun},
+		// A host file's text outside its Need table: Gemini CLI's stop when
+		// a file of the workspace is refused.
+		{"Gemini CLI's stop for a refused file dropped",
+			[]textEdit{{file: "host-gemini.md", old: "{\"respectGitIgnore\": false}}`: if a subagent reports\none refused, stop and ask the user to set it.", new: "{\"respectGitIgnore\": false}}`."}}, refusedRun},
+		{"Gemini CLI's stop only for a reviewer's refused package",
+			[]textEdit{{file: "host-gemini.md", old: "if a subagent reports\none refused,", new: "if a reviewer reports\nthe package refused,"}}, refusedRun},
 		// The ways on the human is given after rewritten history.
 		{"the branch put back with reset --hard",
 			[]textEdit{{file: "rare.md", old: "`git reset --keep <the newest\n  sha named>`", new: "`git reset --hard <the newest\n  sha named>`"}}, putBackRun},
