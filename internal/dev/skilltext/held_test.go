@@ -161,21 +161,16 @@ func microJudgmentRun(t *testing.T, dir string) []string {
 	return p
 }
 
-// contradiction is a question about the plan the controller finds
-// before Task 1.
-const contradiction = "Task 3 lists bye.txt, which Task 2 may name otherwise: which name holds?"
-
 // questionsRun: an earlier run's commits on the branch and a
 // contradiction in the plan: the controller asks both in its first turn,
 // as Before Task 1 says (everything at once), and with the human's
 // answers the run finishes.
 func questionsRun(t *testing.T, dir string) []string {
 	repo, _ := earlierRun(t)
-	sc := follower.WalkScenario()
-	sc.Contradictions = []string{contradiction}
+	sc := follower.ContradictionScenario()
 	ask := runDirect(t, repo, sc, directOptions{skillDir: dir})
 	var p []string
-	for _, want := range []string{contradiction, "commits since main", "Which count as done"} {
+	for _, want := range []string{follower.Contradiction, "commits since main", "Which count as done"} {
 		if !strings.Contains(ask.final, want) {
 			p = append(p, fmt.Sprintf("the first turn's question lacks %q: %s", want, ask.final))
 		}
@@ -352,4 +347,51 @@ func heldRuns() map[string]mutantRun {
 // rounds before it attempts that leave it.
 func stubbornIn(n int) func() follower.Scenario {
 	return func() follower.Scenario { return follower.StubbornScenario(n, "") }
+}
+
+// TestProseRulesNameScenarios: docs/prose-rules.md, the one list of the
+// text's rules no literal follower holds, names for each the scenario of
+// a live trial that would show it broken, as follower.Named() or
+// follower.Resumes() names it, and the skill file that states it.
+func TestProseRulesNameScenarios(t *testing.T) {
+	t.Parallel()
+	b, err := os.ReadFile(filepath.Join(moduleRoot, "docs", "prose-rules.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text, err := follower.ParseText(string(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := map[string]bool{}
+	for n := range follower.Named() {
+		names[n] = true
+	}
+	for _, c := range follower.Resumes() {
+		names[c.Name] = true
+	}
+	rows := text.TableWith("Rule")
+	if len(rows) == 0 {
+		t.Fatal("docs/prose-rules.md has no table whose first column is Rule")
+	}
+	span := regexp.MustCompile("`([^`]+)`")
+	for _, r := range rows {
+		if len(r) != 5 {
+			t.Errorf("a row without five cells: %q", r)
+			continue
+		}
+		file, _, _ := strings.Cut(r[1], ",")
+		if _, err := os.Stat(filepath.Join(moduleRoot, "skill", file)); err != nil {
+			t.Errorf("%q: where it is, %q, names no file of skill/", r[0], r[1])
+		}
+		ms := span.FindAllStringSubmatch(r[3], -1)
+		if len(ms) == 0 {
+			t.Errorf("%q names no scenario of a live trial", r[0])
+		}
+		for _, m := range ms {
+			if !names[m[1]] {
+				t.Errorf("%q names the scenario %q, which neither follower.Named() nor follower.Resumes() has", r[0], m[1])
+			}
+		}
+	}
 }
