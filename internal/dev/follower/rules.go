@@ -351,8 +351,8 @@ func (c *controller) waysOn(stop string) string {
 	}
 	c.readRare()
 	var section string
-	for _, h := range []string{"History", "history"} {
-		if section == "" {
+	for _, l := range strings.Split(c.rare.Body, "\n") {
+		if h, ok := strings.CutPrefix(l, "## "); ok && strings.ReplaceAll(strings.ToLower(h), " ", "-") == m[1] {
 			section = c.rare.Section(h)
 		}
 	}
