@@ -260,6 +260,9 @@ const JudgmentTask = 7
 func MicroJudgmentScenario() Scenario {
 	sc := MicroScenario()
 	sc.Tasks[JudgmentTask-1].Judgment = true
+	// Task 8, on its own too, settles a decision whose text a shell
+	// would expand outside single quotes.
+	sc.Tasks[MicroTasks-1].Settled = []string{"palette 8's color is $accent, as written"}
 	return sc
 }
 

@@ -307,6 +307,26 @@ func refusedRun(t *testing.T, dir string) []string {
 	return p
 }
 
+// onMasterRun: the checkout is on master; the controller asks the human
+// before anything is written, as the text says working there needs their
+// yes.
+func onMasterRun(t *testing.T, dir string) []string {
+	repo := testutil.NewRepo(t)
+	repo.Commit("plan", follower.WalkPlanPath, follower.WalkPlan)
+	repo.Git("branch", "-m", "main", "master")
+	sc := follower.WalkScenario()
+	sc.StartBranch = "master"
+	r := runDirect(t, repo, sc, directOptions{skillDir: dir})
+	p := failedCalls(r.calls)
+	if !strings.Contains(r.final, "This checkout is on master") {
+		p = append(p, "the run did not ask before working on master: "+r.final)
+	}
+	if _, err := os.Stat(filepath.Join(repo.Root, ".superpowers", "sdd", "greet", "progress.md")); err == nil {
+		p = append(p, "a ledger was written before the human's yes")
+	}
+	return p
+}
+
 // TestHeldRunsPassOnTheText: each run the catalogue's newer mutants are
 // killed by passes on skill/ itself.
 func TestHeldRunsPassOnTheText(t *testing.T) {
@@ -335,6 +355,7 @@ func heldRuns() map[string]mutantRun {
 		"a deferred minor reopened by the final review":   reopenRun,
 		"the human puts the branch back as told":          putBackRun,
 		"Gemini CLI: a refused file stops the run to ask": refusedRun,
+		"on master, the human is asked first":             onMasterRun,
 	}
 	for _, host := range []string{"codex", "opencode", "copilot"} {
 		m[host+": a fix round after a compaction continues"] = hostResume(host, "fix", false, continuing("agent-3"))

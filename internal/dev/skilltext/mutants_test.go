@@ -409,6 +409,10 @@ func TestTextMutants(t *testing.T) {
 			[]textEdit{{file: "implementer-prompt.md", old: "a section\n`Fix round <R>` giving", new: "a section\n`Round <R>` giving"}}, walkRun},
 		{"<open findings> joined with commas",
 			[]textEdit{row("`F2 off-by-one in Parse; F3 …`", "`F2 off-by-one in Parse, F3 …`")}, disputeRun},
+		{"master worked on without the human's yes",
+			[]textEdit{row("`main` or `master` needs the", "`main` needs the")}, onMasterRun},
+		{"<decisions> in double quotes",
+			[]textEdit{row("(an interface, a name, a ruling) in single quotes;", "(an interface, a name, a ruling) in double quotes;")}, microJudgmentRun},
 		// Which tasks a batch takes.
 		{"a task that needs judgment batched",
 			[]textEdit{{file: "rare.md", old: "if none needs judgment, defines\nsomething later tasks use", new: "if none defines\nsomething later tasks use"}}, microJudgmentRun},
