@@ -15,10 +15,13 @@ import (
 // The runs that hold the text's decisions the follower once made in Go
 // (issue 37): what follows a failed check, the Placeholder table's values,
 // where a fix round goes on each host after a compaction or in a new
-// session, which tasks a batch takes, the questions before Task 1, what a
-// dispatch lost to a compaction leads to, the subagents' rules from their
-// role files. Each is a mutantRun of the catalogue (TestTextMutants) and
-// passes on skill/ (TestHeldRunsPassOnTheText).
+// session, which tasks a batch takes, the questions before Task 1 (and
+// the branches that need the human's yes), the ways on after rewritten
+// history (a human who runs the command they are given), a host file's
+// stop for a refused file, the subagents' rules from their role files.
+// Each is a mutantRun of the catalogue (TestTextMutants) and passes on
+// skill/ (TestHeldRunsPassOnTheText). The rules no run can hold are
+// docs/prose-rules.md's (TestProseRulesNameScenarios).
 
 // resumeOf is follower.Resumes()'s state of that name.
 func resumeOf(t *testing.T, name string) follower.Resume {
