@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -57,6 +58,11 @@ func (adapter) Facts() harness.Facts {
 		Continues: true,
 		Reads:     harness.Pieces,
 		Dispatch:  harness.Dispatch{Call: "spawn_agent"},
+		// And a fix round in a new session: the implementer the cut
+		// session dispatched is not this one's to resume (host-codex.md's
+		// exception for an implementer of an earlier session), so the
+		// round is a new implementer.
+		Resumes: append(slices.Clone(harness.FewResumes), "fix"),
 		Calls: map[string]*regexp.Regexp{
 			"Bash": regexp.MustCompile("^" + exec + "$"), "Read": regexp.MustCompile("^(" + exec + "){1,3}$"),
 			"Skill": regexp.MustCompile("^(" + exec + ")+$"), "Agent": regexp.MustCompile(strings.ReplaceAll(`^(A\.spawn_agent|A\.resume_agent A\.send_input) A\.wait_agent A\.close_agent $`, "A", agentTools))},

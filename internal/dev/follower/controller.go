@@ -57,15 +57,18 @@ type unit struct {
 	facts map[string]string
 	named string // the row the last command named for it; "" after an answer
 
-	implementer   string
-	unblocked     string // Look's unblocked: line, the change the next dispatch carries
-	dispatched    string // the implementer this session's dispatch answered with
-	review        string
+	details       []string     // the lines under its state line, as the last command or Look printed them
+	dispatches    []dispatched // this turn's dispatches for it, in order
+	unblocked     string       // Look's unblocked: line, the change the next dispatch carries
+	review        string       // the newest review path, as <review>'s cell takes it
 	notVerifiable string
 	open          []finding
-	noReport      bool
 	shas          []string // Look's "shas:" and "plan:" lines: why the record no longer holds
 }
+
+// dispatched is a dispatch of this turn and the id it returned; kind is
+// the dispatch table's name of it (implementer, fix, reviewer, …).
+type dispatched struct{ kind, id string }
 
 func (u *unit) task() bool { return u.n != "final" }
 
@@ -113,6 +116,9 @@ func (c *controller) run() {
 	c.v = Values{"<plan file>": c.sc.Plan, "<skill dir>": sk.Dir, "<start branch>": c.sc.startBranch()}
 	c.readHost()
 	c.lookAgain()
+	if c.sc.Lost != "" {
+		c.lostDispatch()
+	}
 	for {
 		c.step()
 	}
@@ -127,12 +133,12 @@ func (c *controller) lookAgain() {
 	}
 	out := c.bash(c.block("Look", c.v))
 	o, err := parseOutput(out)
-	if err != nil || o.workspace == "" || o.ledger == "" {
-		c.fail("Look printed no workspace or ledger state (%v):\n%s", err, out)
+	if err != nil || o.ledger == "" {
+		c.fail("Look printed no ledger state (%v):\n%s", err, out)
 	}
 	c.look = o
 	c.settled = o.settled // what Look prints for an implementer to dispatch
-	c.v["<workspace>"] = o.workspace
+	c.v["<workspace>"] = c.workspace(out)
 	c.ledger, c.ledgerRow = o.ledger, o.ledgerRow
 	c.units = nil
 	for _, ul := range o.units {
@@ -156,22 +162,20 @@ func (c *controller) lookAgain() {
 
 // take updates u from a state line a command printed.
 func (c *controller) take(u *unit, ul *unitLine) {
-	u.facts, u.named = ul.facts, ul.row
-	if ul.implementer != "" {
-		u.implementer = ul.implementer
-	}
-	if ul.review != "" {
-		u.review = ul.review
+	u.facts, u.named, u.details = ul.facts, ul.row, ul.details
+	if label, _ := c.reviewLabels(); label != "" {
+		if v, ok := u.detail(label); ok {
+			u.review = v
+		}
 	}
 	u.notVerifiable = ul.notVerifiable
 	u.unblocked = ul.unblocked
-	u.noReport = ul.noReport
 	u.shas = ul.shas
 	if len(ul.open) > 0 || ul.facts["open"] == "0" {
 		u.open = ul.open
 	}
-	if ul.pkg != "" {
-		c.pkg, c.bytes = ul.pkg, ul.bytes
+	if p, b, ok := c.packageOf(u); ok {
+		c.pkg, c.bytes = p, b
 	}
 }
 
@@ -205,7 +209,7 @@ func (c *controller) absorbOutput(o output, out string) {
 	for _, ul := range o.units {
 		c.take(c.unit(ul.name), ul)
 	}
-	if p, b, ok := wrotePackage(out); ok {
+	if p, b, ok := c.wrotePackage(out); ok {
 		c.pkg, c.bytes = p, b
 	}
 	if len(o.settled) > 0 || strings.Contains(out, "task-") && strings.Contains(out, "-brief.md: ") {
@@ -288,10 +292,8 @@ func (c *controller) values(u *unit) Values {
 		}
 		v[name] = x
 	}
-	if u.task() && u.noReport {
-		v["<report>"] = "none"
-	}
-	v = v.With("<agent id>", orNone(u.implementer), "<open findings>", joinFindings(u.open))
+	id, _ := c.agentID(u)
+	v = v.With("<agent id>", id, "<open findings>", c.openFindings(u.open))
 	if u.review != "" {
 		v["<review>"] = u.review
 	}
@@ -419,7 +421,7 @@ func (c *controller) do(r stateRow, u *unit) {
 		// A stop waits for the human; where the text says what their word
 		// leads to, and the human has given it, that is the next step.
 		stop, onWord, hasWord := strings.Cut(next, "; on the human's word, ")
-		if hasWord && c.humanSaid(onWord) {
+		if hasWord && c.humanSaid() {
 			c.chain(u, onWord)
 			return
 		}
@@ -427,7 +429,7 @@ func (c *controller) do(r stateRow, u *unit) {
 		if u != nil {
 			who = u.name
 		}
-		c.say(fmt.Sprintf("Stopping at %s (row %s): %s. %s", who, r.name, strings.TrimPrefix(strings.TrimPrefix(stop, "stop"), ": "), c.stopDetail(u, r.name)))
+		c.say(fmt.Sprintf("Stopping at %s (row %s): %s. %s", who, r.name, strings.TrimPrefix(strings.TrimPrefix(stop, "stop"), ": "), c.stopDetail(u, r.name, stop)))
 	case strings.Contains(next, "(rare.md#breaker)"):
 		c.breaker(u)
 	case c.isPrompt(next):
@@ -460,12 +462,20 @@ func boldLast(s string) string {
 }
 
 // stopDetail is what a stop tells the human.
-func (c *controller) stopDetail(u *unit, row string) string {
+func (c *controller) stopDetail(u *unit, row, stop string) string {
 	switch {
 	case u == nil:
 		return fmt.Sprintf("%s/progress.md begins %q: it is another run's only record, not %s's; I have not touched it. Whose is it?", c.v["<workspace>"], c.look.firstLine, c.sc.Plan)
 	case row == "rewritten" || row == "renumbered":
-		return fmt.Sprintf("What the ledger records for %s no longer holds (the branch's history or the plan's tasks changed):\n%s\nPut the branch or the plan back, or keep them and tell me which commits since %s are done tasks and which to review.", u.name, strings.Join(u.shas, "\n"), c.sc.startBranch())
+		// Every unit's lines that no longer hold, and the ways on as the
+		// section the stop links gives them.
+		var lines []string
+		for _, x := range c.units {
+			for _, l := range x.shas {
+				lines = append(lines, x.name+": "+l)
+			}
+		}
+		return fmt.Sprintf("What the ledger records no longer holds (the branch's history or the plan's tasks changed):\n%s\n%s", strings.Join(lines, "\n"), c.waysOn(stop))
 	case row == "blocked":
 		return fmt.Sprintf("%s is BLOCKED; the ledger and %s hold the fix history.", u.name, c.v["<workspace>"])
 	}
@@ -473,19 +483,12 @@ func (c *controller) stopDetail(u *unit, row string) string {
 }
 
 // humanSaid says whether the human has given the word a stop's next
-// steps need: their decision to go on (Unblock), or to keep a branch
-// whose history changed (Restart).
-func (c *controller) humanSaid(steps string) bool {
+// steps wait for: their decision to go on (what they changed), or to
+// keep a branch whose history changed (with their answers). Which steps
+// that word leads to is the row's to say.
+func (c *controller) humanSaid() bool {
 	h := c.sc.Human
-	for _, m := range boldNameRe.FindAllStringSubmatch(steps, -1) {
-		switch m[1] {
-		case "Unblock":
-			return h.GoOn != ""
-		case "Restart":
-			return h.Restart != nil
-		}
-	}
-	return false
+	return h.GoOn != "" || h.Restart != nil
 }
 
 // chain runs a Next made of steps joined by " + " in one Bash call: named
@@ -577,13 +580,17 @@ func (c *controller) chain(u *unit, next string) {
 	}
 	command := strings.Join(cmds, c.joiner())
 	if checkStep {
-		out := c.bash(command)
-		if !strings.Contains(out, "recorded "+u.name+": complete") {
-			// The check failed: that is a finding, and the fix loop follows.
-			c.command(c.block("Add a finding", c.values(u).With("<what failed, one line>", cmds[0]+" fails")))
+		r := c.t.Bash(command)
+		if r.IsError && !strings.Contains(r.Text, "recorded ") {
+			// The check failed before any command of the call ran: the
+			// text says what follows.
+			c.checkFailed(u, cmds[0])
 			return
 		}
-		c.absorb(out)
+		if r.IsError {
+			c.fail("a Bash call failed:\n%s\n--- it printed:\n%s", command, r.Text)
+		}
+		c.absorb(r.Text)
 		return
 	}
 	c.runChain(cmds)
@@ -703,9 +710,9 @@ func (c *controller) choose(u *unit, next string) string {
 }
 
 // batchFor is the batch the controller takes from u: the tasks of Look's
-// batch?: line that begins at u, up to the first the controller finds
-// needs judgment (the scenario's Judgment), when two or more remain; nil
-// otherwise.
+// batch?: line that begins at u, up to the first that rare.md's Batches
+// keeps out of a batch (batchExcludes), when two or more remain; nil
+// otherwise. A proposal that begins at u has rare.md read, which says how.
 func (c *controller) batchFor(u *unit) []string {
 	if u == nil || !u.task() {
 		return nil
@@ -714,9 +721,11 @@ func (c *controller) batchFor(u *unit) []string {
 		if len(b) == 0 || b[0] != u.n {
 			continue
 		}
+		excluded := c.batchExcludes()
 		var take []string
 		for _, n := range b {
-			if t, err := c.sc.task(atoiOr(n)); err != nil || t.Judgment {
+			t, err := c.sc.task(atoiOr(n))
+			if err != nil || excluded(t) {
 				break
 			}
 			take = append(take, n)
@@ -743,11 +752,7 @@ func (c *controller) decisionsOf(n int) string {
 	if err != nil {
 		return ""
 	}
-	var q []string
-	for _, d := range t.Settled {
-		q = append(q, "'"+strings.ReplaceAll(d, "'", "’")+"'")
-	}
-	return strings.Join(q, " ")
+	return c.quoteDecisions(t.Settled)
 }
 
 func atoiOr(s string) int {

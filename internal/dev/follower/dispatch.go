@@ -129,12 +129,15 @@ func (c *controller) dispatch(u *unit, next string) {
 	switch name {
 	case "Implementer prompt":
 		ar := c.implement(u, name, v)
-		u.implementer, u.dispatched = ar.ID, ar.ID
+		u.dispatches = append(u.dispatches, dispatched{"implementer", ar.ID})
 		c.answered(u, ar.Reply, "implementer")
 	case "Reviewer prompt", "Final reviewer prompt":
 		c.need(u, v, "<package>")
-		d := c.how(map[string]string{"Reviewer prompt": "reviewer", "Final reviewer prompt": "final reviewer"}[name], 0)
+		kind := map[string]string{"Reviewer prompt": "reviewer", "Final reviewer prompt": "final reviewer"}[name]
+		d := c.how(kind, 0)
 		ar := c.agent(u.name+": review", c.block(name, v), c.model(d.model, u))
+		c.onRefused(u, kind, ar.Reply)
+		u.dispatches = append(u.dispatches, dispatched{kind, ar.ID})
 		c.answered(u, ar.Reply, "review")
 	case "Re-reviewer prompt":
 		c.need(u, v, "<package>")
@@ -145,6 +148,8 @@ func (c *controller) dispatch(u *unit, next string) {
 		}
 		d := c.how(kind, 0)
 		ar := c.agent(fmt.Sprintf("%s: re-review round %d", u.name, r), c.block(name, v.With("<R>", strconv.Itoa(r))), c.model(d.model, u))
+		c.onRefused(u, kind, ar.Reply)
+		u.dispatches = append(u.dispatches, dispatched{kind, ar.ID})
 		c.answered(u, ar.Reply, "re-review")
 	case "Fix prompt":
 		c.fix(u, c.roundOf(u, next))
@@ -183,6 +188,7 @@ func (c *controller) implement(u *unit, name string, v Values) AgentResult {
 			"<your answer to each ambiguity you saw in the brief, or none>", rulings))
 		d := c.how("implementer", 0)
 		ar := c.agent(u.name+": implement", prompt, c.tierUp(c.model(d.model, u), up))
+		c.onRefused(u, "implementer", ar.Reply)
 		status := c.implementerStatus(ar.Reply)
 		if status == "DONE" {
 			return ar
@@ -271,10 +277,15 @@ func (c *controller) fix(u *unit, r int) {
 	d := c.how(kind, r)
 	call := AgentCall{Description: fmt.Sprintf("%s: fix round %d", u.name, r), Prompt: prompt, Model: c.model(d.model, u),
 		Type: c.dispatchType(), Background: !c.foreground()}
-	if u.task() && c.continues(r, u.implementer != u.dispatched) && orNone(u.implementer) != "none" {
-		call.Continue = u.implementer
+	// <agent id>: an id a dispatch of this turn returned is this
+	// session's; one read from Look is an earlier session's only when this
+	// is a new session (after a compaction the session is the same).
+	id, thisTurn := c.agentID(u)
+	if u.task() && c.continues(r, !thisTurn && c.sc.NewSession) && orNone(id) != "none" {
+		call.Continue = id
 	}
 	ar := c.t.Agent(call)
+	c.onRefused(u, "implementer", ar.Reply)
 	c.implementerDone(ar.Reply)
 	if !hasTests(ar.Reply) && sendBackRe.MatchString(oneLine(c.skill.Body)) {
 		// The text sends such an answer back: the same round again.
@@ -283,11 +294,10 @@ func (c *controller) fix(u *unit, r int) {
 			call.Continue = ar.ID
 		}
 		ar = c.t.Agent(call)
+		c.onRefused(u, "implementer", ar.Reply)
 		c.implementerDone(ar.Reply)
 	}
-	if u.task() {
-		u.implementer, u.dispatched = ar.ID, ar.ID
-	}
+	u.dispatches = append(u.dispatches, dispatched{"fix", ar.ID})
 	c.answered(u, ar.Reply, "fix")
 }
 
@@ -361,12 +371,25 @@ func (c *controller) answered(u *unit, text, kind string) {
 	case "review":
 		a := c.parseReviewer(text)
 		f["review"], f["spec"], f["open"] = "in", a.spec, strconv.Itoa(len(a.open))
-		u.open, u.review, u.notVerifiable = a.open, a.review, a.notVerifiable
+		u.open, u.notVerifiable = a.open, a.notVerifiable
+		c.answeredReview(u, r)
 	case "re-review":
-		still, news, review := c.takeReReview(u.open, text)
+		still, news := c.takeReReview(u.open, text)
 		u.open = append(still, news...)
 		f["review"], f["open"] = "in", strconv.Itoa(len(u.open))
-		u.review = review
+		c.answeredReview(u, r)
+	}
+}
+
+// answeredReview takes <review> from a reviewer's answer, where its
+// cell names the answer's line.
+func (c *controller) answeredReview(u *unit, r reply) {
+	if _, label := c.reviewLabels(); label != "" {
+		v, err := r.get(label)
+		if err != nil {
+			c.fail("%s: the Placeholder table takes <review> from the reviewer's %q line: %v", u.name, label, err)
+		}
+		u.review = v
 	}
 }
 
@@ -375,7 +398,6 @@ type reviewerAnswer struct {
 	spec          string
 	open          []finding
 	notVerifiable string
-	review        string
 }
 
 func (c *controller) parseReviewer(text string) reviewerAnswer {
@@ -385,7 +407,7 @@ func (c *controller) parseReviewer(text string) reviewerAnswer {
 	}
 	var a reviewerAnswer
 	var open string
-	for label, dst := range map[string]*string{"Spec": &a.spec, "Open": &open, "Not verifiable": &a.notVerifiable, "Review": &a.review} {
+	for label, dst := range map[string]*string{"Spec": &a.spec, "Open": &open, "Not verifiable": &a.notVerifiable} {
 		if *dst, err = r.get(label); err != nil {
 			c.fail("%v", err)
 		}
@@ -409,8 +431,8 @@ func (c *controller) parseReviewer(text string) reviewerAnswer {
 var addressedRe = regexp.MustCompile(`^(ADDRESSED|NOT ADDRESSED)(?: — (.*))?$`)
 
 // takeReReview reads a scoped re-review: the findings of before it rules
-// NOT ADDRESSED, its new findings, its review file.
-func (c *controller) takeReReview(before []finding, text string) (still, news []finding, review string) {
+// NOT ADDRESSED, and its new findings.
+func (c *controller) takeReReview(before []finding, text string) (still, news []finding) {
 	rp, err := parseReply(text)
 	if err != nil {
 		c.fail("the re-reviewer's answer: %v", err)
@@ -435,10 +457,7 @@ func (c *controller) takeReReview(before []finding, text string) (still, news []
 	if news, err = parseFindings(newLine); err != nil {
 		c.fail("the re-reviewer's New line: %v", err)
 	}
-	if review, err = rp.get("Review"); err != nil {
-		c.fail("%v", err)
-	}
-	return still, news, review
+	return still, news
 }
 
 // breaker rules on each open finding as rare.md's table says: a row by
@@ -511,22 +530,37 @@ func (c *controller) breaker(u *unit) {
 func (c *controller) beforeTask1() (pre string, answers []string, stop bool) {
 	lk := c.look
 	var qs []string
-	if lk.branch == "main" || lk.branch == "master" {
+	if slices.Contains(c.yesBranches(), lk.branch) {
 		qs = append(qs, fmt.Sprintf("This checkout is on %s: may the run work here?", lk.branch))
 	}
-	qs = append(qs, c.sc.Contradictions...)
-	if len(lk.since) > 0 {
-		q := fmt.Sprintf("The branch already has commits since %s:\n%s\n", c.sc.startBranch(), strings.Join(lk.since, "\n"))
-		if lk.flat != nil {
-			q += "and the old flat ledger reads:\n" + strings.Join(lk.flat, "\n") + "\n"
+	// The questions the text lists, in its order, asked as it says.
+	atOnce, items := c.beforeQuestions()
+	for _, item := range items {
+		switch {
+		case strings.Contains(item, "contradictions"):
+			qs = append(qs, c.sc.Contradictions...)
+		case strings.Contains(item, "commits Look lists"):
+			if len(lk.since) == 0 {
+				continue
+			}
+			q := fmt.Sprintf("The branch already has commits since %s:\n%s\n", c.sc.startBranch(), strings.Join(lk.since, "\n"))
+			if lk.flat != nil && strings.Contains(item, "`old flat ledger:`") {
+				q += "and the old flat ledger reads:\n" + strings.Join(lk.flat, "\n") + "\n"
+			}
+			qs = append(qs, q+"Do they implement tasks of this plan? Which count as done, and which should be reviewed?")
+		case strings.Contains(item, "`moved?:`"):
+			for _, m := range lk.moved {
+				qs = append(qs, fmt.Sprintf("%s belongs to %s, which no longer exists: did %s move from there?", m.dir, m.plan, c.sc.Plan))
+			}
+		default:
+			c.fail("Before Task 1 asks the human %q, which the follower cannot ask", item)
 		}
-		qs = append(qs, q+"Do they implement tasks of this plan? Which count as done, and which should be reviewed?")
-	}
-	for _, m := range lk.moved {
-		qs = append(qs, fmt.Sprintf("%s belongs to %s, which no longer exists: did %s move from there?", m.dir, m.plan, c.sc.Plan))
 	}
 	h := c.sc.Human
 	if len(qs) > 0 && !h.Answered {
+		if !atOnce {
+			qs = qs[:1] // one question a turn
+		}
 		c.say("Before Task 1:\n" + strings.Join(qs, "\n"))
 	}
 	if h.Moved {

@@ -63,6 +63,21 @@ func WalkScenario() Scenario {
 	}
 }
 
+// CheckFinding is the controller's line for Task 1's check when it
+// fails: the check's command, and that it failed.
+const CheckFinding = "sh check1.sh fails"
+
+// CheckFailsScenario is the walk-through whose Task 1 greet.txt holds
+// "hello " (a trailing blank): no review sees it in the diff, Task 1's
+// review lists its check as not verifiable, the check (sh check1.sh)
+// fails, and what follows is the text's rule for a failed check (a
+// finding, a fix round that fixes it, its re-review).
+func CheckFailsScenario() Scenario {
+	sc := WalkScenario()
+	sc.Tasks[0].Defect = &Defect{Path: "greet.txt", Wrong: "hello \n", Marker: "hello ", Finding: CheckFinding, Unseen: true}
+	return sc
+}
+
 // AskingScenario is the walk-through whose Task 3 implementer first
 // answers status (NEEDS_CONTEXT, BLOCKED, DONE_WITH_CONCERNS): what the
 // controller then does is the text's rule for that status.
@@ -235,6 +250,22 @@ func MicroScenario() Scenario {
 	return sc
 }
 
+// JudgmentTask is the task of MicroJudgmentScenario that needs judgment.
+const JudgmentTask = 7
+
+// MicroJudgmentScenario is MicroScenario whose Task 7 needs judgment
+// (the controller finds it so, reading it): Look proposes all eight as a
+// batch, and the controller takes Tasks 1-6, then Tasks 7 and 8 each on
+// its own (Look's proposal begins at Task 1 only).
+func MicroJudgmentScenario() Scenario {
+	sc := MicroScenario()
+	sc.Tasks[JudgmentTask-1].Judgment = true
+	// Task 8, on its own too, settles a decision whose text a shell
+	// would expand outside single quotes.
+	sc.Tasks[MicroTasks-1].Settled = []string{"palette 8's color is $accent, as written"}
+	return sc
+}
+
 // MicroDefectScenario is MicroScenario with a planted defect in Task 3 of
 // the batch: the batch's review names it with its task, one fix round
 // fixes it.
@@ -242,5 +273,48 @@ func MicroDefectScenario() Scenario {
 	sc := MicroScenario()
 	sc.Tasks[2].Defect = &Defect{Path: "palette/p3.txt", Wrong: "colour\n", Marker: "colour", Finding: "palette/p3.txt:1 says colour, the brief says color"}
 	sc.Tasks[2].Test = "test -s palette/p3.txt" // what the implementer ran, which the defect passes
+	return sc
+}
+
+// DisputedFinding is the finding of MicroDisputeScenario's Task 5 that
+// round 1 disputes and round 2 fixes.
+const DisputedFinding = "palette/p5.txt:1 says colr, the brief says color"
+
+// MicroDisputeScenario is MicroDefectScenario with a second defect in the
+// batch, Task 5's: fix round 1 fixes Task 3's and disputes Task 5's (no
+// change for it), the re-review rules it as its role file says (NOT
+// ADDRESSED: a dispute the diff does not settle), round 2 fixes it.
+func MicroDisputeScenario() Scenario {
+	sc := MicroDefectScenario()
+	sc.Tasks[4].Defect = &Defect{Path: "palette/p5.txt", Wrong: "colr\n", Marker: "colr", Finding: DisputedFinding, FixedIn: 2, Disputes: true}
+	sc.Tasks[4].Test = "test -s palette/p5.txt"
+	return sc
+}
+
+// BrokenByFix is the finding of the defect BreakingFixScenario's fix
+// brings in.
+const BrokenByFix = "greet.txt:1 says hello!, Task 1 settled hello"
+
+// BreakingFixScenario is the walk-through whose Task 2 fix round 1 fixes
+// its finding and breaks greet.txt: the re-review reports that as a New
+// finding, numbered as its role file says, and round 2 fixes it.
+func BreakingFixScenario() Scenario {
+	sc := WalkScenario()
+	d := *sc.Tasks[1].Defect
+	d.Breaks = &Defect{Path: "greet.txt", Wrong: "hello!\n", Marker: "hello!", Finding: BrokenByFix, Right: "hello\n"}
+	sc.Tasks[1].Defect = &d
+	return sc
+}
+
+// ReopenedMinor is the Minor finding of ReopenScenario's Task 3.
+const ReopenedMinor = "index.txt:3 leaves a TODO line"
+
+// ReopenScenario is the walk-through whose Task 3 leaves a TODO line in
+// index.txt: its review reports it as Minor (deferred), and the final
+// review, reading the ledger's minor (deferred) line, finds it must be
+// fixed now: an open finding, which the final fix fixes.
+func ReopenScenario() Scenario {
+	sc := WalkScenario()
+	sc.Tasks[2].Defect = &Defect{Path: "index.txt", Wrong: "greet.txt\nbye.txt\nTODO\n", Marker: "TODO", Finding: ReopenedMinor, Minor: true, Reopen: true}
 	return sc
 }

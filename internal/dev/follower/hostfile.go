@@ -87,32 +87,113 @@ func (c *controller) dispatchType() string {
 	return ""
 }
 
-// continuesRe is the host file's row "a fix round" where the host can
-// message a subagent that has answered: the rounds that go to the task's
-// implementer again.
-var continuesRe = regexp.MustCompile(`^rounds (\d+)-(\d+): continue the implementer\b`)
+// fixRoundClauseRe is one clause of the host file's row "a fix round":
+// who it is for ("rounds 1-3", "rounds 4-5, and an implementer of an
+// earlier session"), then what they get ("continue the implementer …",
+// "a new implementer …").
+var fixRoundClauseRe = regexp.MustCompile(`^(.+?): (continue the implementer|a new implementer)\b`)
 
-// earlierText is the host file's exception to its rounds that continue
-// the implementer: one an earlier session dispatched (the id Look
-// printed) is not this session's to message.
-const earlierText = "an implementer of an earlier session: a new implementer"
+var roundsSubjectRe = regexp.MustCompile(`^rounds? (\d+)(?:-(\d+))?$`)
 
-// continues says whether fix round r continues the task's implementer,
-// as the host file's row "a fix round" says: "rounds A-B: continue the
-// implementer …" where the host can (but for an implementer of an
-// earlier session, earlier, where the row says so), "a new implementer
-// …" where it cannot; any other cell fails the run.
+// earlierSubject is the subject of a clause for an implementer an
+// earlier session dispatched (the id Look printed): not this session's
+// to message.
+const earlierSubject = "an implementer of an earlier session"
+
+// continues says whether fix round r continues the task's implementer
+// (one of an earlier session when earlier), as SKILL.md's sentence and
+// the host file's row "a fix round" both say: SKILL.md's "fix rounds
+// A-B continue the implementer (…) where your host's file says it can",
+// and in the row the clause for that implementer, else the one for the
+// round ("rounds A-B: continue the implementer …", "…: a new implementer
+// …"), else none. A row of no such clause fails the run.
 func (c *controller) continues(r int, earlier bool) bool {
 	cell := c.hostNeed("a fix round")
-	if m := continuesRe.FindStringSubmatch(cell); m != nil {
-		from, _ := strconv.Atoi(m[1])
-		to, _ := strconv.Atoi(m[2])
-		return from <= r && r <= to && !(earlier && strings.Contains(cell, earlierText))
+	if strings.HasPrefix(cell, "a new implementer") {
+		return false
 	}
-	if !strings.HasPrefix(cell, "a new implementer") {
+	var byRound, bySession string
+	for _, clause := range strings.Split(cell, "; ") {
+		m := fixRoundClauseRe.FindStringSubmatch(clause)
+		if m == nil {
+			continue // a clause's own "; " (a tool's details)
+		}
+		for _, who := range regexp.MustCompile(`,? and |, `).Split(m[1], -1) {
+			switch sm := roundsSubjectRe.FindStringSubmatch(who); {
+			case who == earlierSubject:
+				if earlier && bySession == "" {
+					bySession = m[2]
+				}
+			case sm != nil:
+				from, _ := strconv.Atoi(sm[1])
+				to := from
+				if sm[2] != "" {
+					to, _ = strconv.Atoi(sm[2])
+				}
+				if from <= r && r <= to && byRound == "" {
+					byRound = m[2]
+				}
+			default:
+				c.fail("the host's file names %q in its row \"a fix round\", which the follower cannot tell (rounds A-B, or %s)", who, earlierSubject)
+			}
+		}
+	}
+	if byRound == "" && bySession == "" && !strings.Contains(cell, ": continue the implementer") {
 		c.fail("the host's file says neither \"rounds A-B: continue the implementer\" nor \"a new implementer\" in its row \"a fix round\": %q", cell)
 	}
-	return false
+	decided := byRound
+	if bySession != "" {
+		decided = bySession
+	}
+	return decided == "continue the implementer" && c.skillContinues(r)
+}
+
+// skillContinuesRe is SKILL.md's sentence on the rounds a host may send
+// to the task's implementer again.
+var skillContinuesRe = regexp.MustCompile(`fix rounds? (\d+)(?:-(\d+))? continue the implementer\b`)
+
+// skillContinues says whether SKILL.md lets fix round r continue the
+// implementer where the host's file says it can: without its sentence,
+// every dispatch is a fresh subagent.
+func (c *controller) skillContinues(r int) bool {
+	if c.skill.Text == nil {
+		return true // a host file read alone (its tests)
+	}
+	m := skillContinuesRe.FindStringSubmatch(oneLine(c.skill.Body))
+	if m == nil {
+		return false
+	}
+	from, _ := strconv.Atoi(m[1])
+	to := from
+	if m[2] != "" {
+		to, _ = strconv.Atoi(m[2])
+	}
+	return from <= r && r <= to
+}
+
+// refusedRe is a host file's rule for a subagent's report that the host
+// refused it a file: "if a subagent reports one refused, stop
+// and ask the user to set it".
+var refusedRe = regexp.MustCompile(`[Ii]f an? ([a-z-]+) reports ([^,.]+?) refused, (.+?)\.(?: |$)`)
+
+// onRefused does what the host's file says of a subagent of role whose
+// answer reports a file refused, where its rule covers that role: stop
+// and ask, with the host file's paragraph that says what to set. Without
+// a rule that covers it, the answer is taken as any other.
+func (c *controller) onRefused(u *unit, role, reply string) {
+	if !strings.Contains(reply, " refused") {
+		return
+	}
+	for _, para := range strings.Split(c.host.Body, "\n\n") {
+		m := refusedRe.FindStringSubmatch(oneLine(para))
+		if m == nil || m[1] != "subagent" && !strings.Contains(role, m[1]) {
+			continue
+		}
+		if !strings.HasPrefix(m[3], "stop") {
+			c.fail("the host's file says of a refused file %q, which the follower cannot do", m[3])
+		}
+		c.say(fmt.Sprintf("Stopping at %s: the %s reports a file refused (%s). As this host's file says: %s", u.name, role, strings.ReplaceAll(reply, "\n", " "), oneLine(para)))
+	}
 }
 
 // HostFile is the name of the skill's file for host.

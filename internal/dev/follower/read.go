@@ -35,18 +35,13 @@ type moved struct{ dir, plan string }
 type unitLine struct {
 	name          string // "Task 2", "Final"
 	facts         map[string]string
-	row           string // the row the command names
-	implementer   string
-	unblocked     string // the change the next dispatch carries, after a BLOCKED recorded
-	review        string
+	row           string   // the row the command names
+	details       []string // the lines under the state line, unindented: "implementer: agent-3"
+	unblocked     string   // the change the next dispatch carries, after a BLOCKED recorded
 	notVerifiable string
 	open          []finding
-	pkg, bytes    string // the package a review to dispatch reads
-	noReport      bool   // "report: none": the task has no report file
 	shas          []string
 }
-
-var packageDetailRe = regexp.MustCompile(`^package: (.+) \((\d+) bytes\)$`)
 
 var (
 	stateLineRe = regexp.MustCompile(`^(Task \S+|Final): ((?:[a-z]+=\S+ )+)row=(\S+)$`)
@@ -73,18 +68,10 @@ func parseOutput(out string) (output, error) {
 			d := strings.TrimPrefix(line, "  ")
 			switch section {
 			case "unit":
+				u.details = append(u.details, d)
 				switch {
-				case strings.HasPrefix(d, "implementer: "):
-					u.implementer = strings.TrimPrefix(d, "implementer: ")
 				case strings.HasPrefix(d, "unblocked: "):
 					u.unblocked = strings.TrimPrefix(d, "unblocked: ")
-				case strings.HasPrefix(d, "review: "):
-					u.review = strings.TrimPrefix(d, "review: ")
-				case packageDetailRe.MatchString(d):
-					m := packageDetailRe.FindStringSubmatch(d)
-					u.pkg, u.bytes = m[1], m[2]
-				case d == "report: none":
-					u.noReport = true
 				case strings.HasPrefix(d, "shas: "), strings.HasPrefix(d, "plan: "):
 					u.shas = append(u.shas, d)
 				case strings.HasPrefix(d, "not verifiable: "):
@@ -143,19 +130,6 @@ func parseOutput(out string) (output, error) {
 
 // IdentityPrefix starts a ledger's first line; the plan's path follows.
 const IdentityPrefix = "# SDD ledger — plan: "
-
-var (
-	wrotePackageRe = regexp.MustCompile(`(?m)^wrote (.+\.diff): (\d+) commit\(s\), (\d+) bytes$`)
-)
-
-// wrotePackage finds review-package's line in a block's output.
-func wrotePackage(out string) (path, bytes string, ok bool) {
-	m := wrotePackageRe.FindAllStringSubmatch(out, -1)
-	if len(m) != 1 {
-		return "", "", false
-	}
-	return m[0][1], m[0][3], true
-}
 
 // reply is a subagent's answer, line by label.
 type reply struct {

@@ -74,6 +74,20 @@ type Resume struct {
 	Ends func(ledger string, commits []string) error
 }
 
+// AfterCompaction is the state's scenario as a controller resumed after
+// a compaction of the same session takes it up: where the cut came right
+// after a dispatch, the dispatch whose answer it lost.
+func (c Resume) AfterCompaction() Scenario {
+	sc := c.Scenario()
+	if step, ok := strings.CutPrefix(c.After, "Agent "); ok {
+		if i := strings.LastIndex(step, " ("); i >= 0 {
+			step = step[:i]
+		}
+		sc.Lost = step
+	}
+	return sc
+}
+
 // Resumes are the states, one or more for each row.
 func Resumes() []Resume {
 	const (
@@ -87,6 +101,11 @@ func Resumes() []Resume {
 	twice := func() Scenario { return StubbornScenario(2, "") }
 	finalFix := func() Scenario { return FinalDefectScenario(1, "") }
 	finalPark := func() Scenario { return FinalDefectScenario(2, "park: the index is informational") }
+	finalGoOn := func() Scenario {
+		sc := finalPark()
+		sc.Human.GoOn = "review the late commit"
+		return sc
+	}
 	goOn := func() Scenario {
 		sc := walk()
 		sc.Human.GoOn = "the plan now says bye"
@@ -163,9 +182,9 @@ func Resumes() []Resume {
 			},
 			Next: []string{plan, rare, "Bash Unblock", "Agent implementer 2 (sonnet)"}, Ends: unblockedThenDone},
 		{Name: "rewritten: the branch rebased under the run", Row: "rewritten", Scenario: walk, Cut: 12, After: "Agent reviewer 2 (sonnet)",
-			Edit: rebaseUnderTheRun, Next: []string{plan, "Say"}, Stop: "no longer holds"},
+			Edit: rebaseUnderTheRun, Next: []string{plan, rare, "Say"}, Stop: "no longer holds"},
 		{Name: "renumbered: a task put before the one under way", Row: "renumbered", Scenario: walk, Cut: 9, After: "Bash ? sh check1.sh+Close+Start task N",
-			Edit: renumberUnderTheRun, Next: []string{plan, "Say"}, Stop: "no longer holds"},
+			Edit: renumberUnderTheRun, Next: []string{plan, rare, "Say"}, Stop: "no longer holds"},
 		{Name: "rewritten: the human keeps the rebased branch", Row: "rewritten", Scenario: keep, Cut: 12, After: "Agent reviewer 2 (sonnet)",
 			Edit: rebaseUnderTheRun, Next: []string{plan, rare, "Bash Restart+Start the run+Earlier run, done+Earlier run, to review+Look", "Bash Package", "Agent reviewer 2 (sonnet)"},
 			Ends: restartedThenDone},
@@ -208,6 +227,11 @@ func Resumes() []Resume {
 			Next: []string{plan, "Bash Record the round", rare, "Bash Park+Close+Finish"}},
 		{Name: "breaker: the final review", Row: "breaker", Scenario: finalPark, Cut: 25, After: "Bash Record the round",
 			Next: []string{plan, rare, "Bash Park+Close+Finish", "Say"}},
+		{Name: "late: a commit after the final fix", Row: "late", Scenario: finalPark, Cut: 25, After: "Bash Record the round",
+			Edit: commitOnTheRun, Next: []string{plan, "Say"}, Stop: "Final waits for your word"},
+		{Name: "late: the human says go on after the final fix", Row: "late", Scenario: finalGoOn, Cut: 25, After: "Bash Record the round",
+			Edit: commitOnTheRun, Next: []string{plan, rare, "Bash Unblock", "Bash Package", "Agent re-reviewer 0 (sonnet)", "Bash Record the round", "Bash Park+Close+Finish", "Say"},
+			Ends: lateReviewedThenParked},
 	}
 }
 
@@ -338,7 +362,9 @@ func finalFixed(ledger string, commits []string) error {
 	if len(commits) != 6 {
 		return fmt.Errorf("%d commits on the branch, want 6 (the final fix the last)", len(commits))
 	}
-	got := lastLines(ledger, "Final: ", 10)
+	// The final fix's implementer, where the host gives ids, is recorded
+	// as <agent id> says (the last fix dispatch's); its id is the host's.
+	got := lastLines(WithoutImplementers(ledger), "Final: ", 10)
 	want := []string{"Final: base=", "Final: reviewed_head=" + commits[4], "Final: reviewed_head=" + commits[5],
 		"Final: minor (deferred): naming drift between greet and bye",
 		"Final: fix round 1/1 (1 addressed, 0 open — none; commits " + commits[4][:7], "Final: complete (commits "}
@@ -441,6 +467,27 @@ func unblockedThenDone(ledger string, _ []string) error {
 	} {
 		if !strings.Contains(ledger, want) {
 			return fmt.Errorf("the ledger lacks %q:\n%s", want, ledger)
+		}
+	}
+	return nil
+}
+
+// lateReviewedThenParked: the late commit after the final fix reviewed
+// on the human's word (Final's one round given again, as rare.md's Go
+// on says), its finding still open, parked by the breaker, and the run
+// finished.
+func lateReviewedThenParked(ledger string, _ []string) error {
+	_, after, ok := strings.Cut(ledger, "\nFinal: unblocked — review the late commit\n")
+	if !ok {
+		return fmt.Errorf("the ledger has no Final: unblocked line:\n%s", ledger)
+	}
+	for _, want := range []string{
+		"\nFinal: fix round 1/1 (0 addressed, 1 open — F1 " + FinalFinding + "; commits ",
+		"\nFinal: parked — F1 " + FinalFinding + " — ruling: the index is informational\n",
+		"\nFinal: complete (commits ",
+	} {
+		if !strings.Contains(after, want) {
+			return fmt.Errorf("after the unblocked line the ledger lacks %q:\n%s", want, ledger)
 		}
 	}
 	return nil

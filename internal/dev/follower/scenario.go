@@ -29,6 +29,16 @@ type Scenario struct {
 	Contradictions []string
 	// Human is what the human has answered so far.
 	Human Human
+	// NewSession: this turn is in a session other than the one that
+	// dispatched the subagents the ledger names (a new session, not a
+	// compaction of the same one): what an earlier session dispatched
+	// cannot be reached.
+	NewSession bool
+	// Lost is the dispatch whose answer a compaction cut off, as the
+	// controller's summary of its context names it ("implementer 1",
+	// "re-reviewer 2", "final reviewer 0": its role and task); "" for
+	// none.
+	Lost string
 
 	FinalMinors []string // what the final reviewer reports as Minor
 }
@@ -52,9 +62,12 @@ type Task struct {
 	// records when it closes the task.
 	Settled []string
 	// Judgment: reading the task, the controller finds it needs judgment
-	// (or defines something later tasks use): never in a batch, whatever
-	// its text's shape.
+	// (rare.md's Batches keeps such a task out of a batch, whatever its
+	// text's shape).
 	Judgment bool
+	// Question: the task waits on a question for the human (one of the
+	// questions before Task 1).
+	Question bool
 
 	// Asks is the status the implementer first answers instead of DONE
 	// (NEEDS_CONTEXT or BLOCKED: nothing done; DONE_WITH_CONCERNS: done,
@@ -106,6 +119,28 @@ type Defect struct {
 	// whole branch shows): the final review reports it, and its one fix
 	// round (round 1) fixes it when FixedIn is 0 or 1.
 	OnlyFinal bool
+	// Disputes: the fix rounds before FixedIn dispute the finding (the
+	// report says why under its id) and change nothing for it.
+	Disputes bool
+	// Breaks is a defect the fix that fixes this one brings in (a line
+	// of the fix's diff the re-review reports as New); nil for none.
+	Breaks *Defect
+	// Right is what Path holds once this defect is fixed, where no task
+	// of the scenario writes Path last (a defect a fix brought in).
+	Right string
+	// Minor: the task's review reports it as a Minor finding (deferred by
+	// the commands), not an open one.
+	Minor bool
+	// Reopen: the final review finds that the ledger's line of it (a
+	// deferred minor, a parked finding) must be fixed now that the whole
+	// branch is visible.
+	Reopen bool
+	// Unseen is a defect no review sees in a diff: only running the task's
+	// test shows it (the review lists the test as not verifiable, and the
+	// controller's check fails). Its implementer reports the test passed
+	// without running it (a report is an intention). Finding is then the
+	// controller's line for the failed check.
+	Unseen bool
 }
 
 // Human is what the human said in answer to the controller's questions.
@@ -190,6 +225,9 @@ func (sc Scenario) defect(n int, finding string) (*Defect, bool) {
 		if (t.N == n || n == 0) && t.Defect != nil && t.Defect.Finding == finding {
 			return t.Defect, true
 		}
+		if (t.N == n || n == 0) && t.Defect != nil && t.Defect.Breaks != nil && t.Defect.Breaks.Finding == finding {
+			return t.Defect.Breaks, true
+		}
 	}
 	return nil, false
 }
@@ -199,6 +237,9 @@ var batchFindingRe = regexp.MustCompile(`^Task (\d+): (.+)$`)
 // rightContent is what the defect's file holds once fixed: the last
 // content its task's commits give it.
 func (sc Scenario) rightContent(d *Defect) string {
+	if d.Right != "" {
+		return d.Right
+	}
 	for _, t := range sc.Tasks {
 		if t.Defect == d {
 			_, content := t.files()

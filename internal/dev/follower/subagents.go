@@ -3,6 +3,7 @@ package follower
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -41,7 +42,10 @@ type Dispatch struct {
 }
 
 var (
-	firstLineRe = regexp.MustCompile(`Read (\S+\.md)(?:, section "([^"]+)")?,? and follow it\.$`)
+	// The role file's path may hold a space (a checkout under a folder
+	// whose name has one): it runs from the line's last "Read " to the
+	// ".md" before "and follow it".
+	firstLineRe = regexp.MustCompile(`^.*\bRead (.+\.md)(?:, section "([^"]+)")?,? and follow it\.$`)
 	taskNRe     = regexp.MustCompile(`\bTask (\d+)\b`)
 	roundRe     = regexp.MustCompile(`\b[Ff]ix round (\d+)\b`)
 )
@@ -148,7 +152,7 @@ func (a *agent) field(label string) string {
 func (a *agent) read(path string) string {
 	r := a.t.Read(path, 0, 0)
 	if r.IsError {
-		a.fail("Read %s: %s", path, r.Text)
+		a.fail("reading %s was refused: %s", path, r.Text)
 	}
 	return FileText(r.Text)
 }
@@ -243,6 +247,14 @@ func (sc Scenario) implementer(d Dispatch) Script {
 					}
 				}
 			}
+			// And nothing else: each settled entry is an earlier task's
+			// decision or parked finding (the ledger's settled and parked
+			// lines).
+			for _, e := range settledEntries(a.field("Settled by earlier tasks")) {
+				if !sc.settledBefore(d.N, e) {
+					a.fail("the dispatch's Settled by earlier tasks holds %q, no decision of an earlier task", e)
+				}
+			}
 			brief := a.read(a.field("Brief"))
 			if !strings.Contains(brief, fmt.Sprintf("Task %d: %s", d.N, task.Title)) {
 				a.fail("the brief is not Task %d's (%q):\n%s", d.N, task.Title, brief)
@@ -288,7 +300,10 @@ func (sc Scenario) implementer(d Dispatch) Script {
 						shas = append(shas, a.commit(paths, c.Message)+" "+c.Message)
 					}
 				}
-				test := a.bash(task.Test)
+				test := "passed"
+				if d := task.Defect; d == nil || !d.Unseen {
+					test = a.bash(task.Test)
+				}
 				fmt.Fprintf(&report, "# Task %d: %s\n\n## Implemented\n%s\n\n## Tests\n$ %s\n%s\n", task.N, task.Title, strings.Join(done, "\n"), task.Test, orNone(test))
 			}
 			fmt.Fprintf(&report, "## Commits\n%s\n\n## Unsure\nnothing\n", orNone(strings.Join(shas, "\n")))
@@ -322,7 +337,7 @@ func (sc Scenario) fixer(d Dispatch) Script {
 			if err != nil || len(fs) == 0 {
 				a.fail("the Fix line %q: %v", a.field("Fix"), err)
 			}
-			a.read(a.field("Review"))
+			a.readReview(a.field("Review"))
 			// The final review's fix has no brief, and its report file is
 			// new (implementer-prompt.md: create it).
 			if brief := a.field("Brief"); brief != "none" {
@@ -345,6 +360,10 @@ func (sc Scenario) fixer(d Dispatch) Script {
 					continue
 				}
 				if d.R < def.fixedIn() {
+					if def.Disputes {
+						section = append(section, fmt.Sprintf("%s: disputed: the brief allows it as it stands; no change.", f.id))
+						continue
+					}
 					if !def.Attempts {
 						section = append(section, fmt.Sprintf("%s: not changed in this round: I could not reproduce it.", f.id))
 						continue
@@ -375,11 +394,18 @@ func (sc Scenario) fixer(d Dispatch) Script {
 					continue
 				}
 				a.write(p, right)
+				paths := []string{def.Path}
+				if b := def.Breaks; b != nil {
+					// The fix brings in a defect of its own.
+					a.read(root + "/" + b.Path)
+					a.write(root+"/"+b.Path, b.Wrong)
+					paths = append(paths, b.Path)
+				}
 				who := fmt.Sprintf("Task %d", d.N)
 				if d.N == 0 {
 					who = "Final"
 				}
-				sha := a.commit([]string{def.Path}, fmt.Sprintf("%s: fix %s", who, f.id))
+				sha := a.commit(paths, fmt.Sprintf("%s: fix %s", who, f.id))
 				commits = fmt.Sprintf("%s..%s (1)", sha, sha)
 				fixed = true
 				section = append(section, fmt.Sprintf("%s: %s rewritten to the brief's content; commit %s.", f.id, def.Path, sha))
@@ -390,8 +416,14 @@ func (sc Scenario) fixer(d Dispatch) Script {
 			if !fixed {
 				section = append(section, "No change, no commit.")
 			}
-			first := !strings.Contains(report, fmt.Sprintf("\n## Fix round %d\n", d.R))
-			a.write(reportPath, report+fmt.Sprintf("\n## Fix round %d\n%s\n", d.R, strings.Join(section, "\n")))
+			// The report as the role file says a fix round writes it: its
+			// section appended, or the file written anew.
+			appends, title := a.fixReport(d.R)
+			first := !strings.Contains(report, "\n## "+title+"\n")
+			if !appends {
+				report = ""
+			}
+			a.write(reportPath, report+fmt.Sprintf("\n## %s\n%s\n", title, strings.Join(section, "\n")))
 			if terse := sc.terseFix(d.N); terse && first {
 				return fmt.Sprintf("Status: DONE\nCommits: %s\nTests: none\nNotes: none", commits)
 			}
@@ -424,7 +456,7 @@ func (a *agent) readPackage() (path, text string) {
 	for offset := 1; ; {
 		r := a.t.Read(path, offset, ReadLimit)
 		if r.IsError {
-			a.fail("Read %s offset %d limit %d: %s", path, offset, ReadLimit, r.Text)
+			a.fail("reading %s at offset %d, limit %d, was refused: %s", path, offset, ReadLimit, r.Text)
 		}
 		part := FileLines(r.Text)
 		pieces = append(pieces, part...)
@@ -492,8 +524,12 @@ func judge(task Task, pkg string, final bool) []finding {
 		}
 	}
 	added, _ := diffLines(pkg)
-	if d := task.Defect; d != nil && (final || !d.OnlyFinal) && anyContains(added, d.Marker) {
-		out = append(out, finding{grade: "Important", text: d.Finding})
+	if d := task.Defect; d != nil && !d.Unseen && (final || !d.OnlyFinal) && anyContains(added, d.Marker) {
+		grade := "Important"
+		if d.Minor {
+			grade = "Minor"
+		}
+		out = append(out, finding{grade: grade, text: d.Finding})
 	}
 	return out
 }
@@ -522,13 +558,6 @@ func (a *agent) judgeTree(task Task) []finding {
 		}
 	}
 	return out
-}
-
-func numbered(fs []finding, from int) []finding {
-	for i := range fs {
-		fs[i].id = fmt.Sprintf("F%d", from+i)
-	}
-	return fs
 }
 
 func graded(fs []finding) string {
@@ -593,25 +622,24 @@ func (sc Scenario) reviewer(d Dispatch) Script {
 				if fromTree {
 					found = a.judgeTree(t)
 				}
+				minors = append(minors, t.Minors...)
 				for _, f := range found {
 					if len(tasks) > 1 && namesTask {
 						f.text = fmt.Sprintf("Task %d: %s", t.N, f.text)
 					}
+					if f.grade == "Minor" {
+						minors = append(minors, f.text)
+						continue
+					}
 					open = append(open, f)
 				}
-				minors = append(minors, t.Minors...)
 				if t.Unverifiable != "" {
 					unverifiable = append(unverifiable, t.Unverifiable)
 				}
 			}
-			open = numbered(open, 1)
-			spec := "✅"
-			switch {
-			case len(open) > 0:
-				spec = "❌"
-			case len(unverifiable) > 0:
-				spec = "⚠️"
-			}
+			prefix, first := a.idForm()
+			open = number(open, prefix, first)
+			spec := a.specVerdict(len(open) > 0, len(unverifiable) > 0)
 			reviewPath := strings.TrimSuffix(path, ".diff") + ".md"
 			answer := fmt.Sprintf("Spec: %s\nOpen: %s\nMinor: %s\nNot verifiable: %s\nReview: %s",
 				spec, graded(open), a.minorList("Minor", minors), joinOr(unverifiable), reviewPath)
@@ -637,25 +665,45 @@ func (sc Scenario) reReviewer(d Dispatch) Script {
 			if err != nil {
 				a.fail("the Findings line %q: %v", a.field("Findings"), err)
 			}
-			a.read(a.field("Review"))
+			a.readReview(a.field("Review"))
 			path, pkg := a.readPackage()
 			report := a.read(a.field("Report"))
 			// No findings: commits that came after a review, which no fix
 			// round made; there is only new breakage to look for.
-			if len(fs) > 0 && lastFixRound(report) != d.R {
-				a.fail("the report's latest section is Fix round %d, and the prompt says round %d", lastFixRound(report), d.R)
+			title := a.sectionTitle()
+			round, section := lastSection(report, title)
+			if len(fs) > 0 && round != d.R {
+				a.fail("the report's latest %q section is round %d, and the prompt says round %d", title, round, d.R)
 			}
 			added, removed := diffLines(pkg)
 			var lines []string
 			for _, f := range fs {
-				verdict := "NOT ADDRESSED — the diff does not touch it"
-				if def, ok := sc.defect(d.N, f.text); ok && anyContains(removed, def.Marker) && !anyContains(added, def.Marker) {
-					verdict = "ADDRESSED — " + def.Path + " no longer holds " + def.Marker
+				var st fixState
+				evidence := "the diff does not remove it"
+				if def, ok := sc.defect(d.N, f.text); ok {
+					st.removed = anyContains(removed, def.Marker) && !anyContains(added, def.Marker)
+					st.attempted = strings.Contains(pkg, "\n+++ b/"+def.Path+"\n")
+					if st.removed {
+						evidence = def.Path + " no longer holds " + def.Marker
+					}
 				}
-				lines = append(lines, f.id+": "+verdict)
+				if st.disputed = strings.Contains(section, "\n"+f.id+": disputed"); st.disputed && !st.removed {
+					evidence = "disputed in the report; the diff does not settle it"
+				}
+				lines = append(lines, f.id+": "+a.verdict(st)+" — "+evidence)
 			}
+			// New breakage: a defect a line of this diff brings in,
+			// numbered as the role file says.
+			var news []finding
+			for _, t := range sc.Tasks {
+				if b := t.Defect; b != nil && b.Breaks != nil && anyContains(added, b.Breaks.Marker) {
+					news = append(news, finding{grade: "Important", text: b.Breaks.Finding})
+				}
+			}
+			prefix, first := a.newFirst(fs)
+			news = number(news, prefix, first)
 			reviewPath := strings.TrimSuffix(path, ".diff") + ".md"
-			answer := strings.TrimPrefix(strings.Join(lines, "\n")+fmt.Sprintf("\nNew: none\nOut of scope: %s\nReview: %s", a.minorList("Out of scope", outOfScope), reviewPath), "\n")
+			answer := strings.TrimPrefix(strings.Join(lines, "\n")+fmt.Sprintf("\nNew: %s\nOut of scope: %s\nReview: %s", graded(news), a.minorList("Out of scope", outOfScope), reviewPath), "\n")
 			a.write(reviewPath, answer+"\n\n## Details\nScoped to the fix commits.\n")
 			return answer
 		})
@@ -669,16 +717,26 @@ func (sc Scenario) finalReviewer(d Dispatch) Script {
 			path, pkg := a.readPackage()
 			ledger := a.read(a.field("Ledger"))
 			a.read(a.field("Constraints"))
-			// A parked finding stays parked: the run ruled on it.
+			// What the task reviews saw and the ledger records (a parked
+			// finding, a deferred minor) the run has ruled on: it opens
+			// again only as the role file says, where the scenario finds
+			// it must be fixed now.
+			kinds, opens := a.reopened()
 			var open []finding
 			for _, task := range sc.Tasks {
 				for _, f := range judge(task, pkg, true) {
-					if !strings.Contains(ledger, fmt.Sprintf("Task %d: parked — ", task.N)) || !strings.Contains(ledger, f.text) {
+					kind := ledgerKind(ledger, task.N, f.text)
+					switch {
+					case kind == "" && f.grade != "Minor":
+						open = append(open, f)
+					case kind != "" && slices.Contains(kinds, kind) && opens && task.Defect != nil && task.Defect.Reopen:
+						f.grade = "Important"
 						open = append(open, f)
 					}
 				}
 			}
-			open = numbered(open, 1)
+			prefix, first := a.idForm()
+			open = number(open, prefix, first)
 			reviewPath := strings.TrimSuffix(path, ".diff") + ".md"
 			answer := fmt.Sprintf("Spec: n/a\nOpen: %s\nMinor: %s\nNot verifiable: none\nReview: %s",
 				graded(open), joinOr(sc.FinalMinors), reviewPath)
@@ -695,16 +753,22 @@ func (sc Scenario) terseFix(n int) bool {
 	return err == nil && t.Defect != nil && t.Defect.TerseFirst
 }
 
-var fixRoundRe = regexp.MustCompile(`(?m)^## Fix round (\d+)$`)
-
-// lastFixRound is the number of the report's latest "## Fix round" section
-// (0 without one).
-func lastFixRound(report string) int {
-	m := fixRoundRe.FindAllStringSubmatch(report, -1)
-	if len(m) == 0 {
-		return 0
+// ledgerKind is the kind of the ledger's line of Task n that records a
+// finding of that text ("parked", "minor (deferred)"), "" for none.
+func ledgerKind(ledger string, n int, text string) string {
+	for _, l := range strings.Split(ledger, "\n") {
+		rest, ok := strings.CutPrefix(l, fmt.Sprintf("Task %d: ", n))
+		if !ok || !strings.Contains(rest, text) {
+			continue
+		}
+		switch {
+		case strings.HasPrefix(rest, "parked — "):
+			return "parked"
+		case strings.HasPrefix(rest, "minor (deferred): "):
+			return "minor (deferred)"
+		}
 	}
-	return atoiOr(m[len(m)-1][1])
+	return ""
 }
 
 var briefHeadingRe = regexp.MustCompile(`(?m)^#+ Task (\d+):`)
@@ -731,4 +795,64 @@ func (sc Scenario) briefTasks(a *agent, n int, brief string) []Task {
 		a.fail("the brief does not begin with Task %d:\n%s", n, brief)
 	}
 	return out
+}
+
+// reviewFirstLineRe is the first line of a review file: a reviewer's
+// answer, first (Spec:), or a re-reviewer's (F<k>:, or New: with no
+// findings given).
+var reviewFirstLineRe = regexp.MustCompile(`^(?:Spec|F\d+|New): `)
+
+// readReview reads the review file a fix or re-review dispatch names,
+// which holds the findings' details: a review, its answer first, as the
+// role files have reviewers write it.
+func (a *agent) readReview(path string) string {
+	text := a.read(path)
+	if !reviewFirstLineRe.MatchString(text) {
+		first, _, _ := strings.Cut(text, "\n")
+		a.fail("the Review line names %s, which is no review (it begins %q)", path, first)
+	}
+	return text
+}
+
+var settledEntryRe = regexp.MustCompile(`(?:^|; )(Task \d+: )`)
+
+// settledEntries splits a dispatch's "Settled by earlier tasks" value into
+// its entries, each a settled: line of Start task N ("Task 1: settled —
+// …"); none for "none".
+func settledEntries(v string) []string {
+	if v == "none" {
+		return nil
+	}
+	idx := settledEntryRe.FindAllStringSubmatchIndex(v, -1)
+	if len(idx) == 0 {
+		return []string{v}
+	}
+	var out []string
+	for i, ix := range idx {
+		end := len(v)
+		if i+1 < len(idx) {
+			end = idx[i+1][0]
+		}
+		out = append(out, v[ix[2]:end])
+	}
+	if idx[0][2] != 0 {
+		out = append([]string{v[:idx[0][0]]}, out...)
+	}
+	return out
+}
+
+var settledLineRe = regexp.MustCompile(`^Task (\d+): (settled|parked) — (.*)$`)
+
+// settledBefore says whether e is a decision or a parked finding of a
+// task before Task n.
+func (sc Scenario) settledBefore(n int, e string) bool {
+	m := settledLineRe.FindStringSubmatch(e)
+	if m == nil || atoiOr(m[1]) >= n {
+		return false
+	}
+	if m[2] == "parked" {
+		return true
+	}
+	t, err := sc.task(atoiOr(m[1]))
+	return err == nil && slices.Contains(t.Settled, strings.ReplaceAll(m[3], "’", "'"))
 }

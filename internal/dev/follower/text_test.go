@@ -149,6 +149,12 @@ func TestParseDispatch(t *testing.T) {
 	d, ok = ParseDispatch("You do the final review of the branch that carried out the plan p.md. Read /s/task-reviewer-prompt.md, section \"Final review\", and follow it.\n")
 	require.True(t, ok)
 	assert.Equal(t, RoleFinal, d.Role)
+	// A skill under a folder whose name has a space (a home folder's):
+	// the role file's path runs to its ".md".
+	d, ok = ParseDispatch("You implement Task 1 of the plan docs/Read me.md. Read /home/A B/skill/implementer-prompt.md and follow it.\nBrief: /r/b.md\n")
+	require.True(t, ok)
+	assert.Equal(t, "/home/A B/skill/implementer-prompt.md", d.RoleFile)
+	assert.Equal(t, RoleImplementer, d.Role)
 	_, ok = ParseDispatch("Please implement the plan.")
 	assert.False(t, ok)
 }
@@ -186,7 +192,7 @@ func TestParseOutput(t *testing.T) {
 	assert.Equal(t, "Task 1", u.name)
 	assert.Equal(t, "fix", u.row)
 	assert.Equal(t, "1", u.facts["open"])
-	assert.Equal(t, "a1", u.implementer)
+	assert.Equal(t, []string{"implementer: a1", "review: /r/.s/x-e/review-a..b.md", "open: F1 a.go:1 x"}, u.details)
 	assert.Equal(t, []finding{{"F1", "", "a.go:1 x"}}, u.open)
 	assert.Equal(t, "Ledger row=new", o.next)
 }

@@ -421,6 +421,8 @@ func resume(t *testing.T, h Host, c follower.Resume) *Played {
 		require.NoError(t, c.Edit(repo, ws))
 	}
 	keep := testutil.RealTempDir(t)
+	// A new session: what the cut one dispatched is not this one's.
+	sc.NewSession = true
 	p := s.Session(prompt(h, "Resume", sc.Plan), FollowKeeping(h, sc, repo, keep))
 	got = named(p.Calls())
 	require.GreaterOrEqual(t, len(got), 3)
@@ -434,6 +436,19 @@ func resume(t *testing.T, h Host, c follower.Resume) *Played {
 		want = append(want, asHere(n))
 	}
 	require.Equal(t, want, got[3:min(len(got), 3+len(want))], "the steps after Look; all of them:\n%s", strings.Join(got, "\n"))
+	// A new session continues only agents it dispatched itself: the cut
+	// session's are an earlier session's (the host file's exception).
+	mine := map[string]bool{}
+	for _, st := range p.Controller() {
+		if st.Tool != "Agent" {
+			continue
+		}
+		if st.Continued != "" {
+			assert.True(t, mine[st.Continued], "the new session continued %s, an agent of the session cut off", st.Continued)
+		} else if st.ID != "" {
+			mine[st.ID] = true
+		}
+	}
 	if c.Stop != "" {
 		assert.Contains(t, p.Final, c.Stop)
 		return p

@@ -82,6 +82,7 @@ type directHost struct {
 	// turn), as in Claude Code 2.1.328.
 	rules, skillRules []plaincmd.Rule
 	skillActive       bool
+	refuseIgnored     bool // directOptions.refuseIgnored
 }
 
 // PermissionRefusal starts what the executor answers for a command the
@@ -131,6 +132,13 @@ type directOptions struct {
 	// after is an earlier run in the same session: its subagents can
 	// still be reached (a controller resumed after a compaction).
 	after *directRun
+	// refuseIgnored: Read refuses a file git ignores, as Gemini CLI's
+	// read_file does unless the user's settings turn that off.
+	refuseIgnored bool
+	// newSession: after is an earlier session's run, not this one's: its
+	// subagents cannot be reached (the ids go on, as a host's new session
+	// gives new ones), and the controller knows it is a new session.
+	newSession bool
 }
 
 // directRun is what a run left.
@@ -157,7 +165,9 @@ func runDirect(t *testing.T, repo *testutil.Repo, sc follower.Scenario, o direct
 	if o.host != "claude-code" {
 		// The other hosts put no bin/ on PATH: their files have the
 		// commands run from the skill's bin/, which the install fills.
-		o.skillDir = installedSkill(t, o.skillDir, filepath.Join(base, "skill"))
+		// Under a folder whose name has a space, as in a home folder
+		// named so: every path the text gives a subagent holds it.
+		o.skillDir = installedSkill(t, o.skillDir, filepath.Join(base, "the skill"))
 		path = path[1:]
 	}
 	home, tools, keep := filepath.Join(base, "home"), filepath.Join(base, "tools"), filepath.Join(base, "kept")
@@ -171,7 +181,7 @@ func runDirect(t *testing.T, repo *testutil.Repo, sc follower.Scenario, o direct
 	h := &directHost{
 		t: t, root: repo.Root, skillDir: o.skillDir, sc: sc, agents: map[string]string{}, host: o.host,
 		subagents: map[string]*directActor{},
-		keep:      keep, maxCalls: o.maxCalls,
+		keep:      keep, maxCalls: o.maxCalls, refuseIgnored: o.refuseIgnored,
 		rules: plaincmd.Rules(sc.UserRules()), skillRules: plaincmd.Rules(follower.AllowedTools(string(skillMD))),
 		env: []string{"PATH=" + strings.Join(append([]string{tools}, path...), ":"), "HOME=" + home},
 	}
@@ -182,6 +192,10 @@ func runDirect(t *testing.T, repo *testutil.Repo, sc follower.Scenario, o direct
 	}
 	if o.after != nil {
 		h.agents, h.ids, h.subagents = o.after.h.agents, o.after.h.ids, o.after.h.subagents
+		if o.newSession {
+			h.subagents = map[string]*directActor{}
+			sc.NewSession = true
+		}
 	}
 	r := &directRun{h: h, keep: keep}
 	func() {
@@ -327,6 +341,10 @@ func (a *directActor) read(path string, offset, limit int) follower.Result {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return follower.Result{Text: "File does not exist.", IsError: true}
+	}
+	if a.h.refuseIgnored && exec.Command("git", "-C", a.h.root, "check-ignore", "-q", path).Run() == nil {
+		// Gemini CLI's read_file under respectGitIgnore (its words).
+		return follower.Result{Text: "File path '" + path + "' is ignored by configured ignore patterns.", IsError: true}
 	}
 	whole := offset == 0 && limit == 0
 	if whole && len(b) > readMaxBytes {

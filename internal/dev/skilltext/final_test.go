@@ -15,7 +15,7 @@ import (
 // finalLines are the ledger's Final: lines at the end of a run.
 func finalLines(t *testing.T, r *directRun) []string {
 	t.Helper()
-	return taskLines(finishedLedger(r), "Final: ")
+	return taskLines(follower.WithoutImplementers(finishedLedger(r)), "Final: ")
 }
 
 // TestFinalFix: the final review's Important finding gets one fix (the Fix
@@ -45,6 +45,9 @@ func TestFinalFix(t *testing.T) {
 			"Final: fix round 1/1 (1 addressed, 0 open — none; commits " + short(repo, c[4]) + ".." + short(repo, c[5]) + ")",
 			"Final: complete (commits " + short(repo, m) + ".." + short(repo, c[5]) + ", review clean)",
 		}, finalLines(t, r))
+		// Its Package records the fix's implementer: <agent id> is the id
+		// the last implementer or fix dispatch returned.
+		assert.Contains(t, finishedLedger(r), "\nFinal: implementer=agent-")
 		for _, k := range r.calls {
 			if k.Tool == "Agent" && strings.HasPrefix(k.Input, "Fix round 1 of Final ") {
 				ws := filepath.Join(repo.Root, ".superpowers", "sdd", "greet")

@@ -92,7 +92,7 @@ func resumeState(name string) mutantRun {
 					t.Fatal(err)
 				}
 			}
-			r := resumeRun(t, repo, cut, c.Scenario(), dir)
+			r := resumeRun(t, repo, cut, c.AfterCompaction(), dir)
 			p := failedCalls(r.calls)
 			got := actions(t, dir, r.calls)
 			if len(got) < 3+len(c.Next) || strings.Join(got[3:3+len(c.Next)], "|") != strings.Join(c.Next, "|") {
@@ -193,9 +193,9 @@ func TestTextMutants(t *testing.T) {
 		{"NEEDS_CONTEXT stops the run",
 			[]textEdit{row("`NEEDS_CONTEXT` (answer, dispatch again)", "`NEEDS_CONTEXT` (ask the human)")}, askingRun("NEEDS_CONTEXT")},
 		{"BLOCKED dispatched again on the same model",
-			[]textEdit{row("more context, a stronger model, a smaller", "more context, a smaller")}, askingRun("BLOCKED")},
+			[]textEdit{row("more\ncontext, a stronger model, a smaller task", "more\ncontext, a smaller task")}, askingRun("BLOCKED")},
 		{"BLOCKED only for the human",
-			[]textEdit{row("(change something: more context, a stronger model, a smaller\ntask, or the human if the plan is wrong;", "(stop: the human only;")}, askingRun("BLOCKED")},
+			[]textEdit{row("then change something: more\ncontext, a stronger model, a smaller task, or the human if the plan is\nwrong;", "then stop: the human only;")}, askingRun("BLOCKED")},
 		{"DONE_WITH_CONCERNS dispatched again",
 			[]textEdit{row("(settle a doubt about correctness\nor scope before the review)", "(answer, dispatch again)")}, askingRun("DONE_WITH_CONCERNS")},
 		{"DONE_WITH_CONCERNS not named",
@@ -327,6 +327,105 @@ func TestTextMutants(t *testing.T) {
 			[]textEdit{row("sdd-ledger close '<plan file>' <N> <decisions>", "sdd-ledger close '<plan file>' <N>")}, walkRun},
 		{"Finish's list not given to the human",
 			[]textEdit{row("Give the human what it printed in your last message", "Thank the human in your last message")}, walkRun},
+
+		// Issue 37: what the follower decided in Go, read from the text
+		// now, each killed by a run.
+		// What follows a failed check.
+		{"a failed check closed over",
+			[]textEdit{row("it fails, the fix loop follows: **Add a finding**,", "it fails, say so in your last message and **Close**.\n\nA gap you find yourself is **Add a finding**,")}, checkFailsRun},
+		{"what follows a failed check not said",
+			[]textEdit{row(" If\nit fails, the fix loop follows: **Add a finding**,", "\n**Add a finding**, for a check of yours that failed,")}, checkFailsRun},
+		// The Placeholder table's sources.
+		{"<agent id> the implementer's, not the fix's",
+			[]textEdit{row("the id your last implementer or fix dispatch returned", "the id your last implementer dispatch returned")}, walkRun},
+		{"<agent id> not taken from Look after a compaction",
+			[]textEdit{row("returned, else Look's `implementer:`, else `none` |", "returned, else `none` |")},
+			hostResume("codex", "fix", false, continuing("agent-3"))},
+		{"<workspace> the ledger's line",
+			[]textEdit{row("| `<workspace>` | the `workspace:` path Look prints |", "| `<workspace>` | the `ledger:` path Look prints |")}, walkRun},
+		{"<review> the package's line",
+			[]textEdit{row("the newest `review:` path the last command or Look printed", "the newest `package:` path the last command or Look printed")}, walkRun},
+		{"<review> not taken from the reviewer's answer",
+			[]textEdit{row("the newest `review:` path the last command or Look printed, or the reviewer's `Review:` |", "the newest `review:` path the last command or Look printed |")}, walkRun},
+		{"<bytes> the package's commit count",
+			[]textEdit{row("`wrote … .diff: …, <bytes> bytes`", "`wrote … .diff: <bytes> commit(s), … bytes`")}, walkRun},
+		{"<open findings> without their ids",
+			[]textEdit{row("each open finding with its id: `F2 off-by-one in Parse; F3 …`", "each open finding: `off-by-one in Parse; …`")}, walkRun},
+		{"<decisions> none when none",
+			[]textEdit{row("in single quotes; nothing when none |", "in single quotes; `none` when none |")}, walkRun},
+		// Where a fix round goes: SKILL.md's sentence and each host's
+		// exception for an implementer of an earlier session.
+		{"fix rounds 1-2 continue the implementer",
+			[]textEdit{row("but fix rounds 1-3 continue the implementer", "but fix rounds 1-2 continue the implementer")},
+			hostRun("codex", stubbornIn(3), continuing("agent-3", "agent-3", "agent-3"))},
+		{"every fix round a fresh subagent",
+			[]textEdit{row("Every dispatch is a\nfresh subagent, but fix rounds 1-3 continue the implementer (`<agent id>`)\nwhere your host's file says it can; a fix", "Every dispatch is a\nfresh subagent; a fix")}, walkRunOn("codex")},
+		{"Codex CLI continues an implementer of an earlier session",
+			[]textEdit{{file: "host-codex.md", old: "; rounds 4-5, and an implementer of an earlier session: a new", new: "; rounds 4-5: a new"}},
+			hostResume("codex", "fix", true, continuing("new"))},
+		{"OpenCode continues an implementer of an earlier session",
+			[]textEdit{{file: "host-opencode.md", old: "; rounds 4-5, and an implementer of an earlier session: a new", new: "; rounds 4-5: a new"}},
+			hostResume("opencode", "fix", true, continuing("new"))},
+		{"Copilot CLI continues an implementer of an earlier session",
+			[]textEdit{{file: "host-copilot.md", old: "; rounds 4-5, and an implementer of an earlier session: a new", new: "; rounds 4-5: a new"}},
+			hostResume("copilot", "fix", true, continuing("new"))},
+
+		// The late row reached by the final review.
+		{"late commits after the final fix go to the breaker",
+			[]textEdit{row("| `late` | `after>0 left=0` | stop: commits after the last review, no round left; on the human's word, [**Unblock**](rare.md#go-on) |",
+				"| `late` | `after>0 left=0` | [the breaker](rare.md#breaker) |")}, resumeState("late: a commit after the final fix")},
+		{"late commits of the final review not reviewed on the human's word",
+			[]textEdit{row("no round left; on the human's word, [**Unblock**](rare.md#go-on) |", "no round left; on the human's word, **Close** + next |")},
+			resumeState("late: the human says go on after the final fix")},
+		// A dispatch whose answer a compaction cut off.
+		{"a lost dispatch waited for",
+			[]textEdit{row("A dispatch whose answer you lost to a compaction or a new\nsession is lost: take Look's row.", "A dispatch whose answer you lost to a compaction or a new\nsession is still running: wait for its answer.")}, resumeState("package")},
+		{"a lost dispatch dispatched again",
+			[]textEdit{row("A dispatch whose answer you lost to a compaction or a new\nsession is lost: take Look's row.", "A dispatch whose answer you lost to a compaction or a new\nsession is to be done again: dispatch it again.")}, resumeState("package")},
+		// The questions before Task 1.
+		{"the questions before Task 1 one at a time",
+			[]textEdit{row("then ask the human\neverything at once:", "then ask the human\neach question in turn:")}, questionsRun},
+		{"the branch's earlier commits not asked about",
+			[]textEdit{row("; which\ncommits Look lists since `<start branch>` (or an `old flat ledger:`,\nwhich is never continued or edited) are done tasks of this plan and which\nto review;", ";")}, questionsRun},
+		// A host file's text outside its Need table: Gemini CLI's stop when
+		// a file of the workspace is refused.
+		{"Gemini CLI's stop for a refused file dropped",
+			[]textEdit{{file: "host-gemini.md", old: "{\"respectGitIgnore\": false}}`: if a subagent reports\none refused, stop and ask the user to set it.", new: "{\"respectGitIgnore\": false}}`."}}, refusedRun},
+		{"Gemini CLI's stop only for a reviewer's refused package",
+			[]textEdit{{file: "host-gemini.md", old: "if a subagent reports\none refused,", new: "if a reviewer reports\nthe package refused,"}}, refusedRun},
+		// The ways on the human is given after rewritten history.
+		{"the branch put back with reset --hard",
+			[]textEdit{{file: "rare.md", old: "`git reset --keep <the newest\n  sha named>`", new: "`git reset --hard <the newest\n  sha named>`"}}, putBackRun},
+		{"the way back not given",
+			[]textEdit{{file: "rare.md", old: "- put the branch, or the plan's numbers, back where the ledger saw them\n  (undo the rebase or reset, for instance `git reset --keep <the newest\n  sha named>`); then Look;\n", new: ""}}, putBackRun},
+		// The subagents' rules, from their role files.
+		{"Spec ✅ and ⚠️ swapped",
+			[]textEdit{{file: "task-reviewer-prompt.md", old: "- Spec is ✅ when nothing is missing, extra or misunderstood and all could\n  be verified; ❌ when anything is missing, extra or misunderstood; ⚠️ when\n  the diff conforms",
+				new: "- Spec is ⚠️ when nothing is missing, extra or misunderstood and all could\n  be verified; ❌ when anything is missing, extra or misunderstood; ✅ when\n  the diff conforms"}}, walkRun},
+		{"findings numbered without their F",
+			[]textEdit{{file: "task-reviewer-prompt.md", old: "Number the findings that are not Minor F1, F2, …", new: "Number the findings that are not Minor 1, 2, …"}}, walkRun},
+		{"a disputed finding ADDRESSED",
+			[]textEdit{{file: "re-review-prompt.md", old: "An attempt that does not remove the problem is\n  NOT ADDRESSED, and so is a finding disputed without the diff settling\n  it.",
+				new: "An attempt that does not remove the problem is\n  NOT ADDRESSED; a finding the implementer disputes with a reason is\n  ADDRESSED."}}, disputeRun},
+		{"New findings numbered from F1",
+			[]textEdit{{file: "re-review-prompt.md", old: "numbered on from the highest id you were given.", new: "numbered from F1."}}, breakingFixRun},
+		{"the final review does not look at deferred minors",
+			[]textEdit{{file: "task-reviewer-prompt.md", old: "For each\n`minor (deferred)` and `parked` line", new: "For each\n`parked` line"}}, reopenRun},
+		{"what the final review finds must be fixed not opened",
+			[]textEdit{{file: "task-reviewer-prompt.md", old: "one that must becomes an\nopen finding.", new: "one that must is named in\nthe review's details."}}, reopenRun},
+		{"a fix round's report written anew",
+			[]textEdit{{file: "implementer-prompt.md", old: "Append to the Report file (never overwrite it) a section", new: "Write the Report file anew, a section"}}, walkRun},
+		{"a fix round's section titled otherwise than the re-review reads",
+			[]textEdit{{file: "implementer-prompt.md", old: "a section\n`Fix round <R>` giving", new: "a section\n`Round <R>` giving"}}, walkRun},
+		{"<open findings> joined with commas",
+			[]textEdit{row("`F2 off-by-one in Parse; F3 …`", "`F2 off-by-one in Parse, F3 …`")}, disputeRun},
+		{"master worked on without the human's yes",
+			[]textEdit{row("`main` or `master` needs the", "`main` needs the")}, onMasterRun},
+		{"<decisions> in double quotes",
+			[]textEdit{row("(an interface, a name, a ruling) in single quotes;", "(an interface, a name, a ruling) in double quotes;")}, microJudgmentRun},
+		// Which tasks a batch takes.
+		{"a task that needs judgment batched",
+			[]textEdit{{file: "rare.md", old: "if none needs judgment, defines\nsomething later tasks use", new: "if none defines\nsomething later tasks use"}}, microJudgmentRun},
 
 		// The subagents' files.
 		{"a dispatch that names no role file",

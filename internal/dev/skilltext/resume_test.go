@@ -84,7 +84,7 @@ func TestResumeTable(t *testing.T) {
 			if c.Edit != nil {
 				require.NoError(t, c.Edit(repo.Root, filepath.Join(repo.Root, ".superpowers", "sdd", "greet")))
 			}
-			r := resumeRun(t, repo, cut, c.Scenario(), "")
+			r := resumeRun(t, repo, cut, c.AfterCompaction(), "")
 			require.Equal(t, c.Row, lookRow(t, r), "the row Look names")
 			requireNext(t, "", r, c.Next...)
 			require.Empty(t, failedCalls(r.calls))

@@ -221,8 +221,8 @@ func walkOn(t *testing.T, skillDir, host string) (problems, *directRun) {
 	}
 	cons, _ := os.ReadFile(filepath.Join(kept, "constraints.md"))
 	p.eq("constraints.md", "## Global Constraints\n- Plain text files only, each ending with a newline.\n\n", string(cons))
-	if rep, _ := os.ReadFile(filepath.Join(kept, "task-2-report.md")); !strings.Contains(string(rep), "\n## Fix round 1\n") {
-		p.add("the fix report was not appended to task-2-report.md:\n%s", rep)
+	if rep, _ := os.ReadFile(filepath.Join(kept, "task-2-report.md")); !strings.Contains(string(rep), "\n## Fix round 1\n") || !strings.HasPrefix(string(rep), "# Task 2: Farewell\n") {
+		p.add("the fix report was not appended to task-2-report.md, after the implementer's:\n%s", rep)
 	}
 
 	// What the human must still decide is in the last message.
