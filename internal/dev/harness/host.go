@@ -97,8 +97,10 @@ type Dispatch struct{ Call, Field, Agent string }
 // FewResumes are the resume states a host's suite runs: which row Look
 // gives and what the text makes of it do not depend on the host, and
 // the direct executor of internal/dev/skilltext resumes from every
-// state (35) with each host's file; every state in every real CLI would
-// put CI past its 25 minutes (Claude Code's 33 alone took 6 of them).
+// state with Claude Code's file, and from the fix round's with the
+// file of each host that continues an implementer; every state in every
+// real CLI would put CI past its budget (Claude Code's 33 alone took 6
+// minutes).
 // These four reach what a host can get wrong in a new session: a fix
 // round's second implementer found from the disk, a task blocked after
 // five rounds (a long conversation: Gemini's loop check at the 30th
