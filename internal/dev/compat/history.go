@@ -182,23 +182,20 @@ func mergeStream() []byte {
 		put("crlf.txt", []byte("one\r\ntwo\r\nthree\r\n")),
 		put("caf\xc3\xa9.txt", []byte("accent\n")),
 		put("latin\xe9.txt", []byte("invalid utf-8 name\n")))
-	f2 := f.commit("refs/heads/feature", "rename and chmod", c1, nil,
+	// The feature's changes, which the merge brings to main as they are.
+	feature := []fileOp{
 		ren("old.txt", "new.txt"),
 		put("new.txt", numbered("old", 20, 7, "renamed and edited")),
 		putMode("100755", "run.sh", []byte("#!/bin/sh\necho hi\n")),
 		put("bin.dat", append(bytes.Clone(bin), 0, 9)),
 		putMode("120000", "link", []byte("big.txt")),
-		put("crlf.txt", []byte("one\r\nTWO\r\nthree\r\n")))
+		put("crlf.txt", []byte("one\r\nTWO\r\nthree\r\n")),
+	}
+	f2 := f.commit("refs/heads/feature", "rename and chmod", c1, nil, feature...)
 	m2 := f.commit("refs/heads/main", "main edit", c1, nil,
 		put("big.txt", numbered("big", 50, 25, "main changed 25")),
 		del("caf\xc3\xa9.txt"))
-	m3 := f.commit("refs/heads/main", "Merge branch 'feature'", m2, []int{f2},
-		ren("old.txt", "new.txt"),
-		put("new.txt", numbered("old", 20, 7, "renamed and edited")),
-		putMode("100755", "run.sh", []byte("#!/bin/sh\necho hi\n")),
-		put("bin.dat", append(bytes.Clone(bin), 0, 9)),
-		putMode("120000", "link", []byte("big.txt")),
-		put("crlf.txt", []byte("one\r\nTWO\r\nthree\r\n")))
+	m3 := f.commit("refs/heads/main", "Merge branch 'feature'", m2, []int{f2}, feature...)
 	f.tag("v1.0", m3, "merged")
 	f.commit("refs/heads/main", "after merge", m3, nil,
 		put("big.txt", numbered("big", 50, 40, "after merge 40")))

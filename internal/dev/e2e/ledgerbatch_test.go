@@ -35,6 +35,14 @@ func newMicroRun(t *testing.T, n int) *ledgerRun {
 	return &ledgerRun{t: t, r: r}
 }
 
+// commitMicro commits micro-plan Tasks first to last, one commit each.
+func (l *ledgerRun) commitMicro(first, last int) {
+	l.t.Helper()
+	for i := first; i <= last; i++ {
+		l.r.Commit(fmt.Sprintf("f%d: color", i), fmt.Sprintf("src/f%d.txt", i), "color\n")
+	}
+}
+
 func TestLedgerBatchRun(t *testing.T) {
 	t.Parallel()
 	l := newMicroRun(t, 8)
@@ -56,9 +64,7 @@ func TestLedgerBatchRun(t *testing.T) {
 	assert.Contains(t, out, "next: Task 1 row=implement\n")
 	l.fails(5, "block", "plan.md", "2", "x")
 	l.fails(5, "task", "plan.md", "9")
-	for i := 1; i <= 8; i++ {
-		l.r.Commit(fmt.Sprintf("f%d: color", i), fmt.Sprintf("src/f%d.txt", i), "color\n")
-	}
+	l.commitMicro(1, 8)
 	l.review(l.run("package", "plan.md", "1", "a1"), "Spec: ✅\nOpen: none\nMinor: Task 3: a trailing newline would read better\nNot verifiable: none\nReview: r.md\n")
 	out = l.run("close", "plan.md", "1")
 	for i := 1; i <= 8; i++ {

@@ -35,6 +35,16 @@ func (l *ledgerRun) look() string {
 	return l.run("look", "plan.md", "main")
 }
 
+// rebaseOnUpstream rebases the run's branch, feat, onto a commit added
+// to main: every sha the ledger records is rewritten.
+func (l *ledgerRun) rebaseOnUpstream() {
+	l.t.Helper()
+	l.r.Git("checkout", "-q", "main")
+	l.r.Commit("upstream", "up.txt", "up\n")
+	l.r.Git("checkout", "-q", "feat")
+	l.r.Git("rebase", "-q", "main")
+}
+
 // atCheck is a run at Task 1's row check: its review in, Spec ⚠️, two
 // minors.
 func atCheck(t *testing.T, tasks int) *ledgerRun {
@@ -92,10 +102,7 @@ func TestLedgerRewrittenHistoryStops(t *testing.T) {
 	t.Parallel()
 	t.Run("rebase at row fix", func(t *testing.T) {
 		l := atFix(t, 2)
-		l.r.Git("checkout", "-q", "main")
-		l.r.Commit("upstream", "up.txt", "up\n")
-		l.r.Git("checkout", "-q", "feat")
-		l.r.Git("rebase", "-q", "main")
+		l.rebaseOnUpstream()
 		out := l.look()
 		assert.Contains(t, out, "shas=rewritten plan=ok row=rewritten\n")
 		assert.Regexp(t, `  shas: [0-9a-f]{40} \(reviewed_head=\) is a commit the branch does not contain\n`, out)

@@ -311,18 +311,27 @@ func (c *controller) wsPath(name string) string { return c.v["<workspace>"] + "/
 type stateRow struct{ name, when, next string }
 
 func (c *controller) table() []stateRow {
-	rows := c.skill.TableWith("Row")
-	if len(rows) == 0 {
-		c.fail("SKILL.md has no state table (a table whose first column is Row)")
-	}
 	var out []stateRow
-	for _, r := range rows {
-		if len(r) != 3 {
-			c.fail("a row of the state table without three cells: %q", r)
-		}
+	for _, r := range c.tableOf(c.skill.Text, "SKILL.md", "state", "Row", 3) {
 		out = append(out, stateRow{name: strings.Trim(r[0], "`"), when: strings.Trim(r[1], "`"), next: r[2]})
 	}
 	return out
+}
+
+// tableOf is the table of the text of file whose first column is first
+// (what names it in a failure), each of its rows width cells: a text
+// without it, or a row of another width, is one the follower cannot take.
+func (c *controller) tableOf(t *Text, file, what, first string, width int) []Row {
+	rows := t.TableWith(first)
+	if len(rows) == 0 {
+		c.fail("%s has no %s table (a table whose first column is %s)", file, what, first)
+	}
+	for _, r := range rows {
+		if len(r) != width {
+			c.fail("a row of the %s table without %d cells: %q", what, width, r)
+		}
+	}
+	return rows
 }
 
 // pick is the row the text's rule takes among those whose conditions all

@@ -25,15 +25,8 @@ type dispatchRow struct {
 var roundsRe = regexp.MustCompile(`^fix rounds? (\d+)(?:-(\d+))?$`)
 
 func (c *controller) dispatchTable() []dispatchRow {
-	rows := c.skill.TableWith("Dispatch")
-	if len(rows) == 0 {
-		c.fail("SKILL.md has no dispatch table (a table whose first column is Dispatch)")
-	}
 	var out []dispatchRow
-	for _, r := range rows {
-		if len(r) != 2 {
-			c.fail("a row of the dispatch table without two cells: %q", r)
-		}
+	for _, r := range c.tableOf(c.skill.Text, "SKILL.md", "dispatch", "Dispatch", 2) {
 		d := dispatchRow{model: r[1]}
 		for _, n := range strings.Split(r[0], ",") {
 			n = strings.TrimSpace(n)
@@ -465,10 +458,7 @@ func (c *controller) takeReReview(before []finding, text string) (still, news []
 // Close and the next step.
 func (c *controller) breaker(u *unit) {
 	c.readRare()
-	rows := c.rare.TableWith("Ruling")
-	if len(rows) == 0 {
-		c.fail("rare.md has no breaker table (a table whose first column is Ruling)")
-	}
+	rows := c.tableOf(c.rare, "rare.md", "breaker", "Ruling", 2)
 	if len(u.open) == 0 {
 		c.fail("%s: the breaker with no open finding", u.name)
 	}
@@ -480,7 +470,7 @@ func (c *controller) breaker(u *unit) {
 	}
 	var next string
 	for _, r := range rows {
-		if len(r) == 2 && strings.HasPrefix(r[0], kind+":") {
+		if strings.HasPrefix(r[0], kind+":") {
 			next = r[1]
 		}
 	}
