@@ -98,7 +98,10 @@ func (c *controller) agentID(u *unit) (id string, dispatched bool) {
 			}
 			for i := len(u.dispatches) - 1; i >= 0; i-- {
 				if d := u.dispatches[i]; len(kinds) == 0 || slices.Contains(kinds, d.kind) {
-					return d.id, true
+					if d.id != "" {
+						return d.id, true
+					}
+					break // a host whose dispatch returns no id (Pi): the next source
 				}
 			}
 			continue

@@ -111,17 +111,20 @@ type directHostFacts struct {
 	// write_agent and Droid's Task resume any this session started;
 	// Gemini's invoke_agent and Pi's subagent tool none.
 	continues func(a *directActor) bool
+	// noIDs: a dispatch's answer gives no agent id (Gemini's invoke_agent,
+	// Pi's subagent tool), as harness.Facts.AgentIDs says of the host.
+	noIDs bool
 }
 
 // directHosts are the hosts whose file of the skill the executor runs.
 var directHosts = map[string]directHostFacts{
-	"claude-code": {"general-purpose", func(a *directActor) bool { return a.background }},
-	"codex":       {"", func(*directActor) bool { return true }}, // spawn_agent takes no type
-	"opencode":    {opencodehost.SubagentType, func(*directActor) bool { return true }},
-	"copilot":     {copilothost.AgentType, func(*directActor) bool { return true }},
-	"gemini":      {geminihost.Agent, func(*directActor) bool { return false }},
-	"pi":          {pihost.Agent, func(*directActor) bool { return false }},
-	"droid":       {droidhost.SubagentType, func(*directActor) bool { return true }},
+	"claude-code": {"general-purpose", func(a *directActor) bool { return a.background }, false},
+	"codex":       {"", func(*directActor) bool { return true }, false}, // spawn_agent takes no type
+	"opencode":    {opencodehost.SubagentType, func(*directActor) bool { return true }, false},
+	"copilot":     {copilothost.AgentType, func(*directActor) bool { return true }, false},
+	"gemini":      {geminihost.Agent, func(*directActor) bool { return false }, true},
+	"pi":          {pihost.Agent, func(*directActor) bool { return false }, true},
+	"droid":       {droidhost.SubagentType, func(*directActor) bool { return true }, false},
 }
 
 // directOptions set up a run.
@@ -503,6 +506,9 @@ func (a *directActor) Agent(call follower.AgentCall) follower.AgentResult {
 		reply = script(sub)
 	}
 	a.h.calls[i].Output = reply
+	if facts.noIDs {
+		id = ""
+	}
 	return follower.AgentResult{ID: id, Reply: reply}
 }
 

@@ -214,6 +214,10 @@ func walkOn(t *testing.T, skillDir, host string) (problems, *directRun) {
 	}
 	p.eq("the subagent that committed the fix", ids[2], fixer)
 	want := walkLedger(repo, mainHead, c, ids...)
+	if directHosts[host].noIDs {
+		// No dispatch gave an id: every Package records none.
+		want = follower.WithoutImplementers(want)
+	}
 	p.eq("the ledger Finish deleted", want, finishedLedger(r))
 	files := follower.WalkFiles(mainHead, c, s)
 	if _, err := os.Stat(kept); err == nil {
