@@ -148,22 +148,9 @@ func (adapter) Read(a *scripted.Turns, path string, offset, limit int) follower.
 			from = r.To + 1
 		default:
 			lines = append(lines, part...)
-			return follower.Result{Text: numbered(lines, max(offset, 1))}
+			return follower.Result{Text: harness.NumberedLines(lines, max(offset, 1))}
 		}
 	}
-}
-
-// numbered is lines, read from line first on, as the follower reads a
-// file tool's view (follower.FileLines): each numbered, a tab, its text.
-func numbered(lines []string, first int) string {
-	var b strings.Builder
-	for i, l := range lines {
-		if i > 0 {
-			b.WriteByte('\n')
-		}
-		fmt.Fprintf(&b, "%d\t%s", first+i, l)
-	}
-	return b.String()
 }
 
 func (adapter) Write(a *scripted.Turns, path, content string) follower.Result {
