@@ -64,14 +64,7 @@ func (adapter) Bash(a *scripted.Turns, command string) follower.Result {
 }
 
 func (adapter) Read(a *scripted.Turns, path string, offset, limit int) follower.Result {
-	in := map[string]any{"file_path": path}
-	if offset > 0 {
-		in["offset"] = offset
-	}
-	if limit > 0 {
-		in["limit"] = limit
-	}
-	return result(a.Call("Read", in))
+	return result(a.Call("Read", scripted.DropUnset(map[string]any{"file_path": path, "offset": offset, "limit": limit})))
 }
 
 func (adapter) Write(a *scripted.Turns, path, content string) follower.Result {

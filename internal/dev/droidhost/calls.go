@@ -129,14 +129,7 @@ func ParseRead(text string) Read {
 // ReadFile reads path with Read: from line offset (0: the first), limit
 // lines (0: as many as the tool gives).
 func (a *Turns) ReadFile(path string, offset, limit int) Read {
-	in := map[string]any{"file_path": path}
-	if offset > 0 {
-		in["offset"] = offset
-	}
-	if limit > 0 {
-		in["limit"] = limit
-	}
-	return ParseRead(a.Call("Read", in).Text)
+	return ParseRead(a.Call("Read", scripted.DropUnset(map[string]any{"file_path": path, "offset": offset, "limit": limit})).Text)
 }
 
 // Create writes content to path with Create, which makes or overwrites

@@ -199,14 +199,7 @@ func (a *Turns) ReadFile(path string, start, end int) Read {
 }
 
 func readArgs(path string, start, end int) map[string]any {
-	args := map[string]any{"file_path": path}
-	if start > 0 {
-		args["start_line"] = start
-	}
-	if end > 0 {
-		args["end_line"] = end
-	}
-	return args
+	return scripted.DropUnset(map[string]any{"file_path": path, "start_line": start, "end_line": end})
 }
 
 // Subagent is what came back for an invoke_agent call:

@@ -87,14 +87,7 @@ func (adapter) Bash(a *scripted.Turns, command string) follower.Result {
 // are. What comes back is given to the follower in the layout it reads
 // (claudeLayout).
 func (adapter) Read(a *scripted.Turns, path string, offset, limit int) follower.Result {
-	in := map[string]any{"filePath": path}
-	if offset > 0 {
-		in["offset"] = offset
-	}
-	if limit > 0 {
-		in["limit"] = limit
-	}
-	out := a.Call("read", in).Text
+	out := a.Call("read", scripted.DropUnset(map[string]any{"filePath": path, "offset": offset, "limit": limit})).Text
 	r := follower.Result{Text: claudeLayout(out)}
 	if m := readOnRe.FindStringSubmatch(out); m != nil {
 		r.Next, _ = strconv.Atoi(m[1])

@@ -95,14 +95,7 @@ func ParseRead(text string) Read {
 // ReadFile reads path with the read tool: from line offset (0: the
 // first), limit lines (0: as many as the tool gives).
 func (a *Turns) ReadFile(path string, offset, limit int) Read {
-	in := map[string]any{"path": path}
-	if offset > 0 {
-		in["offset"] = offset
-	}
-	if limit > 0 {
-		in["limit"] = limit
-	}
-	return ParseRead(a.Call("read", in).Text)
+	return ParseRead(a.Call("read", scripted.DropUnset(map[string]any{"path": path, "offset": offset, "limit": limit})).Text)
 }
 
 // Write writes content to path with the write tool ("Successfully wrote

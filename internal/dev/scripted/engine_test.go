@@ -142,3 +142,9 @@ func TestUnknownAndOtherPaths(t *testing.T) {
 		assert.Equal(t, 1, unknown[0].Seq)
 	})
 }
+
+// A read's optional counts left at 0 are left out of its input.
+func TestDropUnset(t *testing.T) {
+	assert.Equal(t, map[string]any{"path": "/f", "limit": 5}, DropUnset(map[string]any{"path": "/f", "offset": 0, "limit": 5}))
+	assert.Equal(t, map[string]any{"path": "/f", "offset": 2}, DropUnset(map[string]any{"path": "/f", "offset": 2, "limit": -1}))
+}

@@ -158,6 +158,19 @@ func (a *Turns) Call(name string, input any) Result {
 	return a.CallIn("", name, input)
 }
 
+// DropUnset is a call's input in without its int values that are not
+// positive: the counts a tool takes as optional (a read's offset and
+// limit), which a caller leaves at 0 for the tool's own default, are left
+// out of the call rather than sent as 0, which a tool may take as a count.
+func DropUnset(in map[string]any) map[string]any {
+	for k, v := range in {
+		if n, ok := v.(int); ok && n <= 0 {
+			delete(in, k)
+		}
+	}
+	return in
+}
+
 // CallIn calls the function name of a namespace (Codex's multi_agent_v1).
 func (a *Turns) CallIn(namespace, name string, input any) Result {
 	in, err := json.Marshal(input)
