@@ -2,7 +2,6 @@ package claudehost
 
 import (
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 
@@ -32,7 +31,6 @@ type adapter struct{}
 func (adapter) Host() string { return "claude-code" }
 
 func (adapter) Facts() harness.Facts {
-	one := func(name string) *regexp.Regexp { return regexp.MustCompile("^" + name + " $") }
 	return harness.Facts{
 		Skill:    follower.DefaultSkill,
 		OnPath:   true,
@@ -40,7 +38,7 @@ func (adapter) Facts() harness.Facts {
 		AgentIDs: true,
 		Reads:    harness.Whole,
 		Micro:    true,
-		Calls:    map[string]*regexp.Regexp{"Bash": one("Bash"), "Read": one("Read"), "Skill": one("Skill"), "Agent": one("Agent")},
+		Calls:    harness.OneCallEach("Bash", "Read", "Skill", "Agent"),
 	}
 }
 

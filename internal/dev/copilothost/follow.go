@@ -62,8 +62,9 @@ func (ad adapter) Facts() harness.Facts {
 		Continues: true,
 		Reads:     harness.Pieces,
 		Dispatch:  harness.Dispatch{Call: "task", Field: "agent_type", Agent: AgentType},
-		Calls:     map[string]*regexp.Regexp{"Bash": regexp.MustCompile(`^bash $`), "Read": regexp.MustCompile(`^(view )+$`), "Skill": regexp.MustCompile(`^skill $`), "Agent": regexp.MustCompile(`^(task|write_agent) (read_agent )+$`)},
-		Resumes:   resumes,
+		Calls: map[string]*regexp.Regexp{"Bash": harness.OneCall("bash"), "Read": harness.SomeCalls("view"), "Skill": harness.OneCall("skill"),
+			"Agent": regexp.MustCompile(`^(task|write_agent) (read_agent )+$`)},
+		Resumes: resumes,
 	}
 }
 

@@ -43,7 +43,6 @@ type adapter struct{}
 func (adapter) Host() string { return "droid" }
 
 func (adapter) Facts() harness.Facts {
-	one := func(name string) *regexp.Regexp { return regexp.MustCompile("^" + name + " $") }
 	return harness.Facts{
 		Skill:     ship.SkillName,
 		Model:     Model,
@@ -51,8 +50,8 @@ func (adapter) Facts() harness.Facts {
 		Continues: true,
 		Reads:     harness.Pieces,
 		Dispatch:  harness.Dispatch{Call: "Task", Field: "subagent_type", Agent: SubagentType},
-		Calls: map[string]*regexp.Regexp{"Bash": one("Execute"), "Read": regexp.MustCompile(`^(Read )+$`),
-			"Skill": one("Skill"), "Agent": one("Task")},
+		Calls: map[string]*regexp.Regexp{"Bash": harness.OneCall("Execute"), "Read": harness.SomeCalls("Read"),
+			"Skill": harness.OneCall("Skill"), "Agent": harness.OneCall("Task")},
 		Resumes: resumeStates,
 	}
 }

@@ -2,7 +2,6 @@ package geminihost
 
 import (
 	"encoding/json"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -46,8 +45,7 @@ func (adapter) Facts() harness.Facts {
 		Skill:    ship.SkillName,
 		Reads:    harness.Whole,
 		Dispatch: harness.Dispatch{Call: "invoke_agent", Field: "agent_name", Agent: Agent},
-		Calls: map[string]*regexp.Regexp{"Bash": regexp.MustCompile(`^run_shell_command $`), "Read": regexp.MustCompile(`^read_file $`),
-			"Skill": regexp.MustCompile(`^activate_skill $`), "Agent": regexp.MustCompile(`^invoke_agent $`)},
+		Calls:    harness.OneCallEach("run_shell_command", "read_file", "activate_skill", "invoke_agent"),
 	}
 }
 

@@ -90,6 +90,25 @@ type Facts struct {
 	Resumes []string
 }
 
+// OneCall is a pattern of Facts.Calls: a follower tool that is one call
+// of the host's, name.
+func OneCall(name string) *regexp.Regexp {
+	return regexp.MustCompile("^" + regexp.QuoteMeta(name) + " $")
+}
+
+// SomeCalls is a pattern of Facts.Calls: a follower tool that is one or
+// more calls of the host's, name (a read in pieces).
+func SomeCalls(name string) *regexp.Regexp {
+	return regexp.MustCompile("^(" + regexp.QuoteMeta(name) + " )+$")
+}
+
+// OneCallEach are Facts.Calls of a host whose every follower tool of the
+// controller is one call of its own: its Bash, Read, Skill and Agent, by
+// name.
+func OneCallEach(bash, read, skill, agent string) map[string]*regexp.Regexp {
+	return map[string]*regexp.Regexp{"Bash": OneCall(bash), "Read": OneCall(read), "Skill": OneCall(skill), "Agent": OneCall(agent)}
+}
+
 // Dispatch is a host's dispatch call: its name (without a namespace),
 // and the input field naming the agent it runs, which must be Agent.
 type Dispatch struct{ Call, Field, Agent string }

@@ -29,3 +29,16 @@ func TestFewResumesAreStates(t *testing.T) {
 		assert.True(t, names[n], "%q is no state of follower.Resumes", n)
 	}
 }
+
+// A follower tool's host calls, as Facts.Calls patterns match them (the
+// names each followed by a space).
+func TestCallPatterns(t *testing.T) {
+	assert.True(t, OneCall("read_file").MatchString("read_file "))
+	assert.False(t, OneCall("read_file").MatchString("read_file read_file "))
+	assert.False(t, OneCall("read").MatchString("read_file "))
+	assert.True(t, SomeCalls("view").MatchString("view view "))
+	assert.False(t, SomeCalls("view").MatchString(""))
+	calls := OneCallEach("bash", "read", "read", "task")
+	assert.True(t, calls["Skill"].MatchString("read "))
+	assert.True(t, calls["Agent"].MatchString("task "))
+}

@@ -42,7 +42,6 @@ type adapter struct{}
 func (adapter) Host() string { return "opencode" }
 
 func (adapter) Facts() harness.Facts {
-	one := func(name string) *regexp.Regexp { return regexp.MustCompile("^" + name + " $") }
 	return harness.Facts{
 		Skill:     ship.SkillName,
 		Model:     Model,
@@ -50,7 +49,7 @@ func (adapter) Facts() harness.Facts {
 		Continues: true,
 		Reads:     harness.GoesOn,
 		Dispatch:  harness.Dispatch{Call: "task", Field: "subagent_type", Agent: SubagentType},
-		Calls:     map[string]*regexp.Regexp{"Bash": one("bash"), "Read": one("read"), "Skill": one("skill"), "Agent": one("task")},
+		Calls:     harness.OneCallEach("bash", "read", "skill", "task"),
 		Resumes:   resumeStates,
 	}
 }

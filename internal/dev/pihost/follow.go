@@ -3,7 +3,6 @@ package pihost
 import (
 	"fmt"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -43,13 +42,12 @@ type adapter struct{}
 func (adapter) Host() string { return "pi" }
 
 func (adapter) Facts() harness.Facts {
-	one := func(name string) *regexp.Regexp { return regexp.MustCompile("^" + name + " $") }
 	return harness.Facts{
 		Skill:    ship.SkillName,
 		Model:    Model,
 		Reads:    harness.GoesOn,
 		Dispatch: harness.Dispatch{Call: "subagent", Field: "agent", Agent: Agent},
-		Calls:    map[string]*regexp.Regexp{"Bash": one("bash"), "Read": one("read"), "Skill": one("read"), "Agent": one("subagent")},
+		Calls:    harness.OneCallEach("bash", "read", "read", "subagent"),
 		Resumes:  resumeStates,
 	}
 }
