@@ -215,25 +215,9 @@ func WriteCommands(path, content string) []string {
 // skill's directory and the body after the front matter.
 func (adapter) Skill(a *scripted.Turns, name string) follower.Result {
 	t := &Turns{a}
-	sk, ok := t.Skill(name)
-	if !ok {
-		var names []string
-		for _, s := range t.Skills() {
-			names = append(names, s.Name)
-		}
-		return follower.Result{Text: fmt.Sprintf("no skill %q in the instructions (they list %s)", name, strings.Join(names, ", ")), IsError: true}
-	}
-	body, r, ok := read(t, sk.Path, 0, 0)
-	if !ok {
-		return r
-	}
-	if rest, ok := strings.CutPrefix(body, "---\n"); ok {
-		_, body, ok = strings.Cut(rest, "\n---\n")
-		if !ok {
-			return follower.Result{Text: sk.Path + ": its front matter never ends", IsError: true}
-		}
-	}
-	return follower.Result{Text: follower.BaseDirPrefix + filepath.Dir(sk.Path) + "\n\n" + strings.TrimLeft(body, "\n")}
+	return harness.ReadSkill(t.Skills(), name, "the instructions", func(path string) (string, follower.Result, bool) {
+		return read(t, path, 0, 0)
+	})
 }
 
 // Agent starts the follower's subagent for the prompt with spawn_agent,

@@ -36,7 +36,7 @@ func TestParseRead(t *testing.T) {
 
 func TestParseSkills(t *testing.T) {
 	system := "You are…\n<available_skills>\n  <skill>\n    <name>sdd</name>\n    <description>Use &amp; go</description>\n    <location>/h/my é/.pi/agent/skills/sdd/SKILL.md</location>\n  </skill>\n</available_skills>\nCurrent date: …"
-	assert.Equal(t, []Skill{{Name: "sdd", Description: "Use & go", Location: "/h/my é/.pi/agent/skills/sdd/SKILL.md"}}, ParseSkills(system))
+	assert.Equal(t, []Skill{{Name: "sdd", Description: "Use & go", Path: "/h/my é/.pi/agent/skills/sdd/SKILL.md"}}, ParseSkills(system))
 	assert.Nil(t, ParseSkills("no skills"))
 }
 

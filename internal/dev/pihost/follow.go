@@ -1,8 +1,6 @@
 package pihost
 
 import (
-	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -112,27 +110,10 @@ func (adapter) Write(a *scripted.Turns, path, content string) follower.Result {
 // model does, and hands over what Claude Code's Skill tool would: the
 // skill's folder and the body after the front matter.
 func (ad adapter) Skill(a *scripted.Turns, name string) follower.Result {
-	t := &Turns{a}
-	sk, ok := t.Skill(name)
-	if !ok {
-		var names []string
-		for _, s := range t.Skills() {
-			names = append(names, s.Name)
-		}
-		return follower.Result{Text: fmt.Sprintf("no skill %q in the system prompt (it lists %s)", name, strings.Join(names, ", ")), IsError: true}
-	}
-	r := ad.Read(a, sk.Location, 0, 0)
-	if r.IsError {
-		return r
-	}
-	body := follower.FileText(r.Text)
-	if rest, ok := strings.CutPrefix(body, "---\n"); ok {
-		_, body, ok = strings.Cut(rest, "\n---\n")
-		if !ok {
-			return follower.Result{Text: sk.Location + ": its front matter never ends", IsError: true}
-		}
-	}
-	return follower.Result{Text: follower.BaseDirPrefix + filepath.Dir(sk.Location) + "\n\n" + strings.TrimLeft(body, "\n")}
+	return harness.ReadSkill((&Turns{a}).Skills(), name, "the system prompt", func(path string) (string, follower.Result, bool) {
+		r := ad.Read(a, path, 0, 0)
+		return follower.FileText(r.Text), r, !r.IsError
+	})
 }
 
 // Agent runs the follower's subagent with the subagent tool as the agent

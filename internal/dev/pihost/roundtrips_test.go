@@ -107,14 +107,14 @@ func TestSkillListedAndRead(t *testing.T) {
 		if !ok {
 			m.Failf("x is not listed: %v", m.Skills())
 		}
-		if r := m.ReadFile(sk.Location, 0, 0); !strings.Contains(r.Content, "# x") {
-			m.Failf("read %s: %+v", sk.Location, r)
+		if r := m.ReadFile(sk.Path, 0, 0); !strings.Contains(r.Content, "# x") {
+			m.Failf("read %s: %+v", sk.Path, r)
 		}
 		m.Say("Done.")
 	})
 	var names []string
 	for _, s := range ParseSkills(h.Server.Conversation(prompt)[0].System[0]) {
-		names = append(names, s.Name+" "+strings.TrimPrefix(s.Location, h.Home))
+		names = append(names, s.Name+" "+strings.TrimPrefix(s.Path, h.Home))
 	}
 	t.Logf("listed: %v", names)
 	assert.Contains(t, names, "x /.pi/agent/skills/x/SKILL.md")
