@@ -266,15 +266,8 @@ func (s *Session) Transcript() string {
 // writeSettings writes the user's settings: the allow rules, in the
 // default permission mode.
 func (h *Host) writeSettings() {
-	b, err := json.Marshal(map[string]any{"permissions": map[string]any{"allow": h.Allow}})
-	if err != nil {
-		h.T.Fatal(err)
-	}
-	dir := filepath.Join(h.Home, ".claude")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		h.T.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "settings.json"), b, 0o644); err != nil {
+	settings := map[string]any{"permissions": map[string]any{"allow": h.Allow}}
+	if err := harness.WriteJSON(filepath.Join(h.Home, ".claude", "settings.json"), settings, 0o644); err != nil {
 		h.T.Fatal(err)
 	}
 }

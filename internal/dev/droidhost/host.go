@@ -3,10 +3,8 @@ package droidhost
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -94,15 +92,7 @@ func UserSettings(url string) map[string]any {
 
 // WriteSettings writes h.Settings as ~/.factory/settings.json.
 func (h *Host) WriteSettings() error {
-	b, err := json.MarshalIndent(h.Settings, "", "  ")
-	if err != nil {
-		return err
-	}
-	dir := filepath.Join(h.Home, ".factory")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	return os.WriteFile(filepath.Join(dir, "settings.json"), append(b, '\n'), 0o600)
+	return harness.WriteJSON(filepath.Join(h.Home, ".factory", "settings.json"), h.Settings, 0o600)
 }
 
 // Env is the environment of a droid process on this host

@@ -14,6 +14,7 @@ package harness
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -58,6 +59,20 @@ func NewMachine(t testing.TB, repo string, wire scripted.Wire, path []string) *M
 		t.Fatal(err)
 	}
 	return m
+}
+
+// WriteJSON writes v to path as indented JSON with a final newline, its
+// folder made, with perm: a host's configuration file in a machine's
+// HOME (settings.json, models.json, opencode.json), as a user writes it.
+func WriteJSON(path string, v any, perm os.FileMode) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(b, '\n'), perm)
 }
 
 // Play runs one session: script answers the conversation whose prompt is

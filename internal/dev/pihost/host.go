@@ -3,7 +3,6 @@ package pihost
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -71,19 +70,10 @@ func (h *Host) WriteModels() error {
 		"models": []map[string]any{{"id": Model}},
 	}}}
 	settings := map[string]any{"defaultProvider": Provider, "defaultModel": Model}
-	for name, v := range map[string]any{"models.json": models, "settings.json": settings} {
-		b, err := json.MarshalIndent(v, "", "  ")
-		if err != nil {
-			return err
-		}
-		if err := os.MkdirAll(h.AgentDir, 0o755); err != nil {
-			return err
-		}
-		if err := os.WriteFile(filepath.Join(h.AgentDir, name), append(b, '\n'), 0o644); err != nil {
-			return err
-		}
+	if err := harness.WriteJSON(filepath.Join(h.AgentDir, "models.json"), models, 0o644); err != nil {
+		return err
 	}
-	return nil
+	return harness.WriteJSON(filepath.Join(h.AgentDir, "settings.json"), settings, 0o644)
 }
 
 // InstallSkill installs the skill for Pi as a user does, with the
