@@ -1,7 +1,6 @@
 package claudehost
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -180,9 +179,7 @@ func (h *Host) Run(prompt string, controller Script) *Session {
 		return exec.CommandContext(ctx, h.Claude, "-p", prompt, "--output-format", "stream-json", "--verbose")
 	}, func(r io.Reader) { readErr = harness.ReadEvents(r, s.take) })
 	s.Played = p
-	if err := cmp.Or(p.Err, readErr); err != nil {
-		p.Problems = append([]string{fmt.Sprintf("claude: %v\nstderr: %s", err, p.Stderr)}, p.Problems...)
-	}
+	p.Ended("claude", readErr)
 	switch {
 	case s.Result == nil:
 		p.Problems = append(p.Problems, "the stream has no result event")

@@ -107,6 +107,32 @@ func (m *Machine) Play(prompt string, script scripted.Script, env []string, cmd 
 	return p
 }
 
+// CallProblems are the problems of the requests m's server got from
+// request before on: each request of a conversation no script answers,
+// and each call of a conversation (as its last request holds them) that
+// came back failed, failed saying why ("" for a call that did not). A
+// failed call ends neither the script nor the session: a host whose
+// model is shown no error mark (Chat Completions) goes on after it, and
+// the test fails here.
+func (m *Machine) CallProblems(before int, failed func(scripted.CallResult) string) []string {
+	var out []string
+	last := map[string]scripted.Request{}
+	for _, r := range m.Server.Requests()[before:] {
+		if r.Answer != nil && !r.Scripted {
+			out = append(out, fmt.Sprintf("request %d of a conversation no script answers: %q", r.Seq, scripted.Clip(r.Prompt, 200)))
+		}
+		last[r.Prompt] = r
+	}
+	for _, r := range last {
+		for _, c := range r.Calls() {
+			if why := failed(c); c.Done && why != "" {
+				out = append(out, Problem(why, c))
+			}
+		}
+	}
+	return out
+}
+
 // Command runs bin with args in the repository with env, for a command
 // of the CLI that asks no model (Claude Code's plugin details,
 // OpenCode's export), for at most a minute, and returns its stdout; its
