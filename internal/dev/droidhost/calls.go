@@ -29,8 +29,14 @@ func fromScripted(s scripted.Script) Script { return func(a *Turns) { s(a.Turns)
 // arguments out of the tool's schema.
 const errorPrefix = "Error: "
 
-// Failed says whether a call's result marks it failed.
-func Failed(c scripted.CallResult) bool { return strings.HasPrefix(c.Output, errorPrefix) }
+// Failed says what in a call's result marks it failed, "" when nothing
+// does: the result itself, when it starts with errorPrefix.
+func Failed(c scripted.CallResult) string {
+	if strings.HasPrefix(c.Output, errorPrefix) {
+		return c.Output
+	}
+	return ""
+}
 
 // Shell is what came back for an Execute call:
 //
