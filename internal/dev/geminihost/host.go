@@ -68,7 +68,7 @@ func final(events []Event) string {
 // test's (t.Errorf), with the transcript logged.
 func (h *Host) Run(prompt string, controller scripted.Script) *Session {
 	h.T.Helper()
-	s, readErr := h.session(prompt, controller)
+	s, readErr := events.Play(h.Machine, prompt, controller, h.Env(), h.Gemini, Args(prompt)...)
 	p := s.Played
 	p.Ended("gemini", readErr)
 	p.Problems = append(p.Problems, Problems(s.Events)...)
@@ -84,13 +84,4 @@ func (h *Host) Run(prompt string, controller scripted.Script) *Session {
 	}
 	p.Report(h.Machine, s.Transcript)
 	return s
-}
-
-// session runs `gemini -o stream-json -p prompt` with the extra
-// arguments in the repository, the scripted controller answering for the
-// session, and checks nothing: a failed script is among the problems
-// (Played), the error is the reading of the events'.
-func (h *Host) session(prompt string, controller scripted.Script, extra ...string) (*Session, error) {
-	h.T.Helper()
-	return events.Play(h.Machine, prompt, controller, h.Env(), h.Gemini, Args(prompt, extra...)...)
 }

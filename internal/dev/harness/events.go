@@ -10,8 +10,11 @@ import (
 	"io"
 	"os/exec"
 	"strings"
+	"testing"
+	"time"
 
 	"github.com/sdd-go/sdd-go/internal/dev/scripted"
+	"github.com/stretchr/testify/require"
 )
 
 // ReadEvents decodes each non-blank line of a session's JSON event
@@ -94,6 +97,20 @@ func (ev Events[E]) Run(m *Machine, prompt string, controller scripted.Script, e
 	p.Problems = append(p.Problems, ev.Problems(s.Events)...)
 	p.Problems = append(p.Problems, m.CallProblems(before, ev.Failed)...)
 	p.Report(m, s.Transcript)
+	return s
+}
+
+// RoundTrip is Play for a round trip (a test of the CLI itself, its
+// script written with the host's own calls): it logs the session's time
+// and counts and fails the test on a failed script or an unreadable
+// output; how the process ended and what the events say are the test's
+// to read.
+func (ev Events[E]) RoundTrip(t testing.TB, m *Machine, prompt string, script scripted.Script, env []string, bin string, args ...string) *EventSession[E] {
+	t.Helper()
+	s, err := ev.Play(m, prompt, script, env, bin, args...)
+	t.Logf("session of %q: %v, %d events, %d requests", scripted.Clip(prompt, 40), s.Elapsed.Round(time.Millisecond), len(s.Events), len(m.Server.Requests()))
+	require.Empty(t, s.Problems, "the scripts failed; stderr:\n%s", s.Stderr)
+	require.NoError(t, err, "stderr:\n%s", s.Stderr)
 	return s
 }
 

@@ -66,3 +66,20 @@ func TestEventsRun(t *testing.T) {
 	assert.Equal(t, "an error event", rec.errors[1])
 	assert.Equal(t, "{\"Type\":\"start\"}\n{\"Type\":\"error\"}\n{\"Type\":\"end\"}\nfinal: \"end\"\nstderr: oops\n\n", s.Transcript())
 }
+
+// A round trip's session is the test's to read, its process's end among
+// it: only a failed script or an unreadable output fails the test.
+func TestEventsRoundTrip(t *testing.T) {
+	m := NewMachine(t, t.TempDir(), scripted.Chat{}, nil)
+	ev := Events[map[string]any]{
+		Read: func(r io.Reader) ([]map[string]any, error) {
+			var out []map[string]any
+			err := ReadEvents(r, func(e map[string]any, _ json.RawMessage) { out = append(out, e) })
+			return out, err
+		},
+		Final: func([]map[string]any) string { return "" },
+	}
+	s := ev.RoundTrip(t, m, "go", func(a *scripted.Turns) { a.Say("hi") }, nil, "sh", "-c", `echo '{"type":"x"}'; exit 2`)
+	assert.Error(t, s.Err)
+	assert.Len(t, s.Events, 1)
+}

@@ -54,11 +54,29 @@ func NewMachine(t testing.TB, repo string, wire scripted.Wire, path []string) *M
 			t.Fatal(err)
 		}
 	}
-	gitconfig := "[user]\n\tname = SDD Host Test\n\temail = host@example.com\n[init]\n\tdefaultBranch = main\n"
-	if err := os.WriteFile(filepath.Join(m.Home, ".gitconfig"), []byte(gitconfig), 0o644); err != nil {
+	if err := writeGitconfig(m.Home); err != nil {
 		t.Fatal(err)
 	}
 	return m
+}
+
+// writeGitconfig writes the machine's git identity in home.
+func writeGitconfig(home string) error {
+	gitconfig := "[user]\n\tname = SDD Host Test\n\temail = host@example.com\n[init]\n\tdefaultBranch = main\n"
+	return os.WriteFile(filepath.Join(home, ".gitconfig"), []byte(gitconfig), 0o644)
+}
+
+// RoundTripHome moves m's HOME to a new folder beside it whose name holds
+// a space and an é ("home é x"), with the machine's git identity: the
+// HOME of a round trip (a test of the CLI itself), where a path of the
+// skill's under HOME must be quoted, as a user's may need. What the host
+// wrote in the old HOME (its configuration) it writes again.
+func (m *Machine) RoundTripHome() error {
+	m.Home = filepath.Join(filepath.Dir(m.Home), "home é x")
+	if err := os.MkdirAll(m.Home, 0o755); err != nil {
+		return err
+	}
+	return writeGitconfig(m.Home)
 }
 
 // WriteJSON writes v to path as indented JSON with a final newline, its

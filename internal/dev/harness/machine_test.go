@@ -1,6 +1,8 @@
 package harness
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -40,4 +42,16 @@ func TestCallProblems(t *testing.T) {
 	assert.Contains(t, got[0], `request 4 of a conversation no script answers: "nobody's"`)
 	assert.Contains(t, got[1], `bash {"command":"false"} came back an error: Error: no`)
 	assert.Empty(t, m.CallProblems(4, failed))
+}
+
+// A round trip's HOME holds a space and an é, beside the machine's, with
+// its git identity.
+func TestRoundTripHome(t *testing.T) {
+	m := NewMachine(t, t.TempDir(), scripted.Chat{}, nil)
+	old := m.Home
+	require.NoError(t, m.RoundTripHome())
+	assert.Equal(t, filepath.Join(filepath.Dir(old), "home é x"), m.Home)
+	b, err := os.ReadFile(filepath.Join(m.Home, ".gitconfig"))
+	require.NoError(t, err)
+	assert.Contains(t, string(b), "name = SDD Host Test")
 }

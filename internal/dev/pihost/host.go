@@ -113,10 +113,3 @@ func (h *Host) Run(prompt string, controller scripted.Script) *Session {
 	h.T.Helper()
 	return events.Run(h.Machine, prompt, controller, h.Env(), h.Pi, Args(prompt)...)
 }
-
-// session runs the session and checks nothing: a failed script is among
-// the problems (Played), the error is the reading of the events'.
-func (h *Host) session(prompt string, controller scripted.Script) (*Session, error) {
-	h.T.Helper()
-	return events.Play(h.Machine, prompt, controller, h.Env(), h.Pi, Args(prompt)...)
-}
