@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/sdd-go/sdd-go/internal/dev/harness"
 	"github.com/sdd-go/sdd-go/internal/dev/testutil"
 )
 
@@ -59,18 +60,9 @@ func TestExecute(t *testing.T) {
 	h := newRoundTrip(t)
 	const prompt = "Run a few commands."
 	s := ok(t, h, prompt, func(m *Turns) {
-		for _, c := range []struct {
-			cmd  string
-			want Shell
-		}{
-			{"echo hi", Shell{Output: "hi\n"}},
-			{"echo oops >&2; exit 3", Shell{Output: "oops\n", Code: 3}},
-			{"true", Shell{}},
-			{"cd /; export SDD_X=1", Shell{}},
-			{`pwd; echo "[$SDD_X]"`, Shell{Output: h.Repo + "\n[]\n"}},
-		} {
-			if got := m.Execute(c.cmd, "low"); got != c.want {
-				m.Failf("%s: %+v, want %+v", c.cmd, got, c.want)
+		for _, c := range harness.ShellCases(h.Repo) {
+			if got, want := m.Execute(c.Command, "low"), (Shell{Output: c.Output, Code: c.Code}); got != want {
+				m.Failf("%s: %+v, want %+v", c.Command, got, want)
 			}
 		}
 		r := m.Call("Execute", map[string]any{"command": "echo hi", "riskLevel": "low"})

@@ -79,6 +79,29 @@ func (m *Machine) RoundTripHome() error {
 	return writeGitconfig(m.Home)
 }
 
+// ShellCase is a command of a shell round trip (a test of a CLI's shell
+// tool) and what it gives: its output, stdout and stderr together ("" for
+// none), and its exit code.
+type ShellCase struct {
+	Command, Output string
+	Code            int
+}
+
+// ShellCases are the commands a host's shell round trip runs in a session
+// in repo, each with what it gives, the same on every host: an output, a
+// failure's stderr and exit code, no output, and a cd and an export that
+// do not carry over to the next command (each is a shell of its own, in
+// the session's folder).
+func ShellCases(repo string) []ShellCase {
+	return []ShellCase{
+		{Command: "echo hi", Output: "hi\n"},
+		{Command: "echo oops >&2; exit 3", Output: "oops\n", Code: 3},
+		{Command: "true"},
+		{Command: "cd /; export SDD_X=1"},
+		{Command: `pwd; echo "[$SDD_X]"`, Output: repo + "\n[]\n"},
+	}
+}
+
 // WriteJSON writes v to path as indented JSON with a final newline, its
 // folder made, with perm: a host's configuration file in a machine's
 // HOME (settings.json, models.json, opencode.json), as a user writes it.

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/sdd-go/sdd-go/internal/dev/harness"
 	"github.com/sdd-go/sdd-go/internal/dev/testutil"
 )
 
@@ -52,18 +53,9 @@ func TestShell(t *testing.T) {
 	h := newRoundTrip(t)
 	const prompt = "Run a few commands."
 	s := roundTrip(t, h, prompt, func(m *Turns) {
-		for _, c := range []struct {
-			cmd  string
-			want Shell
-		}{
-			{"echo hi", Shell{Output: "hi\n"}},
-			{"echo oops >&2; exit 3", Shell{Output: "oops\n", Code: 3}},
-			{"true", Shell{}},
-			{"cd /; export SDD_X=1", Shell{}},
-			{`pwd; echo "[$SDD_X] $PI_OFFLINE"`, Shell{Output: h.Repo + "\n[] 1\n"}},
-		} {
-			if got := m.Bash(c.cmd); got != c.want {
-				m.Failf("%s: %+v, want %+v", c.cmd, got, c.want)
+		for _, c := range append(harness.ShellCases(h.Repo), harness.ShellCase{Command: `echo "$PI_OFFLINE"`, Output: "1\n"}) {
+			if got, want := m.Bash(c.Command), (Shell{Output: c.Output, Code: c.Code}); got != want {
+				m.Failf("%s: %+v, want %+v", c.Command, got, want)
 			}
 		}
 		m.Say("Done.")
