@@ -148,3 +148,17 @@ func TestDropUnset(t *testing.T) {
 	assert.Equal(t, map[string]any{"path": "/f", "limit": 5}, DropUnset(map[string]any{"path": "/f", "offset": 0, "limit": 5}))
 	assert.Equal(t, map[string]any{"path": "/f", "offset": 2}, DropUnset(map[string]any{"path": "/f", "offset": 2, "limit": -1}))
 }
+
+// Answer answers each call with the next result until the turn ends.
+func TestAnswer(t *testing.T) {
+	srv, ask := PlayerOf(Chat{}).Fake(t, nil, false)
+	srv.Handle("go", func(a *Turns) {
+		first := a.Call("x", map[string]any{"n": 1}).Text
+		second := a.Call("x", map[string]any{"n": 2}).Text
+		a.Say(first + " " + second)
+	})
+	calls, said := Answer(t, ask, []Entry{Sent("user", "go")}, "a", "b")
+	assert.Equal(t, "a b", said)
+	require.Len(t, calls, 2)
+	assert.JSONEq(t, `{"n":2}`, string(calls[1].Input))
+}
