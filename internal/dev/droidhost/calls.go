@@ -204,11 +204,12 @@ type Dispatch struct {
 }
 
 // Task runs d with Task, awaited (the call returns the report); script
-// is the subagent's model, for the conversation named by d.Prompt (a
-// continued one has its script already: nil).
+// is the subagent's model, for the conversation named by d.Prompt,
+// trimmed or not (HandleTrimmed; a continued one has its script already:
+// nil).
 func (a *Turns) Task(d Dispatch, script Script) Task {
 	if script != nil {
-		a.Handle(d.Prompt, script.play())
+		a.HandleTrimmed(d.Prompt, script.play())
 	}
 	in := map[string]any{"subagent_type": d.SubagentType, "description": d.Description, "prompt": d.Prompt, "await": true}
 	if d.Resume != "" {

@@ -176,9 +176,6 @@ func (adapter) Agent(a *scripted.Turns, c follower.AgentCall, sub scripted.Scrip
 	var script Script
 	if sub != nil {
 		script = fromScripted(sub)
-		if p := strings.TrimSpace(c.Prompt); p != c.Prompt {
-			a.Handle(p, sub)
-		}
 	}
 	tk := (&Turns{a}).Task(Dispatch{SubagentType: c.Type, Description: c.Description, Prompt: c.Prompt, Resume: c.Continue}, script)
 	if tk.Error != "" {

@@ -145,10 +145,7 @@ func (adapter) Skill(a *scripted.Turns, name string) follower.Result {
 // generalist, on the session's model (the text's tiers name none here),
 // and reads its complete_task result.
 func (adapter) Agent(a *scripted.Turns, c follower.AgentCall, sub scripted.Script) follower.AgentResult {
-	a.Handle(c.Prompt, sub)
-	if p := strings.TrimSpace(c.Prompt); p != c.Prompt {
-		a.Handle(p, sub)
-	}
+	a.HandleTrimmed(c.Prompt, sub)
 	s := ParseSubagent(a.Call("invoke_agent", map[string]any{"agent_name": c.Type, "prompt": c.Prompt}))
 	var res struct{ Response string }
 	if json.Unmarshal([]byte(s.Result), &res) == nil && res.Response != "" {

@@ -135,11 +135,11 @@ const TaskPrefix = "Task: "
 
 // Dispatch runs agent (one of ~/.pi/agent/agents) on task with the
 // subagent tool; script is its model, for the conversation named by task
-// (PromptOf takes TaskPrefix off). The call returns when the agent's pi
-// process has ended.
+// (PromptOf takes TaskPrefix off), trimmed or not (HandleTrimmed). The
+// call returns when the agent's pi process has ended.
 func (a *Turns) Dispatch(agent, task string, script Script) Subagent {
 	if script != nil {
-		a.Handle(task, script.play())
+		a.HandleTrimmed(task, script.play())
 	}
 	return ParseSubagent(a.Call("subagent", map[string]any{"agent": agent, "task": task}).Text)
 }

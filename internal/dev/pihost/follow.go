@@ -124,9 +124,6 @@ func (adapter) Agent(a *scripted.Turns, c follower.AgentCall, sub scripted.Scrip
 	if c.Continue != "" {
 		a.Failf("%s: Pi cannot continue the agent %s: its pi process has ended", c.Description, c.Continue)
 	}
-	if p := strings.TrimSpace(c.Prompt); p != c.Prompt {
-		a.Handle(p, sub)
-	}
 	s := (&Turns{a}).Dispatch(c.Type, c.Prompt, fromScripted(sub))
 	if s.Error != "" {
 		a.Failf("%s: %s", c.Description, scripted.Clip(s.Error, 500))

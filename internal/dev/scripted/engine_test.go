@@ -162,3 +162,16 @@ func TestAnswer(t *testing.T) {
 	require.Len(t, calls, 2)
 	assert.JSONEq(t, `{"n":2}`, string(calls[1].Input))
 }
+
+// A script handled trimmed answers the prompt with or without the white
+// space around it.
+func TestHandleTrimmed(t *testing.T) {
+	srv, ask := PlayerOf(Chat{}).Fake(t, nil, false)
+	srv.Handle("go", func(a *Turns) {
+		a.HandleTrimmed("sub\n", func(a *Turns) { a.Say("sub here") })
+		a.Say("handled")
+	})
+	assert.Equal(t, "handled", ask(Sent("user", "go")).Text)
+	assert.Equal(t, "sub here", ask(Sent("user", "sub")).Text)
+	assert.Equal(t, "sub here", ask(Sent("user", "sub\n")).Text)
+}

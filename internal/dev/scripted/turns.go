@@ -204,6 +204,17 @@ func (a *Turns) LastID() string { return a.srv.wire.CallID(a.prefix, a.calls) }
 // is prompt: how a dispatch gives its subagent a script.
 func (a *Turns) Handle(prompt string, script Script) { a.srv.Handle(prompt, script) }
 
+// HandleTrimmed is Handle for prompt and for prompt without the white
+// space around it: how a dispatch gives its subagent a script where the
+// host may pass the prompt on trimmed (Gemini CLI, Pi, Droid), so that
+// the subagent's conversation is named either way.
+func (a *Turns) HandleTrimmed(prompt string, script Script) {
+	a.Handle(prompt, script)
+	if p := strings.TrimSpace(prompt); p != prompt {
+		a.Handle(p, script)
+	}
+}
+
 // Tool returns the tool the request offers under name: what the model
 // knows of it (its description, its parameters).
 func (a *Turns) Tool(name string) (Tool, bool) { return a.req.Tool(name) }
