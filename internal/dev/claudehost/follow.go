@@ -50,7 +50,9 @@ func (adapter) Start(t *testing.T, repo string, sc follower.Scenario) *harness.S
 	h := New(t, repo)
 	h.Allow = sc.UserRules()
 	return &harness.Sessions{Machine: h.Machine, SkillDir: filepath.Join(h.Plugin, "skills", ship.SkillName), BinDir: filepath.Join(h.Plugin, "bin"),
-		Session: func(prompt string, s scripted.Script) *harness.Played { return h.Run(prompt, fromScripted(s)).Played }}
+		Session: func(prompt string, s scripted.Script) *harness.Played {
+			return h.Run(prompt, scripted.As[Turns](s)).Played
+		}}
 }
 
 func result(r scripted.Result) follower.Result {

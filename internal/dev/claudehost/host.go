@@ -175,7 +175,7 @@ func (h *Host) Run(prompt string, controller Script) *Session {
 	h.writeSettings()
 	s := &Session{Prompt: prompt}
 	var readErr error
-	p := h.Play(prompt, controller.play(), h.Env(), func(ctx context.Context) *exec.Cmd {
+	p := h.Play(prompt, controller.Play(), h.Env(), func(ctx context.Context) *exec.Cmd {
 		return exec.CommandContext(ctx, h.Claude, "-p", prompt, "--output-format", "stream-json", "--verbose")
 	}, func(r io.Reader) { readErr = harness.ReadEvents(r, s.take) })
 	s.Played = p

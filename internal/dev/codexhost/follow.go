@@ -75,7 +75,9 @@ func (adapter) Start(t *testing.T, repo string, _ follower.Scenario) *harness.Se
 	h := New(t, repo)
 	h.Timeout = 4 * time.Minute
 	dir := h.InstallSkill()
-	return h.Ready(dir, func(prompt string, s scripted.Script) *harness.Played { return h.Run(prompt, fromScripted(s)).Played })
+	return h.Ready(dir, func(prompt string, s scripted.Script) *harness.Played {
+		return h.Run(prompt, scripted.As[Turns](s)).Played
+	})
 }
 
 func (adapter) Bash(a *scripted.Turns, command string) follower.Result {
@@ -235,7 +237,7 @@ func (adapter) Agent(a *scripted.Turns, c follower.AgentCall, sub scripted.Scrip
 		t.Resume(ag)
 		t.SendInput(ag, c.Prompt)
 	} else {
-		ag = t.SpawnWith(SpawnArgs{Message: c.Prompt, Model: spawnModel(t, c.Model)}, fromScripted(sub))
+		ag = t.SpawnWith(SpawnArgs{Message: c.Prompt, Model: spawnModel(t, c.Model)}, scripted.As[Turns](sub))
 	}
 	st := t.Wait(ag)
 	if st.State != "completed" {
@@ -262,5 +264,3 @@ func spawnModel(t *Turns, model string) string {
 	}
 	return ""
 }
-
-func fromScripted(s scripted.Script) Script { return func(a *Turns) { s(a.Turns) } }

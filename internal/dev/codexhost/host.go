@@ -164,7 +164,7 @@ func (h *Host) Run(prompt string, script Script) *Session {
 	before := len(h.Server.Requests())
 	s := &Session{Prompt: prompt}
 	var readErr error
-	p := h.Play(prompt, script.play(), h.Env(), func(ctx context.Context) *exec.Cmd {
+	p := h.Play(prompt, script.Play(), h.Env(), func(ctx context.Context) *exec.Cmd {
 		// The prompt is an argument and stdin is /dev/null: exec reads
 		// stdin when it is not a terminal, and would append it to the
 		// prompt.

@@ -14,15 +14,11 @@ import (
 // text of a call that failed with "Error: " (Failed).
 
 // A Script is a scripted agent in Droid (scripted.Script), with its calls.
-type Script func(a *Turns)
+type Script = scripted.For[Turns]
 
 // Turns is a script's view of its conversation (scripted.Turns) with
 // Droid's tools as calls.
 type Turns struct{ *scripted.Turns }
-
-func (s Script) play() scripted.Script { return func(t *scripted.Turns) { s(&Turns{t}) } }
-
-func fromScripted(s scripted.Script) Script { return func(a *Turns) { s(a.Turns) } }
 
 // errorPrefix starts the result of a call that failed: a command's exit
 // code but 0, a file that cannot be read, a subagent that could not run,
@@ -209,7 +205,7 @@ type Dispatch struct {
 // nil).
 func (a *Turns) Task(d Dispatch, script Script) Task {
 	if script != nil {
-		a.HandleTrimmed(d.Prompt, script.play())
+		a.HandleTrimmed(d.Prompt, script.Play())
 	}
 	in := map[string]any{"subagent_type": d.SubagentType, "description": d.Description, "prompt": d.Prompt, "await": true}
 	if d.Resume != "" {

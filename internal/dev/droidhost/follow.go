@@ -175,7 +175,7 @@ func (adapter) Skill(a *scripted.Turns, name string) follower.Result {
 func (adapter) Agent(a *scripted.Turns, c follower.AgentCall, sub scripted.Script) follower.AgentResult {
 	var script Script
 	if sub != nil {
-		script = fromScripted(sub)
+		script = scripted.As[Turns](sub)
 	}
 	tk := (&Turns{a}).Task(Dispatch{SubagentType: c.Type, Description: c.Description, Prompt: c.Prompt, Resume: c.Continue}, script)
 	if tk.Error != "" {

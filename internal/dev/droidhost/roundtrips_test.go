@@ -39,7 +39,7 @@ func newRoundTrip(t *testing.T) *Host {
 func roundTrip(t *testing.T, h *Host, prompt string, script Script) *Session {
 	t.Helper()
 	t.Logf("--auto %s", h.Auto)
-	return events.RoundTrip(t, h.Machine, prompt, script.play(), h.Env(), h.Droid, Args(prompt, h.Auto)...)
+	return events.RoundTrip(t, h.Machine, prompt, script.Play(), h.Env(), h.Droid, Args(prompt, h.Auto)...)
 }
 
 // ok is roundTrip of a session that must end well.

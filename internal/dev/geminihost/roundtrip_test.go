@@ -53,7 +53,7 @@ func (h *roundTrip) write(rel, content string) string {
 func (h *roundTrip) run(prompt string, script Script, extra ...string) *Session {
 	h.t.Helper()
 	require.NoError(h.t, h.WriteSettings(h.settings))
-	s := events.RoundTrip(h.t, h.Machine, prompt, script.play(), h.Env(), h.Gemini, Args(prompt, extra...)...)
+	s := events.RoundTrip(h.t, h.Machine, prompt, script.Play(), h.Env(), h.Gemini, Args(prompt, extra...)...)
 	require.NoError(h.t, s.Err, "stderr:\n%s", s.Stderr)
 	for _, r := range h.Server.Requests() {
 		require.NotNil(h.t, r.Answer, "request %d: %s %s is no method of the scripted model", r.Seq, r.Method, r.Path)

@@ -33,8 +33,6 @@ import (
 // Code's general-purpose).
 const SubagentType = "general"
 
-func fromScripted(s scripted.Script) Script { return func(a *Turns) { s(a.Turns) } }
-
 // adapter is OpenCode as the shared scenarios drive it (harness.Host).
 type adapter struct{}
 
@@ -68,7 +66,9 @@ func (adapter) Start(t *testing.T, repo string, _ follower.Scenario) *harness.Se
 	h := New(t, repo)
 	h.Timeout = 5 * time.Minute
 	dir := h.InstallSkill()
-	return h.Ready(dir, func(prompt string, s scripted.Script) *harness.Played { return h.Run(prompt, fromScripted(s)).Played })
+	return h.Ready(dir, func(prompt string, s scripted.Script) *harness.Played {
+		return h.Run(prompt, scripted.As[Turns](s)).Played
+	})
 }
 
 // Bash runs the command with the bash tool in the session's directory.
@@ -211,7 +211,7 @@ func skillBody(sk Skill) (string, bool) {
 func (adapter) Agent(a *scripted.Turns, c follower.AgentCall, sub scripted.Script) follower.AgentResult {
 	var script Script
 	if sub != nil {
-		script = fromScripted(sub)
+		script = scripted.As[Turns](sub)
 	}
 	tk := (&Turns{a}).Task(Dispatch{Description: c.Description, Prompt: c.Prompt, SubagentType: c.Type, TaskID: c.Continue}, script)
 	if tk.State != "completed" {

@@ -14,15 +14,11 @@ import (
 // text (Failed).
 
 // A Script is a scripted agent in Pi (scripted.Script), with its calls.
-type Script func(a *Turns)
+type Script = scripted.For[Turns]
 
 // Turns is a script's view of its conversation (scripted.Turns) with
 // Pi's tools as calls.
 type Turns struct{ *scripted.Turns }
-
-func (s Script) play() scripted.Script { return func(t *scripted.Turns) { s(&Turns{t}) } }
-
-func fromScripted(s scripted.Script) Script { return func(a *Turns) { s(a.Turns) } }
 
 // Shell is what came back for a bash call: the output (stdout and stderr
 // together, its last 2000 lines or 50 KB), and the exit status, which the
@@ -139,7 +135,7 @@ const TaskPrefix = "Task: "
 // call returns when the agent's pi process has ended.
 func (a *Turns) Dispatch(agent, task string, script Script) Subagent {
 	if script != nil {
-		a.HandleTrimmed(task, script.play())
+		a.HandleTrimmed(task, script.Play())
 	}
 	return ParseSubagent(a.Call("subagent", map[string]any{"agent": agent, "task": task}).Text)
 }

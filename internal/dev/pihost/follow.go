@@ -124,7 +124,7 @@ func (adapter) Agent(a *scripted.Turns, c follower.AgentCall, sub scripted.Scrip
 	if c.Continue != "" {
 		a.Failf("%s: Pi cannot continue the agent %s: its pi process has ended", c.Description, c.Continue)
 	}
-	s := (&Turns{a}).Dispatch(c.Type, c.Prompt, fromScripted(sub))
+	s := (&Turns{a}).Dispatch(c.Type, c.Prompt, scripted.As[Turns](sub))
 	if s.Error != "" {
 		a.Failf("%s: %s", c.Description, scripted.Clip(s.Error, 500))
 	}

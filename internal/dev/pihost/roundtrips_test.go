@@ -38,7 +38,7 @@ func newRoundTrip(t *testing.T) *Host {
 // test's to read.
 func roundTrip(t *testing.T, h *Host, prompt string, script Script) *Session {
 	t.Helper()
-	s := events.RoundTrip(t, h.Machine, prompt, script.play(), h.Env(), h.Pi, Args(prompt)...)
+	s := events.RoundTrip(t, h.Machine, prompt, script.Play(), h.Env(), h.Pi, Args(prompt)...)
 	require.NoError(t, s.Err, "stderr:\n%s", s.Stderr)
 	return s
 }

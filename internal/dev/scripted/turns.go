@@ -21,6 +21,29 @@ import (
 // report a failure with Turns.Failf, never through a testing.T.
 type Script func(a *Turns)
 
+// For is a script of a host package, written over the host's view V of
+// its conversation: a struct whose one field is *Turns, its methods the
+// host's calls (claudehost.Turns: Bash, Read, Agent, …). A host declares
+// the two once:
+//
+//	type Turns struct{ *scripted.Turns }
+//	type Script = scripted.For[Turns]
+type For[V ~struct{ *Turns }] func(a *V)
+
+// Play is s as the server runs it.
+func (s For[V]) Play() Script {
+	return func(t *Turns) {
+		v := V{t}
+		s(&v)
+	}
+}
+
+// As is s over the host's view V: a script of the follower's (a
+// subagent's, the controller's) dispatched or run with a host's calls.
+func As[V ~struct{ *Turns }](s Script) For[V] {
+	return func(v *V) { s(struct{ *Turns }(*v).Turns) }
+}
+
 // Turns is a script's view of its conversation during one request, the
 // same for every wire format. Each call (Call, Say) is one model turn. A
 // call whose turn is already in the request's transcript returns what
