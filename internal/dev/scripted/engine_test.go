@@ -175,3 +175,18 @@ func TestHandleTrimmed(t *testing.T) {
 	assert.Equal(t, "sub here", ask(Sent("user", "sub")).Text)
 	assert.Equal(t, "sub here", ask(Sent("user", "sub\n")).Text)
 }
+
+// view is a host's view of a conversation, its calls as methods.
+type view struct{ *Turns }
+
+func (v *view) greet() { v.Say("hi from " + v.Prompt()) }
+
+// A host's script over its view plays as a Script, and a Script is one
+// over the view.
+func TestForAndAs(t *testing.T) {
+	srv, ask := PlayerOf(Chat{}).Fake(t, nil, false)
+	srv.Handle("go", For[view](func(v *view) { v.greet() }).Play())
+	srv.Handle("plain", As[view](func(a *Turns) { a.Say("plain") }).Play())
+	assert.Equal(t, "hi from go", ask(Sent("user", "go")).Text)
+	assert.Equal(t, "plain", ask(Sent("user", "plain")).Text)
+}
