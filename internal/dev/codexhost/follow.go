@@ -14,7 +14,6 @@ import (
 	"github.com/sdd-go/sdd-go/internal/dev/follower"
 	"github.com/sdd-go/sdd-go/internal/dev/harness"
 	"github.com/sdd-go/sdd-go/internal/dev/scripted"
-	"github.com/sdd-go/sdd-go/internal/dev/ship"
 )
 
 // This file is the follower (internal/dev/follower) in the Codex CLI
@@ -52,7 +51,6 @@ func (adapter) Host() string { return "codex" }
 func (adapter) Facts() harness.Facts {
 	exec := "exec_command (write_stdin )*"
 	return harness.Facts{
-		Skill:     ship.SkillName,
 		Model:     Model,
 		AgentIDs:  true,
 		Continues: true,

@@ -56,7 +56,6 @@ func (ad adapter) Facts() harness.Facts {
 		resumes = []string{} // a resume tests the text, which the wire does not change: the Completions suite's are enough
 	}
 	return harness.Facts{
-		Skill:     ship.SkillName,
 		Model:     Model,
 		AgentIDs:  true,
 		Continues: true,

@@ -11,7 +11,6 @@ import (
 	"github.com/sdd-go/sdd-go/internal/dev/follower"
 	"github.com/sdd-go/sdd-go/internal/dev/harness"
 	"github.com/sdd-go/sdd-go/internal/dev/scripted"
-	"github.com/sdd-go/sdd-go/internal/dev/ship"
 )
 
 // The follower (internal/dev/follower) over Droid's tools
@@ -44,7 +43,6 @@ func (adapter) Host() string { return "droid" }
 
 func (adapter) Facts() harness.Facts {
 	return harness.Facts{
-		Skill:     ship.SkillName,
 		Model:     Model,
 		AgentIDs:  true,
 		Continues: true,

@@ -11,7 +11,6 @@ import (
 	"github.com/sdd-go/sdd-go/internal/dev/follower"
 	"github.com/sdd-go/sdd-go/internal/dev/harness"
 	"github.com/sdd-go/sdd-go/internal/dev/scripted"
-	"github.com/sdd-go/sdd-go/internal/dev/ship"
 )
 
 // The follower (internal/dev/follower) over Gemini CLI's tools
@@ -42,7 +41,6 @@ func (adapter) Host() string { return "gemini" }
 
 func (adapter) Facts() harness.Facts {
 	return harness.Facts{
-		Skill:    ship.SkillName,
 		Reads:    harness.Whole,
 		Dispatch: harness.Dispatch{Call: "invoke_agent", Field: "agent_name", Agent: Agent},
 		Calls:    harness.OneCallEach("run_shell_command", "read_file", "activate_skill", "invoke_agent"),

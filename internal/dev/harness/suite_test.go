@@ -6,6 +6,7 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	"github.com/sdd-go/sdd-go/internal/dev/follower"
+	"github.com/sdd-go/sdd-go/internal/dev/ship"
 )
 
 func TestResumes(t *testing.T) {
@@ -41,4 +42,10 @@ func TestCallPatterns(t *testing.T) {
 	calls := OneCallEach("bash", "read", "read", "task")
 	assert.True(t, calls["Skill"].MatchString("read "))
 	assert.True(t, calls["Agent"].MatchString("task "))
+}
+
+// A host that names no skill lists it under the installer's folder name.
+func TestSkillName(t *testing.T) {
+	assert.Equal(t, ship.SkillName, Facts{}.SkillName())
+	assert.Equal(t, follower.DefaultSkill, Facts{Skill: follower.DefaultSkill}.SkillName())
 }

@@ -8,7 +8,6 @@ import (
 	"github.com/sdd-go/sdd-go/internal/dev/follower"
 	"github.com/sdd-go/sdd-go/internal/dev/harness"
 	"github.com/sdd-go/sdd-go/internal/dev/scripted"
-	"github.com/sdd-go/sdd-go/internal/dev/ship"
 )
 
 // The follower (internal/dev/follower) over Pi's tools (harness.Adapter),
@@ -41,7 +40,6 @@ func (adapter) Host() string { return "pi" }
 
 func (adapter) Facts() harness.Facts {
 	return harness.Facts{
-		Skill:    ship.SkillName,
 		Model:    Model,
 		Reads:    harness.GoesOn,
 		Dispatch: harness.Dispatch{Call: "subagent", Field: "agent", Agent: Agent},
