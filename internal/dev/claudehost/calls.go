@@ -11,17 +11,12 @@ import (
 
 // A Script is a scripted agent in Claude Code (scripted.Script), with
 // Claude Code's calls.
-type Script func(a *Turns)
+type Script = scripted.For[Turns]
 
 // Turns is a script's view of its conversation (scripted.Turns) with
 // Claude Code's tools as calls. Bash, Read, Write and the rest fail the
 // script on an error result; Call returns any.
 type Turns struct{ *scripted.Turns }
-
-// play is s as the server runs it.
-func (s Script) play() scripted.Script { return func(t *scripted.Turns) { s(&Turns{t}) } }
-
-func fromScripted(s scripted.Script) Script { return func(a *Turns) { s(a.Turns) } }
 
 // must is Call for a result that must not be an error.
 func (a *Turns) must(tool string, input any) scripted.Result {

@@ -20,7 +20,7 @@ const reminder = "<system-reminder>\ngit status\n</system-reminder>"
 // Bash, Read and the others fail the script on an error result.
 func TestMustFailsOnAnErrorResult(t *testing.T) {
 	srv, ask := scripted.PlayerOf(scripted.Messages{}).Fake(t, promptOf, false)
-	srv.Handle("strict", Script(func(a *Turns) { a.Bash("false") }).play())
+	srv.Handle("strict", Script(func(a *Turns) { a.Bash("false") }).Play())
 	first := ask(user("strict"))
 	ask(user("strict"), scripted.Said(first), scripted.Returned(first.Call.ID, "Exit code 1", true))
 	f := srv.Failures()
@@ -41,7 +41,7 @@ func TestAgentAndWait(t *testing.T) {
 		}
 		n := a.Wait(ag)
 		a.Say("got " + n.Status + " " + n.Result)
-	}).play())
+	}).Play())
 	prompt := user("main")
 	launch := ask(prompt)
 	require.Equal(t, "Agent", launch.Call.Name)

@@ -2,7 +2,6 @@ package claudehost
 
 import (
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 
@@ -32,7 +31,6 @@ type adapter struct{}
 func (adapter) Host() string { return "claude-code" }
 
 func (adapter) Facts() harness.Facts {
-	one := func(name string) *regexp.Regexp { return regexp.MustCompile("^" + name + " $") }
 	return harness.Facts{
 		Skill:    follower.DefaultSkill,
 		OnPath:   true,
@@ -40,7 +38,7 @@ func (adapter) Facts() harness.Facts {
 		AgentIDs: true,
 		Reads:    harness.Whole,
 		Micro:    true,
-		Calls:    map[string]*regexp.Regexp{"Bash": one("Bash"), "Read": one("Read"), "Skill": one("Skill"), "Agent": one("Agent")},
+		Calls:    harness.OneCallEach("Bash", "Read", "Skill", "Agent"),
 	}
 }
 
@@ -52,7 +50,9 @@ func (adapter) Start(t *testing.T, repo string, sc follower.Scenario) *harness.S
 	h := New(t, repo)
 	h.Allow = sc.UserRules()
 	return &harness.Sessions{Machine: h.Machine, SkillDir: filepath.Join(h.Plugin, "skills", ship.SkillName), BinDir: filepath.Join(h.Plugin, "bin"),
-		Session: func(prompt string, s scripted.Script) *harness.Played { return h.Run(prompt, fromScripted(s)).Played }}
+		Session: func(prompt string, s scripted.Script) *harness.Played {
+			return h.Run(prompt, scripted.As[Turns](s)).Played
+		}}
 }
 
 func result(r scripted.Result) follower.Result {
@@ -64,14 +64,7 @@ func (adapter) Bash(a *scripted.Turns, command string) follower.Result {
 }
 
 func (adapter) Read(a *scripted.Turns, path string, offset, limit int) follower.Result {
-	in := map[string]any{"file_path": path}
-	if offset > 0 {
-		in["offset"] = offset
-	}
-	if limit > 0 {
-		in["limit"] = limit
-	}
-	return result(a.Call("Read", in))
+	return result(a.Call("Read", scripted.DropUnset(map[string]any{"file_path": path, "offset": offset, "limit": limit})))
 }
 
 func (adapter) Write(a *scripted.Turns, path, content string) follower.Result {

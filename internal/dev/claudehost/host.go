@@ -1,7 +1,6 @@
 package claudehost
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -176,13 +175,11 @@ func (h *Host) Run(prompt string, controller Script) *Session {
 	h.writeSettings()
 	s := &Session{Prompt: prompt}
 	var readErr error
-	p := h.Play(prompt, controller.play(), h.Env(), func(ctx context.Context) *exec.Cmd {
+	p := h.Play(prompt, controller.Play(), h.Env(), func(ctx context.Context) *exec.Cmd {
 		return exec.CommandContext(ctx, h.Claude, "-p", prompt, "--output-format", "stream-json", "--verbose")
 	}, func(r io.Reader) { readErr = harness.ReadEvents(r, s.take) })
 	s.Played = p
-	if err := cmp.Or(p.Err, readErr); err != nil {
-		p.Problems = append([]string{fmt.Sprintf("claude: %v\nstderr: %s", err, p.Stderr)}, p.Problems...)
-	}
+	p.Ended("claude", readErr)
 	switch {
 	case s.Result == nil:
 		p.Problems = append(p.Problems, "the stream has no result event")
@@ -266,15 +263,8 @@ func (s *Session) Transcript() string {
 // writeSettings writes the user's settings: the allow rules, in the
 // default permission mode.
 func (h *Host) writeSettings() {
-	b, err := json.Marshal(map[string]any{"permissions": map[string]any{"allow": h.Allow}})
-	if err != nil {
-		h.T.Fatal(err)
-	}
-	dir := filepath.Join(h.Home, ".claude")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		h.T.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "settings.json"), b, 0o644); err != nil {
+	settings := map[string]any{"permissions": map[string]any{"allow": h.Allow}}
+	if err := harness.WriteJSON(filepath.Join(h.Home, ".claude", "settings.json"), settings, 0o644); err != nil {
 		h.T.Fatal(err)
 	}
 }

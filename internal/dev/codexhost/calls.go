@@ -15,10 +15,7 @@ type Turns struct{ *scripted.Turns }
 
 // A Script is a scripted agent in Codex (scripted.Script), with Codex's
 // calls.
-type Script func(a *Turns)
-
-// play is s as the server runs it.
-func (s Script) play() scripted.Script { return func(t *scripted.Turns) { s(&Turns{t}) } }
+type Script = scripted.For[Turns]
 
 // Command is the input of an exec_command call.
 type Command struct {
@@ -143,7 +140,7 @@ type SpawnArgs struct {
 func (a *Turns) SpawnWith(args SpawnArgs, script Script) Agent {
 	message := args.Message
 	if script != nil {
-		a.Handle(message, script.play())
+		a.Handle(message, script.Play())
 	}
 	r := a.CallIn(agentTools, "spawn_agent", args)
 	var out struct {

@@ -41,7 +41,7 @@ func TestExecReadsTheAnswer(t *testing.T) {
 	srv.Handle("do it", Script(func(a *Turns) {
 		e := a.Exec("echo hi")
 		a.Say("it said " + strings.TrimSpace(e.Output) + " with code " + strconv.Itoa(e.Code))
-	}).play())
+	}).Play())
 	prompt := append(cliContext, user("do it"))
 	first := ask(prompt...)
 	assert.Equal(t, "exec_command", first.Call.Name)
@@ -54,7 +54,7 @@ func TestExecReadsTheAnswer(t *testing.T) {
 // Run fails the script on a non-zero exit; Exec does not.
 func TestRunFailsOnAnExitCode(t *testing.T) {
 	srv, ask := scripted.PlayerOf(scripted.Responses{}).Fake(t, promptOf, true)
-	srv.Handle("strict", Script(func(a *Turns) { a.Run("false") }).play())
+	srv.Handle("strict", Script(func(a *Turns) { a.Run("false") }).Play())
 	first := ask(user("strict"))
 	ask(user("strict"), scripted.Said(first), output(first, execText(1, "")))
 	f := srv.Failures()
@@ -74,7 +74,7 @@ func TestSpawnAndWait(t *testing.T) {
 		}
 		st := a.Wait(ag)
 		a.Say("got " + st.State + " " + st.Message)
-	}).play())
+	}).Play())
 	prompt := user("main")
 	spawn := ask(prompt)
 	assert.Equal(t, "multi_agent_v1", spawn.Call.Namespace)

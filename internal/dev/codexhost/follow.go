@@ -14,7 +14,6 @@ import (
 	"github.com/sdd-go/sdd-go/internal/dev/follower"
 	"github.com/sdd-go/sdd-go/internal/dev/harness"
 	"github.com/sdd-go/sdd-go/internal/dev/scripted"
-	"github.com/sdd-go/sdd-go/internal/dev/ship"
 )
 
 // This file is the follower (internal/dev/follower) in the Codex CLI
@@ -52,7 +51,6 @@ func (adapter) Host() string { return "codex" }
 func (adapter) Facts() harness.Facts {
 	exec := "exec_command (write_stdin )*"
 	return harness.Facts{
-		Skill:     ship.SkillName,
 		Model:     Model,
 		AgentIDs:  true,
 		Continues: true,
@@ -75,7 +73,9 @@ func (adapter) Start(t *testing.T, repo string, _ follower.Scenario) *harness.Se
 	h := New(t, repo)
 	h.Timeout = 4 * time.Minute
 	dir := h.InstallSkill()
-	return h.Ready(dir, func(prompt string, s scripted.Script) *harness.Played { return h.Run(prompt, fromScripted(s)).Played })
+	return h.Ready(dir, func(prompt string, s scripted.Script) *harness.Played {
+		return h.Run(prompt, scripted.As[Turns](s)).Played
+	})
 }
 
 func (adapter) Bash(a *scripted.Turns, command string) follower.Result {
@@ -215,25 +215,9 @@ func WriteCommands(path, content string) []string {
 // skill's directory and the body after the front matter.
 func (adapter) Skill(a *scripted.Turns, name string) follower.Result {
 	t := &Turns{a}
-	sk, ok := t.Skill(name)
-	if !ok {
-		var names []string
-		for _, s := range t.Skills() {
-			names = append(names, s.Name)
-		}
-		return follower.Result{Text: fmt.Sprintf("no skill %q in the instructions (they list %s)", name, strings.Join(names, ", ")), IsError: true}
-	}
-	body, r, ok := read(t, sk.Path, 0, 0)
-	if !ok {
-		return r
-	}
-	if rest, ok := strings.CutPrefix(body, "---\n"); ok {
-		_, body, ok = strings.Cut(rest, "\n---\n")
-		if !ok {
-			return follower.Result{Text: sk.Path + ": its front matter never ends", IsError: true}
-		}
-	}
-	return follower.Result{Text: follower.BaseDirPrefix + filepath.Dir(sk.Path) + "\n\n" + strings.TrimLeft(body, "\n")}
+	return harness.ReadSkill(t.Skills(), name, "the instructions", func(path string) (string, follower.Result, bool) {
+		return read(t, path, 0, 0)
+	})
 }
 
 // Agent starts the follower's subagent for the prompt with spawn_agent,
@@ -251,7 +235,7 @@ func (adapter) Agent(a *scripted.Turns, c follower.AgentCall, sub scripted.Scrip
 		t.Resume(ag)
 		t.SendInput(ag, c.Prompt)
 	} else {
-		ag = t.SpawnWith(SpawnArgs{Message: c.Prompt, Model: spawnModel(t, c.Model)}, fromScripted(sub))
+		ag = t.SpawnWith(SpawnArgs{Message: c.Prompt, Model: spawnModel(t, c.Model)}, scripted.As[Turns](sub))
 	}
 	st := t.Wait(ag)
 	if st.State != "completed" {
@@ -278,5 +262,3 @@ func spawnModel(t *Turns, model string) string {
 	}
 	return ""
 }
-
-func fromScripted(s scripted.Script) Script { return func(a *Turns) { s(a.Turns) } }

@@ -60,16 +60,15 @@ func TestReadAgainWhenEmpty(t *testing.T) {
 	// answers plays the reads, each answered with the next output, and
 	// returns the commands and the last words.
 	answers := func(outputs ...string) (cmds []string, said string) {
-		transcript := []scripted.Entry{user("read")}
-		for i := 0; ; i++ {
-			turn := ask(transcript...)
-			if turn.Call == nil {
-				return cmds, turn.Text
-			}
-			require.Less(t, i, len(outputs), "more reads than answers")
-			cmds = append(cmds, string(turn.Call.Input))
-			transcript = append(transcript, scripted.Said(turn), output(turn, execText(0, outputs[i])))
+		var results []string
+		for _, o := range outputs {
+			results = append(results, execText(0, o))
 		}
+		calls, said := scripted.Answer(t, ask, []scripted.Entry{user("read")}, results...)
+		for _, c := range calls {
+			cmds = append(cmds, string(c.Input))
+		}
+		return cmds, said
 	}
 	cmds, said := answers("", "a\nb\n")
 	assert.Len(t, cmds, 2)

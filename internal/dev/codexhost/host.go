@@ -1,7 +1,6 @@
 package codexhost
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -165,18 +164,15 @@ func (h *Host) Run(prompt string, script Script) *Session {
 	before := len(h.Server.Requests())
 	s := &Session{Prompt: prompt}
 	var readErr error
-	p := h.Play(prompt, script.play(), h.Env(), func(ctx context.Context) *exec.Cmd {
+	p := h.Play(prompt, script.Play(), h.Env(), func(ctx context.Context) *exec.Cmd {
 		// The prompt is an argument and stdin is /dev/null: exec reads
 		// stdin when it is not a terminal, and would append it to the
 		// prompt.
 		return exec.CommandContext(ctx, h.Codex, "exec", "--skip-git-repo-check", "--json", "--color", "never", prompt)
 	}, func(r io.Reader) { readErr = harness.ReadEvents(r, s.take) })
 	s.Played, p.Final = p, s.final
-	requests := h.Server.Requests()[before:]
-	t.Logf("codex exec: %v, %d model requests", p.Elapsed.Round(time.Millisecond), len(requests))
-	if err := cmp.Or(p.Err, readErr); err != nil {
-		p.Problems = append([]string{fmt.Sprintf("codex: %v\nstderr: %s", err, p.Stderr)}, p.Problems...)
-	}
+	t.Logf("codex exec: %v, %d model requests", p.Elapsed.Round(time.Millisecond), len(h.Server.Requests())-before)
+	p.Ended("codex", readErr)
 	if !s.Done {
 		p.Problems = append(p.Problems, "the stream has no turn.completed")
 	}
@@ -193,42 +189,32 @@ func (h *Host) Run(prompt string, script Script) *Session {
 			p.Problems = append(p.Problems, "error item: "+it.Message)
 		}
 	}
-	p.Problems = append(p.Problems, h.callProblems(requests)...)
+	p.Problems = append(p.Problems, h.CallProblems(before, h.failed)...)
 	p.Report(h.Machine, s.Transcript)
 	return s
 }
 
-// callProblems are the calls of the conversations of requests that came
-// back a failure, and the conversations no script answered.
-func (h *Host) callProblems(requests []scripted.Request) []string {
-	var out []string
-	last := map[string]scripted.Request{}
-	for _, r := range requests {
-		if r.Answer != nil && !r.Scripted {
-			out = append(out, fmt.Sprintf("request %d of a conversation no script answers: %q", r.Seq, scripted.Clip(r.Prompt, 200)))
-		}
-		last[r.Prompt] = r
+// failed says what in a call's result marks it failed, "" when nothing
+// does (or AllowError accepts it): a command's exit code but 0, an answer
+// with neither an exit code nor a session, an agent call the CLI did not
+// carry out (no JSON).
+func (h *Host) failed(c scripted.CallResult) string {
+	if h.AllowError != nil && h.AllowError(c) {
+		return ""
 	}
-	for _, r := range last {
-		for _, c := range r.Calls() {
-			if !c.Done || h.AllowError != nil && h.AllowError(c) {
-				continue
-			}
-			switch c.Name {
-			case "exec_command", "write_stdin":
-				_, code, exited, running := parseExec(c.Output)
-				if exited && code != 0 || !exited && running == 0 {
-					out = append(out, harness.Problem(c.Output, c))
-				}
-			case "spawn_agent", "wait_agent", "close_agent":
-				var v map[string]any
-				if json.Unmarshal([]byte(c.Output), &v) != nil {
-					out = append(out, harness.Problem(c.Output, c))
-				}
-			}
+	switch c.Name {
+	case "exec_command", "write_stdin":
+		_, code, exited, running := parseExec(c.Output)
+		if exited && code != 0 || !exited && running == 0 {
+			return c.Output
+		}
+	case "spawn_agent", "wait_agent", "close_agent":
+		var v map[string]any
+		if json.Unmarshal([]byte(c.Output), &v) != nil {
+			return c.Output
 		}
 	}
-	return out
+	return ""
 }
 
 func (s *Session) take(e Event, line json.RawMessage) {

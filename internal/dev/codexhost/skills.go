@@ -3,14 +3,14 @@ package codexhost
 import (
 	"regexp"
 	"strings"
+
+	"github.com/sdd-go/sdd-go/internal/dev/harness"
 )
 
 // Skill is one skill of the <skills_instructions> message the CLI gives
-// the model: there is no skill tool, the model reads Path itself.
-type Skill struct {
-	Name, Description string
-	Path              string // the SKILL.md, absolute (its root expanded)
-}
+// the model: there is no skill tool, the model reads Path (its root
+// expanded) itself.
+type Skill = harness.ListedSkill
 
 var (
 	skillsRe    = regexp.MustCompile(`(?s)<skills_instructions>(.*?)</skills_instructions>`)
@@ -57,11 +57,4 @@ func (a *Turns) Skills() []Skill {
 }
 
 // Skill returns the listed skill called name.
-func (a *Turns) Skill(name string) (Skill, bool) {
-	for _, s := range a.Skills() {
-		if s.Name == name {
-			return s, true
-		}
-	}
-	return Skill{}, false
-}
+func (a *Turns) Skill(name string) (Skill, bool) { return harness.FindSkill(a.Skills(), name) }

@@ -56,14 +56,14 @@ func (ad adapter) Facts() harness.Facts {
 		resumes = []string{} // a resume tests the text, which the wire does not change: the Completions suite's are enough
 	}
 	return harness.Facts{
-		Skill:     ship.SkillName,
 		Model:     Model,
 		AgentIDs:  true,
 		Continues: true,
 		Reads:     harness.Pieces,
 		Dispatch:  harness.Dispatch{Call: "task", Field: "agent_type", Agent: AgentType},
-		Calls:     map[string]*regexp.Regexp{"Bash": regexp.MustCompile(`^bash $`), "Read": regexp.MustCompile(`^(view )+$`), "Skill": regexp.MustCompile(`^skill $`), "Agent": regexp.MustCompile(`^(task|write_agent) (read_agent )+$`)},
-		Resumes:   resumes,
+		Calls: map[string]*regexp.Regexp{"Bash": harness.OneCall("bash"), "Read": harness.SomeCalls("view"), "Skill": harness.OneCall("skill"),
+			"Agent": regexp.MustCompile(`^(task|write_agent) (read_agent )+$`)},
+		Resumes: resumes,
 	}
 }
 

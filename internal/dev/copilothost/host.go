@@ -1,7 +1,6 @@
 package copilothost
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -157,9 +156,7 @@ func (h *Host) Run(prompt string, controller scripted.Script) *Session {
 		return exec.CommandContext(ctx, h.Copilot, args...)
 	}, func(r io.Reader) { readErr = readStream(r, s, &final) })
 	s.Played, p.Final = p, final
-	if err := cmp.Or(p.Err, readErr); err != nil {
-		p.Problems = append([]string{fmt.Sprintf("copilot: %v\nstderr: %s", err, p.Stderr)}, p.Problems...)
-	}
+	p.Ended("copilot", readErr)
 	switch {
 	case s.Result == nil:
 		p.Problems = append(p.Problems, "the stream has no result event")

@@ -14,23 +14,25 @@ import (
 // text of a call that failed with "Error: " (Failed).
 
 // A Script is a scripted agent in Droid (scripted.Script), with its calls.
-type Script func(a *Turns)
+type Script = scripted.For[Turns]
 
 // Turns is a script's view of its conversation (scripted.Turns) with
 // Droid's tools as calls.
 type Turns struct{ *scripted.Turns }
-
-func (s Script) play() scripted.Script { return func(t *scripted.Turns) { s(&Turns{t}) } }
-
-func fromScripted(s scripted.Script) Script { return func(a *Turns) { s(a.Turns) } }
 
 // errorPrefix starts the result of a call that failed: a command's exit
 // code but 0, a file that cannot be read, a subagent that could not run,
 // arguments out of the tool's schema.
 const errorPrefix = "Error: "
 
-// Failed says whether a call's result marks it failed.
-func Failed(c scripted.CallResult) bool { return strings.HasPrefix(c.Output, errorPrefix) }
+// Failed says what in a call's result marks it failed, "" when nothing
+// does: the result itself, when it starts with errorPrefix.
+func Failed(c scripted.CallResult) string {
+	if strings.HasPrefix(c.Output, errorPrefix) {
+		return c.Output
+	}
+	return ""
+}
 
 // Shell is what came back for an Execute call:
 //
@@ -129,14 +131,7 @@ func ParseRead(text string) Read {
 // ReadFile reads path with Read: from line offset (0: the first), limit
 // lines (0: as many as the tool gives).
 func (a *Turns) ReadFile(path string, offset, limit int) Read {
-	in := map[string]any{"file_path": path}
-	if offset > 0 {
-		in["offset"] = offset
-	}
-	if limit > 0 {
-		in["limit"] = limit
-	}
-	return ParseRead(a.Call("Read", in).Text)
+	return ParseRead(a.Call("Read", scripted.DropUnset(map[string]any{"file_path": path, "offset": offset, "limit": limit})).Text)
 }
 
 // Create writes content to path with Create, which makes or overwrites
@@ -205,11 +200,12 @@ type Dispatch struct {
 }
 
 // Task runs d with Task, awaited (the call returns the report); script
-// is the subagent's model, for the conversation named by d.Prompt (a
-// continued one has its script already: nil).
+// is the subagent's model, for the conversation named by d.Prompt,
+// trimmed or not (HandleTrimmed; a continued one has its script already:
+// nil).
 func (a *Turns) Task(d Dispatch, script Script) Task {
 	if script != nil {
-		a.Handle(d.Prompt, script.play())
+		a.HandleTrimmed(d.Prompt, script.Play())
 	}
 	in := map[string]any{"subagent_type": d.SubagentType, "description": d.Description, "prompt": d.Prompt, "await": true}
 	if d.Resume != "" {

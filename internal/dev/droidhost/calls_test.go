@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/sdd-go/sdd-go/internal/dev/scripted"
 )
@@ -62,25 +63,17 @@ func TestAdapter(t *testing.T) {
 		a.Record("r", r.Text+"|"+b.Text)
 		a.Say("done")
 	})
-	entries := []scripted.Entry{scripted.Sent("user", "go")}
-	var calls []string
-	for _, result := range []string{
+	calls, said := scripted.Answer(t, ask, []scripted.Entry{scripted.Sent("user", "go")},
 		"l1\nl2\nl3 cu\n\n<system-reminder>[Showing lines 1-3 of 10 total lines, truncated to 60k characters]</system-reminder>",
 		"l3 cut\nl4\n\n<system-reminder>[Showing lines 3-4 of 4 total lines]</system-reminder>",
 		"Command completed successfully\n\n[Process exited with code 0]",
 		"[run 1a2b3c4] x\n\n\n[Process exited with code 0]",
-	} {
-		turn := ask(entries...)
-		if turn.Call == nil {
-			t.Fatalf("no call: %q (%v)", turn.Text, srv.Failures())
-		}
-		calls = append(calls, turn.Call.Name+" "+string(turn.Call.Input))
-		entries = append(entries, scripted.Said(turn), scripted.Returned(turn.Call.ID, result, false))
-	}
-	assert.Equal(t, "done", ask(entries...).Text, srv.Failures())
-	assert.Contains(t, calls[1], `"offset":3`)
-	assert.Contains(t, calls[2], `"command":"git add -- 'a b'"`)
-	assert.Contains(t, calls[3], `"command":"git commit -m 'x'"`)
+	)
+	assert.Equal(t, "done", said, srv.Failures())
+	require.Len(t, calls, 4)
+	assert.Contains(t, string(calls[1].Input), `"offset":3`)
+	assert.Contains(t, string(calls[2].Input), `"command":"git add -- 'a b'"`)
+	assert.Contains(t, string(calls[3].Input), `"command":"git commit -m 'x'"`)
 	got := strings.Split(srv.Records()["r"], "|")
 	assert.Equal(t, "1\tl1\n2\tl2\n3\tl3 cut\n4\tl4", got[0])
 	assert.Equal(t, "[run 1a2b3c4] x\n", got[1])

@@ -11,7 +11,6 @@ import (
 	"github.com/sdd-go/sdd-go/internal/dev/follower"
 	"github.com/sdd-go/sdd-go/internal/dev/harness"
 	"github.com/sdd-go/sdd-go/internal/dev/scripted"
-	"github.com/sdd-go/sdd-go/internal/dev/ship"
 )
 
 // The follower (internal/dev/follower) over Droid's tools
@@ -43,16 +42,14 @@ type adapter struct{}
 func (adapter) Host() string { return "droid" }
 
 func (adapter) Facts() harness.Facts {
-	one := func(name string) *regexp.Regexp { return regexp.MustCompile("^" + name + " $") }
 	return harness.Facts{
-		Skill:     ship.SkillName,
 		Model:     Model,
 		AgentIDs:  true,
 		Continues: true,
 		Reads:     harness.Pieces,
 		Dispatch:  harness.Dispatch{Call: "Task", Field: "subagent_type", Agent: SubagentType},
-		Calls: map[string]*regexp.Regexp{"Bash": one("Execute"), "Read": regexp.MustCompile(`^(Read )+$`),
-			"Skill": one("Skill"), "Agent": one("Task")},
+		Calls: map[string]*regexp.Regexp{"Bash": harness.OneCall("Execute"), "Read": harness.SomeCalls("Read"),
+			"Skill": harness.OneCall("Skill"), "Agent": harness.OneCall("Task")},
 		Resumes: resumeStates,
 	}
 }
@@ -148,22 +145,9 @@ func (adapter) Read(a *scripted.Turns, path string, offset, limit int) follower.
 			from = r.To + 1
 		default:
 			lines = append(lines, part...)
-			return follower.Result{Text: numbered(lines, max(offset, 1))}
+			return follower.Result{Text: harness.NumberedLines(lines, max(offset, 1))}
 		}
 	}
-}
-
-// numbered is lines, read from line first on, as the follower reads a
-// file tool's view (follower.FileLines): each numbered, a tab, its text.
-func numbered(lines []string, first int) string {
-	var b strings.Builder
-	for i, l := range lines {
-		if i > 0 {
-			b.WriteByte('\n')
-		}
-		fmt.Fprintf(&b, "%d\t%s", first+i, l)
-	}
-	return b.String()
 }
 
 func (adapter) Write(a *scripted.Turns, path, content string) follower.Result {
@@ -189,10 +173,7 @@ func (adapter) Skill(a *scripted.Turns, name string) follower.Result {
 func (adapter) Agent(a *scripted.Turns, c follower.AgentCall, sub scripted.Script) follower.AgentResult {
 	var script Script
 	if sub != nil {
-		script = fromScripted(sub)
-		if p := strings.TrimSpace(c.Prompt); p != c.Prompt {
-			a.Handle(p, sub)
-		}
+		script = scripted.As[Turns](sub)
 	}
 	tk := (&Turns{a}).Task(Dispatch{SubagentType: c.Type, Description: c.Description, Prompt: c.Prompt, Resume: c.Continue}, script)
 	if tk.Error != "" {

@@ -7,12 +7,11 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/sdd-go/sdd-go/internal/dev/scripted"
+	"github.com/sdd-go/sdd-go/internal/dev/harness"
 	"github.com/sdd-go/sdd-go/internal/dev/testutil"
 )
 
@@ -20,33 +19,27 @@ import (
 // the pinned CLI against the scripted model, on a host of its own
 // (newRoundTrip); the package's doc says what they found.
 
-// newRoundTrip is a host whose HOME holds a space and an é (and a git
-// identity), with the
-// user's settings (the scripted model), in a repository with one commit.
+// newRoundTrip is a host whose HOME holds a space and an é
+// (harness.Machine.RoundTripHome), with the user's settings (the
+// scripted model), in a repository with one commit.
 func newRoundTrip(t *testing.T) *Host {
 	t.Helper()
 	repo := testutil.NewRepo(t)
 	repo.Commit("start", "README.md", "a project\n")
 	h := New(t, repo.Root)
-	gitconfig, err := os.ReadFile(filepath.Join(h.Home, ".gitconfig"))
-	require.NoError(t, err)
-	h.Home = filepath.Join(filepath.Dir(h.Home), "home é x")
-	require.NoError(t, os.MkdirAll(h.Home, 0o755))
+	require.NoError(t, h.RoundTripHome())
 	require.NoError(t, h.WriteSettings())
-	require.NoError(t, os.WriteFile(filepath.Join(h.Home, ".gitconfig"), gitconfig, 0o644))
 	return h
 }
 
-// roundTrip runs a session of prompt, script its model, and fails the
-// test on a failed script or an unreadable output; how the process ended
-// and the session's problems are the test's to read.
+// roundTrip runs a session of prompt at the host's autonomy, script its
+// model, and fails the test on a failed script or an unreadable output
+// (harness.Events.RoundTrip); how the process ended and the session's
+// problems are the test's to read.
 func roundTrip(t *testing.T, h *Host, prompt string, script Script) *Session {
 	t.Helper()
-	s, err := h.session(prompt, script.play())
-	t.Logf("session of %q at --auto %s: %v, %d events, %d requests", scripted.Clip(prompt, 40), h.Auto, s.Elapsed.Round(time.Millisecond), len(s.Events), len(h.Server.Requests()))
-	require.Empty(t, s.Problems, "stderr:\n%s", s.Stderr)
-	require.NoError(t, err)
-	return s
+	t.Logf("--auto %s", h.Auto)
+	return events.RoundTrip(t, h.Machine, prompt, script.Play(), h.Env(), h.Droid, Args(prompt, h.Auto)...)
 }
 
 // ok is roundTrip of a session that must end well.
@@ -67,18 +60,9 @@ func TestExecute(t *testing.T) {
 	h := newRoundTrip(t)
 	const prompt = "Run a few commands."
 	s := ok(t, h, prompt, func(m *Turns) {
-		for _, c := range []struct {
-			cmd  string
-			want Shell
-		}{
-			{"echo hi", Shell{Output: "hi\n"}},
-			{"echo oops >&2; exit 3", Shell{Output: "oops\n", Code: 3}},
-			{"true", Shell{}},
-			{"cd /; export SDD_X=1", Shell{}},
-			{`pwd; echo "[$SDD_X]"`, Shell{Output: h.Repo + "\n[]\n"}},
-		} {
-			if got := m.Execute(c.cmd, "low"); got != c.want {
-				m.Failf("%s: %+v, want %+v", c.cmd, got, c.want)
+		for _, c := range harness.ShellCases(h.Repo) {
+			if got, want := m.Execute(c.Command, "low"), (Shell{Output: c.Output, Code: c.Code}); got != want {
+				m.Failf("%s: %+v, want %+v", c.Command, got, want)
 			}
 		}
 		r := m.Call("Execute", map[string]any{"command": "echo hi", "riskLevel": "low"})

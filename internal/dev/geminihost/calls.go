@@ -17,14 +17,11 @@ import (
 
 // A Script is a scripted agent in Gemini CLI (scripted.Script), with its
 // calls.
-type Script func(a *Turns)
+type Script = scripted.For[Turns]
 
 // Turns is a script's view of its conversation (scripted.Turns) with
 // Gemini CLI's tools as calls.
 type Turns struct{ *scripted.Turns }
-
-// play is s as the server runs it.
-func (s Script) play() scripted.Script { return func(t *scripted.Turns) { s(&Turns{t}) } }
 
 // Shell is what came back for a run_shell_command call. The CLI wraps
 // it:
@@ -199,14 +196,7 @@ func (a *Turns) ReadFile(path string, start, end int) Read {
 }
 
 func readArgs(path string, start, end int) map[string]any {
-	args := map[string]any{"file_path": path}
-	if start > 0 {
-		args["start_line"] = start
-	}
-	if end > 0 {
-		args["end_line"] = end
-	}
-	return args
+	return scripted.DropUnset(map[string]any{"file_path": path, "start_line": start, "end_line": end})
 }
 
 // Subagent is what came back for an invoke_agent call:
@@ -244,7 +234,7 @@ func ParseSubagent(r scripted.Result) Subagent {
 // prompt (two invocations of one session need distinct prompts, or share
 // a script). The call returns when the subagent has finished.
 func (a *Turns) Invoke(agent, prompt string, script Script) Subagent {
-	a.Handle(prompt, script.play())
+	a.Handle(prompt, script.Play())
 	return ParseSubagent(a.Call("invoke_agent", map[string]any{"agent_name": agent, "prompt": prompt}))
 }
 

@@ -2,7 +2,6 @@ package geminihost
 
 import (
 	"encoding/json"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -12,7 +11,6 @@ import (
 	"github.com/sdd-go/sdd-go/internal/dev/follower"
 	"github.com/sdd-go/sdd-go/internal/dev/harness"
 	"github.com/sdd-go/sdd-go/internal/dev/scripted"
-	"github.com/sdd-go/sdd-go/internal/dev/ship"
 )
 
 // The follower (internal/dev/follower) over Gemini CLI's tools
@@ -43,11 +41,9 @@ func (adapter) Host() string { return "gemini" }
 
 func (adapter) Facts() harness.Facts {
 	return harness.Facts{
-		Skill:    ship.SkillName,
 		Reads:    harness.Whole,
 		Dispatch: harness.Dispatch{Call: "invoke_agent", Field: "agent_name", Agent: Agent},
-		Calls: map[string]*regexp.Regexp{"Bash": regexp.MustCompile(`^run_shell_command $`), "Read": regexp.MustCompile(`^read_file $`),
-			"Skill": regexp.MustCompile(`^activate_skill $`), "Agent": regexp.MustCompile(`^invoke_agent $`)},
+		Calls:    harness.OneCallEach("run_shell_command", "read_file", "activate_skill", "invoke_agent"),
 	}
 }
 
@@ -147,10 +143,7 @@ func (adapter) Skill(a *scripted.Turns, name string) follower.Result {
 // generalist, on the session's model (the text's tiers name none here),
 // and reads its complete_task result.
 func (adapter) Agent(a *scripted.Turns, c follower.AgentCall, sub scripted.Script) follower.AgentResult {
-	a.Handle(c.Prompt, sub)
-	if p := strings.TrimSpace(c.Prompt); p != c.Prompt {
-		a.Handle(p, sub)
-	}
+	a.HandleTrimmed(c.Prompt, sub)
 	s := ParseSubagent(a.Call("invoke_agent", map[string]any{"agent_name": c.Type, "prompt": c.Prompt}))
 	var res struct{ Response string }
 	if json.Unmarshal([]byte(s.Result), &res) == nil && res.Response != "" {

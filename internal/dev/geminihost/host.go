@@ -1,10 +1,6 @@
 package geminihost
 
 import (
-	"context"
-	"fmt"
-	"io"
-	"os/exec"
 	"strings"
 	"testing"
 
@@ -42,9 +38,25 @@ func promptOf(text string) string {
 
 // Session is what one `gemini -p` run did: the process, the follower's
 // steps and the controller's last words (Played), and its events.
-type Session struct {
-	*harness.Played
-	Events []Event
+type Session = harness.EventSession[Event]
+
+// events is how a session's -o stream-json output reads (events.go).
+// Run is not harness.Events.Run: the CLI's side requests (its routing
+// classifier, its loop check) name no conversation and get the wire's
+// answer, not a script's, and a call's failure is the error mark the
+// Gemini API carries, held in every conversation.
+var events = harness.Events[Event]{CLI: "gemini", Read: ReadEvents, Line: func(e Event) string { return e.Line }, Final: final}
+
+// final is the session's last words: the assistant's texts, which
+// stream in pieces.
+func final(events []Event) string {
+	var s string
+	for _, e := range events {
+		if e.Type == "message" && e.Role == "assistant" {
+			s += e.Content
+		}
+	}
+	return s
 }
 
 // Run runs `gemini -o stream-json -p prompt` in the repository, the
@@ -56,11 +68,9 @@ type Session struct {
 // test's (t.Errorf), with the transcript logged.
 func (h *Host) Run(prompt string, controller scripted.Script) *Session {
 	h.T.Helper()
-	s, readErr := h.session(prompt, controller)
+	s, readErr := events.Play(h.Machine, prompt, controller, h.Env(), h.Gemini, Args(prompt)...)
 	p := s.Played
-	if p.Err != nil || readErr != nil {
-		p.Problems = append([]string{fmt.Sprintf("gemini: %v %v\nstderr: %s", p.Err, readErr, p.Stderr)}, p.Problems...)
-	}
+	p.Ended("gemini", readErr)
 	p.Problems = append(p.Problems, Problems(s.Events)...)
 	if strings.Contains(p.Stderr, "[Routing]") {
 		p.Problems = append(p.Problems, "the routing classifier could not read its answer: "+scripted.Clip(p.Stderr, 1000))
@@ -74,34 +84,4 @@ func (h *Host) Run(prompt string, controller scripted.Script) *Session {
 	}
 	p.Report(h.Machine, s.Transcript)
 	return s
-}
-
-// session runs `gemini -o stream-json -p prompt` with the extra
-// arguments in the repository, the scripted controller answering for the
-// session, and checks nothing: a failed script is among the problems
-// (Played), the error is the reading of the events'.
-func (h *Host) session(prompt string, controller scripted.Script, extra ...string) (*Session, error) {
-	h.T.Helper()
-	s := &Session{}
-	var readErr error
-	s.Played = h.Play(prompt, controller, h.Env(), func(ctx context.Context) *exec.Cmd {
-		return exec.CommandContext(ctx, h.Gemini, Args(prompt, extra...)...)
-	}, func(r io.Reader) { s.Events, readErr = ReadEvents(r) })
-	for _, e := range s.Events {
-		if e.Type == "message" && e.Role == "assistant" {
-			s.Final += e.Content // a text streams in pieces
-		}
-	}
-	return s, readErr
-}
-
-// Transcript is the session's events, one line each, for a failure's
-// log.
-func (s *Session) Transcript() string {
-	var b strings.Builder
-	for _, e := range s.Events {
-		b.WriteString(scripted.Clip(e.Line, 600) + "\n")
-	}
-	fmt.Fprintf(&b, "final: %q\nstderr: %s\n", scripted.Clip(s.Final, 400), scripted.Clip(s.Stderr, 2000))
-	return b.String()
 }

@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -34,8 +33,7 @@ func newRoundTrip(t *testing.T) *roundTrip {
 	repo := testutil.NewRepo(t)
 	repo.Commit("start", "README.md", "a project\n")
 	h := &roundTrip{Host: New(t, repo.Root), t: t, repo: repo, settings: sessionSettings()}
-	h.Home = filepath.Join(filepath.Dir(h.Home), "home é x")
-	require.NoError(t, os.MkdirAll(h.Home, 0o755))
+	require.NoError(t, h.RoundTripHome())
 	return h
 }
 
@@ -55,10 +53,7 @@ func (h *roundTrip) write(rel, content string) string {
 func (h *roundTrip) run(prompt string, script Script, extra ...string) *Session {
 	h.t.Helper()
 	require.NoError(h.t, h.WriteSettings(h.settings))
-	s, readErr := h.session(prompt, script.play(), extra...)
-	h.t.Logf("session of %q: %v, %d events, %d requests", scripted.Clip(prompt, 40), s.Elapsed.Round(time.Millisecond), len(s.Events), len(h.Server.Requests()))
-	require.Empty(h.t, s.Problems, "the scripts failed; stderr:\n%s", s.Stderr)
-	require.NoError(h.t, readErr, "stderr:\n%s", s.Stderr)
+	s := events.RoundTrip(h.t, h.Machine, prompt, script.Play(), h.Env(), h.Gemini, Args(prompt, extra...)...)
 	require.NoError(h.t, s.Err, "stderr:\n%s", s.Stderr)
 	for _, r := range h.Server.Requests() {
 		require.NotNil(h.t, r.Answer, "request %d: %s %s is no method of the scripted model", r.Seq, r.Method, r.Path)

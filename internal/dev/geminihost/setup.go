@@ -1,7 +1,6 @@
 package geminihost
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 
@@ -86,13 +85,5 @@ func (h *Host) Policy(rules string) {
 
 // WriteSettings writes settings as the host's ~/.gemini/settings.json.
 func (h *Host) WriteSettings(settings map[string]any) error {
-	b, err := json.MarshalIndent(settings, "", "  ")
-	if err != nil {
-		return err
-	}
-	dir := filepath.Join(h.Home, ".gemini")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	return os.WriteFile(filepath.Join(dir, "settings.json"), append(b, '\n'), 0o644)
+	return harness.WriteJSON(filepath.Join(h.Home, ".gemini", "settings.json"), settings, 0o644)
 }

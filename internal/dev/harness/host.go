@@ -7,6 +7,7 @@ import (
 
 	"github.com/sdd-go/sdd-go/internal/dev/follower"
 	"github.com/sdd-go/sdd-go/internal/dev/scripted"
+	"github.com/sdd-go/sdd-go/internal/dev/ship"
 )
 
 // Host is one host CLI as the scenarios (RunScenarios) drive it: a host
@@ -48,7 +49,10 @@ func (m *Machine) Ready(skillDir string, session func(prompt string, controller 
 
 // Facts are where hosts differ, as the scenarios check them.
 type Facts struct {
-	// Skill is the skill's name as the host lists it.
+	// Skill is the skill's name as the host lists it; "" is
+	// ship.SkillName, the name of the folder the installer puts it in,
+	// as every host lists it but one that namespaces it (Claude Code's
+	// plugin: follower.DefaultSkill). SkillName reads it.
 	Skill string
 	// OnPath: the commands are on the PATH of the host's shell, and the
 	// host's file has them run by name (Claude Code, where the plugin's
@@ -88,6 +92,33 @@ type Facts struct {
 	// (a new session each, about a walk-through's time); nil:
 	// FewResumes. $SDD_HOST_RESUMES=all runs every state on every host.
 	Resumes []string
+}
+
+// OneCall is a pattern of Facts.Calls: a follower tool that is one call
+// of the host's, name.
+func OneCall(name string) *regexp.Regexp {
+	return regexp.MustCompile("^" + regexp.QuoteMeta(name) + " $")
+}
+
+// SomeCalls is a pattern of Facts.Calls: a follower tool that is one or
+// more calls of the host's, name (a read in pieces).
+func SomeCalls(name string) *regexp.Regexp {
+	return regexp.MustCompile("^(" + regexp.QuoteMeta(name) + " )+$")
+}
+
+// OneCallEach are Facts.Calls of a host whose every follower tool of the
+// controller is one call of its own: its Bash, Read, Skill and Agent, by
+// name.
+func OneCallEach(bash, read, skill, agent string) map[string]*regexp.Regexp {
+	return map[string]*regexp.Regexp{"Bash": OneCall(bash), "Read": OneCall(read), "Skill": OneCall(skill), "Agent": OneCall(agent)}
+}
+
+// SkillName is the skill's name as the host lists it (Facts.Skill).
+func (f Facts) SkillName() string {
+	if f.Skill == "" {
+		return ship.SkillName
+	}
+	return f.Skill
 }
 
 // Dispatch is a host's dispatch call: its name (without a namespace),

@@ -14,6 +14,7 @@ package harness
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -53,11 +54,66 @@ func NewMachine(t testing.TB, repo string, wire scripted.Wire, path []string) *M
 			t.Fatal(err)
 		}
 	}
-	gitconfig := "[user]\n\tname = SDD Host Test\n\temail = host@example.com\n[init]\n\tdefaultBranch = main\n"
-	if err := os.WriteFile(filepath.Join(m.Home, ".gitconfig"), []byte(gitconfig), 0o644); err != nil {
+	if err := writeGitconfig(m.Home); err != nil {
 		t.Fatal(err)
 	}
 	return m
+}
+
+// writeGitconfig writes the machine's git identity in home.
+func writeGitconfig(home string) error {
+	gitconfig := "[user]\n\tname = SDD Host Test\n\temail = host@example.com\n[init]\n\tdefaultBranch = main\n"
+	return os.WriteFile(filepath.Join(home, ".gitconfig"), []byte(gitconfig), 0o644)
+}
+
+// RoundTripHome moves m's HOME to a new folder beside it whose name holds
+// a space and an é ("home é x"), with the machine's git identity: the
+// HOME of a round trip (a test of the CLI itself), where a path of the
+// skill's under HOME must be quoted, as a user's may need. What the host
+// wrote in the old HOME (its configuration) it writes again.
+func (m *Machine) RoundTripHome() error {
+	m.Home = filepath.Join(filepath.Dir(m.Home), "home é x")
+	if err := os.MkdirAll(m.Home, 0o755); err != nil {
+		return err
+	}
+	return writeGitconfig(m.Home)
+}
+
+// ShellCase is a command of a shell round trip (a test of a CLI's shell
+// tool) and what it gives: its output, stdout and stderr together ("" for
+// none), and its exit code.
+type ShellCase struct {
+	Command, Output string
+	Code            int
+}
+
+// ShellCases are the commands a host's shell round trip runs in a session
+// in repo, each with what it gives, the same on every host: an output, a
+// failure's stderr and exit code, no output, and a cd and an export that
+// do not carry over to the next command (each is a shell of its own, in
+// the session's folder).
+func ShellCases(repo string) []ShellCase {
+	return []ShellCase{
+		{Command: "echo hi", Output: "hi\n"},
+		{Command: "echo oops >&2; exit 3", Output: "oops\n", Code: 3},
+		{Command: "true"},
+		{Command: "cd /; export SDD_X=1"},
+		{Command: `pwd; echo "[$SDD_X]"`, Output: repo + "\n[]\n"},
+	}
+}
+
+// WriteJSON writes v to path as indented JSON with a final newline, its
+// folder made, with perm: a host's configuration file in a machine's
+// HOME (settings.json, models.json, opencode.json), as a user writes it.
+func WriteJSON(path string, v any, perm os.FileMode) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(b, '\n'), perm)
 }
 
 // Play runs one session: script answers the conversation whose prompt is
@@ -90,6 +146,32 @@ func (m *Machine) Play(prompt string, script scripted.Script, env []string, cmd 
 		}
 	}
 	return p
+}
+
+// CallProblems are the problems of the requests m's server got from
+// request before on: each request of a conversation no script answers,
+// and each call of a conversation (as its last request holds them) that
+// came back failed, failed saying why ("" for a call that did not). A
+// failed call ends neither the script nor the session: a host whose
+// model is shown no error mark (Chat Completions) goes on after it, and
+// the test fails here.
+func (m *Machine) CallProblems(before int, failed func(scripted.CallResult) string) []string {
+	var out []string
+	last := map[string]scripted.Request{}
+	for _, r := range m.Server.Requests()[before:] {
+		if r.Answer != nil && !r.Scripted {
+			out = append(out, fmt.Sprintf("request %d of a conversation no script answers: %q", r.Seq, scripted.Clip(r.Prompt, 200)))
+		}
+		last[r.Prompt] = r
+	}
+	for _, r := range last {
+		for _, c := range r.Calls() {
+			if why := failed(c); c.Done && why != "" {
+				out = append(out, Problem(why, c))
+			}
+		}
+	}
+	return out
 }
 
 // Command runs bin with args in the repository with env, for a command

@@ -102,7 +102,7 @@ func dispatchesOf(p *Played) map[follower.Role]int {
 // executor's 12 calls (rare.md read for its Batches), then its last
 // words.
 func microSteps(h Host) []string {
-	out := []string{"Skill " + h.Facts().Skill, "Read " + follower.HostFile(h.Host())}
+	out := []string{"Skill " + h.Facts().SkillName(), "Read " + follower.HostFile(h.Host())}
 	for _, step := range []string{"Bash Look", "Read color.md", "Read rare.md", "Bash Start the run+Start a batch",
 		"Agent implementer 1 (haiku)", "Bash Package", "Agent reviewer 1 (sonnet)", "Bash Close+Final package",
 		"Agent final reviewer 0 (opus)", "Bash Close+Finish", "Say"} {

@@ -21,12 +21,21 @@ func Numbered(text string, first, limit int) string {
 	if limit > 0 && strings.Count(text, "\n") >= limit && pieces[len(pieces)-1] == "" {
 		pieces = pieces[:len(pieces)-1]
 	}
+	return NumberedLines(pieces, first)
+}
+
+// NumberedLines is lines, read from line first on, in the same view: each
+// numbered, a tab, its text, every line shown (an empty last one too).
+// It is how a host whose read tool gives a file's lines unnumbered and
+// cut into parts (Pi's read, Droid's Read) shows the follower the parts'
+// lines together.
+func NumberedLines(lines []string, first int) string {
 	var b strings.Builder
-	for i, p := range pieces {
+	for i, l := range lines {
 		if i > 0 {
 			b.WriteByte('\n')
 		}
-		fmt.Fprintf(&b, "%d\t%s", first+i, p)
+		fmt.Fprintf(&b, "%d\t%s", first+i, l)
 	}
 	return b.String()
 }

@@ -18,4 +18,7 @@ func TestNumbered(t *testing.T) {
 	assert.Equal(t, "3\tc\n4\td", Numbered("c\nd\n", 3, 2))
 	assert.Equal(t, "3\tc\n4\t", Numbered("c\n", 3, 2))
 	assert.Equal(t, "1\ta\n2\tb", Numbered("a\nb\n", 1, 2))
+	// The lines of parts read one after another: every one shown.
+	assert.Equal(t, "3\tc\n4\t", NumberedLines([]string{"c", ""}, 3))
+	assert.Equal(t, "1\t", NumberedLines([]string{""}, 1))
 }

@@ -2,6 +2,7 @@ package harness
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -102,6 +103,15 @@ func (p *Played) Report(m *Machine, transcript func() string) {
 	m.T.Logf("transcript of the session (%v):\n%s", p.Elapsed.Round(time.Millisecond), transcript())
 	for _, pr := range p.Problems {
 		m.T.Errorf("%s", pr)
+	}
+}
+
+// Ended puts first among p's problems how the CLI's process went wrong,
+// if it did: its error, or readErr, the reading of its output's, with
+// what it printed on stderr.
+func (p *Played) Ended(cli string, readErr error) {
+	if err := errors.Join(p.Err, readErr); err != nil {
+		p.Problems = append([]string{fmt.Sprintf("%s: %v\nstderr: %s", cli, err, p.Stderr)}, p.Problems...)
 	}
 }
 

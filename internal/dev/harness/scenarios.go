@@ -1,12 +1,7 @@
 package harness
 
 import (
-	"bufio"
-	"bytes"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"regexp"
 	"strings"
 
@@ -64,27 +59,4 @@ func LookRow(output string) (string, bool) {
 		}
 	}
 	return "", false
-}
-
-// ReadEvents decodes each non-blank line of a session's JSON event
-// stream as an E and hands it to take, with the line, as it comes (a line
-// that is no E is passed over); it returns the stream's error but its
-// end.
-func ReadEvents[E any](r io.Reader, take func(e E, line json.RawMessage)) error {
-	br := bufio.NewReaderSize(r, 1<<16)
-	for {
-		line, err := br.ReadBytes('\n')
-		if l := bytes.TrimSpace(line); len(l) > 0 {
-			var e E
-			if json.Unmarshal(l, &e) == nil {
-				take(e, append(json.RawMessage(nil), l...))
-			}
-		}
-		if err != nil {
-			if errors.Is(err, io.EOF) {
-				return nil
-			}
-			return err
-		}
-	}
 }

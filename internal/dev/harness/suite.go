@@ -71,12 +71,12 @@ func resumes(f Facts) []string {
 
 // scenario is sc with the skill named as h lists it.
 func scenario(h Host, sc follower.Scenario) follower.Scenario {
-	sc.Skill = h.Facts().Skill
+	sc.Skill = h.Facts().SkillName()
 	return sc
 }
 
 func prompt(h Host, verb, plan string) string {
-	return verb + " the plan " + plan + " with the " + h.Facts().Skill + " skill."
+	return verb + " the plan " + plan + " with the " + h.Facts().SkillName() + " skill."
 }
 
 func readFile(t *testing.T, p string) string {
@@ -426,7 +426,7 @@ func resume(t *testing.T, h Host, c follower.Resume) *Played {
 	p := s.Session(prompt(h, "Resume", sc.Plan), FollowKeeping(h, sc, repo, keep))
 	got = named(p.Calls())
 	require.GreaterOrEqual(t, len(got), 3)
-	require.Equal(t, []string{"Skill " + h.Facts().Skill, "Read " + follower.HostFile(h.Host()), "Bash Look"}, got[:3])
+	require.Equal(t, []string{"Skill " + h.Facts().SkillName(), "Read " + follower.HostFile(h.Host()), "Bash Look"}, got[:3])
 	look, _ := p.Ran("sdd-ledger look ")
 	row, ok := LookRow(look.Text)
 	require.True(t, ok, "no Look printed a next: line")

@@ -1,7 +1,6 @@
 package opencodehost
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -69,14 +68,7 @@ func Config(baseURL string) map[string]any {
 // preinstalled from the install of bin (PreinstallPlugin).
 func WriteConfig(home, baseURL, bin string) error {
 	dir := ConfigDir(home)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	b, err := json.MarshalIndent(Config(baseURL), "", "  ")
-	if err != nil {
-		return err
-	}
-	if err := os.WriteFile(filepath.Join(dir, "opencode.json"), append(b, '\n'), 0o644); err != nil {
+	if err := harness.WriteJSON(filepath.Join(dir, "opencode.json"), Config(baseURL), 0o644); err != nil {
 		return err
 	}
 	return PreinstallPlugin(dir, bin)

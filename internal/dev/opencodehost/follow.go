@@ -11,7 +11,6 @@ import (
 	"github.com/sdd-go/sdd-go/internal/dev/follower"
 	"github.com/sdd-go/sdd-go/internal/dev/harness"
 	"github.com/sdd-go/sdd-go/internal/dev/scripted"
-	"github.com/sdd-go/sdd-go/internal/dev/ship"
 )
 
 // The follower (internal/dev/follower) over OpenCode's tools
@@ -33,8 +32,6 @@ import (
 // Code's general-purpose).
 const SubagentType = "general"
 
-func fromScripted(s scripted.Script) Script { return func(a *Turns) { s(a.Turns) } }
-
 // adapter is OpenCode as the shared scenarios drive it (harness.Host).
 type adapter struct{}
 
@@ -42,15 +39,13 @@ type adapter struct{}
 func (adapter) Host() string { return "opencode" }
 
 func (adapter) Facts() harness.Facts {
-	one := func(name string) *regexp.Regexp { return regexp.MustCompile("^" + name + " $") }
 	return harness.Facts{
-		Skill:     ship.SkillName,
 		Model:     Model,
 		AgentIDs:  true,
 		Continues: true,
 		Reads:     harness.GoesOn,
 		Dispatch:  harness.Dispatch{Call: "task", Field: "subagent_type", Agent: SubagentType},
-		Calls:     map[string]*regexp.Regexp{"Bash": one("bash"), "Read": one("read"), "Skill": one("skill"), "Agent": one("task")},
+		Calls:     harness.OneCallEach("bash", "read", "skill", "task"),
 		Resumes:   resumeStates,
 	}
 }
@@ -69,7 +64,9 @@ func (adapter) Start(t *testing.T, repo string, _ follower.Scenario) *harness.Se
 	h := New(t, repo)
 	h.Timeout = 5 * time.Minute
 	dir := h.InstallSkill()
-	return h.Ready(dir, func(prompt string, s scripted.Script) *harness.Played { return h.Run(prompt, fromScripted(s)).Played })
+	return h.Ready(dir, func(prompt string, s scripted.Script) *harness.Played {
+		return h.Run(prompt, scripted.As[Turns](s)).Played
+	})
 }
 
 // Bash runs the command with the bash tool in the session's directory.
@@ -87,14 +84,7 @@ func (adapter) Bash(a *scripted.Turns, command string) follower.Result {
 // are. What comes back is given to the follower in the layout it reads
 // (claudeLayout).
 func (adapter) Read(a *scripted.Turns, path string, offset, limit int) follower.Result {
-	in := map[string]any{"filePath": path}
-	if offset > 0 {
-		in["offset"] = offset
-	}
-	if limit > 0 {
-		in["limit"] = limit
-	}
-	out := a.Call("read", in).Text
+	out := a.Call("read", scripted.DropUnset(map[string]any{"filePath": path, "offset": offset, "limit": limit})).Text
 	r := follower.Result{Text: claudeLayout(out)}
 	if m := readOnRe.FindStringSubmatch(out); m != nil {
 		r.Next, _ = strconv.Atoi(m[1])
@@ -219,7 +209,7 @@ func skillBody(sk Skill) (string, bool) {
 func (adapter) Agent(a *scripted.Turns, c follower.AgentCall, sub scripted.Script) follower.AgentResult {
 	var script Script
 	if sub != nil {
-		script = fromScripted(sub)
+		script = scripted.As[Turns](sub)
 	}
 	tk := (&Turns{a}).Task(Dispatch{Description: c.Description, Prompt: c.Prompt, SubagentType: c.Type, TaskID: c.Continue}, script)
 	if tk.State != "completed" {

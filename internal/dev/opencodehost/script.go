@@ -9,7 +9,7 @@ import (
 
 // A Script is a scripted agent in OpenCode (scripted.Script), with
 // OpenCode's calls.
-type Script func(a *Turns)
+type Script = scripted.For[Turns]
 
 // Turns is a script's view of its conversation (scripted.Turns) with
 // OpenCode's tools as calls. opencode sends a failed call's error back as
@@ -17,9 +17,6 @@ type Script func(a *Turns)
 // found: …"), so a script cannot tell one from the other: Host.Run fails
 // the test on a call of the session that failed, from the event stream.
 type Turns struct{ *scripted.Turns }
-
-// play is s as the server runs it.
-func (s Script) play() scripted.Script { return func(t *scripted.Turns) { s(&Turns{t}) } }
 
 // Bash runs command with the bash tool, in the session's directory, and
 // returns its output: stdout and stderr as they came, "(no output)" when
@@ -132,7 +129,7 @@ var taskRe = regexp.MustCompile(`<task id="([^"]*)" state="([^"]*)">`)
 // returned.
 func (a *Turns) Task(d Dispatch, script Script) Task {
 	if script != nil {
-		a.Handle(d.Prompt, script.play())
+		a.Handle(d.Prompt, script.Play())
 	}
 	in := map[string]any{"description": d.Description, "prompt": d.Prompt, "subagent_type": d.SubagentType}
 	if d.TaskID != "" {

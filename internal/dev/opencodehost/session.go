@@ -174,7 +174,7 @@ func (h *Host) Run(prompt string, controller Script) *Session {
 	t.Helper()
 	s := &Session{Prompt: prompt}
 	var readErr error
-	p := h.Play(RunMessage(prompt), controller.play(), h.Env(), func(ctx context.Context) *exec.Cmd {
+	p := h.Play(RunMessage(prompt), controller.Play(), h.Env(), func(ctx context.Context) *exec.Cmd {
 		return exec.CommandContext(ctx, h.OpenCode, "run", "--print-logs", "--format", "json", "--", prompt)
 	}, func(r io.Reader) { readErr = harness.ReadEvents(r, s.take) })
 	s.Played = p

@@ -14,15 +14,11 @@ import (
 // text (Failed).
 
 // A Script is a scripted agent in Pi (scripted.Script), with its calls.
-type Script func(a *Turns)
+type Script = scripted.For[Turns]
 
 // Turns is a script's view of its conversation (scripted.Turns) with
 // Pi's tools as calls.
 type Turns struct{ *scripted.Turns }
-
-func (s Script) play() scripted.Script { return func(t *scripted.Turns) { s(&Turns{t}) } }
-
-func fromScripted(s scripted.Script) Script { return func(a *Turns) { s(a.Turns) } }
 
 // Shell is what came back for a bash call: the output (stdout and stderr
 // together, its last 2000 lines or 50 KB), and the exit status, which the
@@ -95,14 +91,7 @@ func ParseRead(text string) Read {
 // ReadFile reads path with the read tool: from line offset (0: the
 // first), limit lines (0: as many as the tool gives).
 func (a *Turns) ReadFile(path string, offset, limit int) Read {
-	in := map[string]any{"path": path}
-	if offset > 0 {
-		in["offset"] = offset
-	}
-	if limit > 0 {
-		in["limit"] = limit
-	}
-	return ParseRead(a.Call("read", in).Text)
+	return ParseRead(a.Call("read", scripted.DropUnset(map[string]any{"path": path, "offset": offset, "limit": limit})).Text)
 }
 
 // Write writes content to path with the write tool ("Successfully wrote
@@ -142,11 +131,11 @@ const TaskPrefix = "Task: "
 
 // Dispatch runs agent (one of ~/.pi/agent/agents) on task with the
 // subagent tool; script is its model, for the conversation named by task
-// (PromptOf takes TaskPrefix off). The call returns when the agent's pi
-// process has ended.
+// (PromptOf takes TaskPrefix off), trimmed or not (HandleTrimmed). The
+// call returns when the agent's pi process has ended.
 func (a *Turns) Dispatch(agent, task string, script Script) Subagent {
 	if script != nil {
-		a.Handle(task, script.play())
+		a.HandleTrimmed(task, script.Play())
 	}
 	return ParseSubagent(a.Call("subagent", map[string]any{"agent": agent, "task": task}).Text)
 }

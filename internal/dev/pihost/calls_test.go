@@ -36,7 +36,7 @@ func TestParseRead(t *testing.T) {
 
 func TestParseSkills(t *testing.T) {
 	system := "You are…\n<available_skills>\n  <skill>\n    <name>sdd</name>\n    <description>Use &amp; go</description>\n    <location>/h/my é/.pi/agent/skills/sdd/SKILL.md</location>\n  </skill>\n</available_skills>\nCurrent date: …"
-	assert.Equal(t, []Skill{{Name: "sdd", Description: "Use & go", Location: "/h/my é/.pi/agent/skills/sdd/SKILL.md"}}, ParseSkills(system))
+	assert.Equal(t, []Skill{{Name: "sdd", Description: "Use & go", Path: "/h/my é/.pi/agent/skills/sdd/SKILL.md"}}, ParseSkills(system))
 	assert.Nil(t, ParseSkills("no skills"))
 }
 
@@ -79,20 +79,13 @@ func TestAdapterRead(t *testing.T) {
 		}
 		a.Say("done")
 	})
-	entries := []scripted.Entry{scripted.Sent("user", "read")}
-	for _, result := range []string{
+	calls, said := scripted.Answer(t, ask, []scripted.Entry{scripted.Sent("user", "read")},
 		"l10\nl11\n\n[Showing lines 10-1209 of 5001 (50.0KB limit). Use offset=1210 to continue.]",
 		"a\n\n[Showing lines 1-2000 of 2002. Use offset=2001 to continue.]",
 		"b\n",
-	} {
-		turn := ask(entries...)
-		if turn.Call == nil {
-			t.Fatalf("no call: %q (%v)", turn.Text, srv.Failures())
-		}
-		entries = append(entries, scripted.Said(turn), scripted.Returned(turn.Call.ID, result, false))
-	}
-	turn := ask(entries...)
-	assert.Equal(t, "done", turn.Text, srv.Failures())
+	)
+	assert.Equal(t, "done", said, srv.Failures())
+	assert.Len(t, calls, 3)
 	got := strings.Split(srv.Records()["r"], "|")
 	assert.Equal(t, "10\tl10\n11\tl11", got[0])
 	assert.Equal(t, "1\ta\n2\tb\n3\t", got[1])

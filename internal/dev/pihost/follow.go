@@ -1,9 +1,6 @@
 package pihost
 
 import (
-	"fmt"
-	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -11,7 +8,6 @@ import (
 	"github.com/sdd-go/sdd-go/internal/dev/follower"
 	"github.com/sdd-go/sdd-go/internal/dev/harness"
 	"github.com/sdd-go/sdd-go/internal/dev/scripted"
-	"github.com/sdd-go/sdd-go/internal/dev/ship"
 )
 
 // The follower (internal/dev/follower) over Pi's tools (harness.Adapter),
@@ -43,13 +39,11 @@ type adapter struct{}
 func (adapter) Host() string { return "pi" }
 
 func (adapter) Facts() harness.Facts {
-	one := func(name string) *regexp.Regexp { return regexp.MustCompile("^" + name + " $") }
 	return harness.Facts{
-		Skill:    ship.SkillName,
 		Model:    Model,
 		Reads:    harness.GoesOn,
 		Dispatch: harness.Dispatch{Call: "subagent", Field: "agent", Agent: Agent},
-		Calls:    map[string]*regexp.Regexp{"Bash": one("bash"), "Read": one("read"), "Skill": one("read"), "Agent": one("subagent")},
+		Calls:    harness.OneCallEach("bash", "read", "read", "subagent"),
 		Resumes:  resumeStates,
 	}
 }
@@ -99,23 +93,10 @@ func (adapter) Read(a *scripted.Turns, path string, offset, limit int) follower.
 			from = r.Next
 			continue
 		case r.Short:
-			return follower.Result{Text: numbered(lines, max(offset, 1)), Next: r.Next}
+			return follower.Result{Text: harness.NumberedLines(lines, max(offset, 1)), Next: r.Next}
 		}
-		return follower.Result{Text: numbered(lines, max(offset, 1))}
+		return follower.Result{Text: harness.NumberedLines(lines, max(offset, 1))}
 	}
-}
-
-// numbered is lines, read from line first on, as the follower reads a
-// file tool's view (follower.FileLines): each numbered, a tab, its text.
-func numbered(lines []string, first int) string {
-	var b strings.Builder
-	for i, l := range lines {
-		if i > 0 {
-			b.WriteByte('\n')
-		}
-		fmt.Fprintf(&b, "%d\t%s", first+i, l)
-	}
-	return b.String()
 }
 
 func (adapter) Write(a *scripted.Turns, path, content string) follower.Result {
@@ -127,27 +108,10 @@ func (adapter) Write(a *scripted.Turns, path, content string) follower.Result {
 // model does, and hands over what Claude Code's Skill tool would: the
 // skill's folder and the body after the front matter.
 func (ad adapter) Skill(a *scripted.Turns, name string) follower.Result {
-	t := &Turns{a}
-	sk, ok := t.Skill(name)
-	if !ok {
-		var names []string
-		for _, s := range t.Skills() {
-			names = append(names, s.Name)
-		}
-		return follower.Result{Text: fmt.Sprintf("no skill %q in the system prompt (it lists %s)", name, strings.Join(names, ", ")), IsError: true}
-	}
-	r := ad.Read(a, sk.Location, 0, 0)
-	if r.IsError {
-		return r
-	}
-	body := follower.FileText(r.Text)
-	if rest, ok := strings.CutPrefix(body, "---\n"); ok {
-		_, body, ok = strings.Cut(rest, "\n---\n")
-		if !ok {
-			return follower.Result{Text: sk.Location + ": its front matter never ends", IsError: true}
-		}
-	}
-	return follower.Result{Text: follower.BaseDirPrefix + filepath.Dir(sk.Location) + "\n\n" + strings.TrimLeft(body, "\n")}
+	return harness.ReadSkill((&Turns{a}).Skills(), name, "the system prompt", func(path string) (string, follower.Result, bool) {
+		r := ad.Read(a, path, 0, 0)
+		return follower.FileText(r.Text), r, !r.IsError
+	})
 }
 
 // Agent runs the follower's subagent with the subagent tool as the agent
@@ -158,10 +122,7 @@ func (adapter) Agent(a *scripted.Turns, c follower.AgentCall, sub scripted.Scrip
 	if c.Continue != "" {
 		a.Failf("%s: Pi cannot continue the agent %s: its pi process has ended", c.Description, c.Continue)
 	}
-	if p := strings.TrimSpace(c.Prompt); p != c.Prompt {
-		a.Handle(p, sub)
-	}
-	s := (&Turns{a}).Dispatch(c.Type, c.Prompt, fromScripted(sub))
+	s := (&Turns{a}).Dispatch(c.Type, c.Prompt, scripted.As[Turns](sub))
 	if s.Error != "" {
 		a.Failf("%s: %s", c.Description, scripted.Clip(s.Error, 500))
 	}

@@ -1,13 +1,7 @@
 package pihost
 
 import (
-	"cmp"
-	"context"
-	"encoding/json"
-	"fmt"
-	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -71,19 +65,10 @@ func (h *Host) WriteModels() error {
 		"models": []map[string]any{{"id": Model}},
 	}}}
 	settings := map[string]any{"defaultProvider": Provider, "defaultModel": Model}
-	for name, v := range map[string]any{"models.json": models, "settings.json": settings} {
-		b, err := json.MarshalIndent(v, "", "  ")
-		if err != nil {
-			return err
-		}
-		if err := os.MkdirAll(h.AgentDir, 0o755); err != nil {
-			return err
-		}
-		if err := os.WriteFile(filepath.Join(h.AgentDir, name), append(b, '\n'), 0o644); err != nil {
-			return err
-		}
+	if err := harness.WriteJSON(filepath.Join(h.AgentDir, "models.json"), models, 0o644); err != nil {
+		return err
 	}
-	return nil
+	return harness.WriteJSON(filepath.Join(h.AgentDir, "settings.json"), settings, 0o644)
 }
 
 // InstallSkill installs the skill for Pi as a user does, with the
@@ -108,73 +93,23 @@ func Args(prompt string) []string {
 
 // Session is what one `pi -p` run did: the process, the follower's steps
 // and the controller's last words (Played), and its events.
-type Session struct {
-	*harness.Played
-	Events []Event
-}
+type Session = harness.EventSession[Event]
+
+// events is how a session's --mode json output reads (events.go), and
+// what every session is held to: no failed tool or error in its events,
+// and no call of any conversation (the subagents' among them) that came
+// back a failure (Failed).
+var events = harness.Events[Event]{CLI: "pi", Read: ReadEvents, Line: func(e Event) string { return e.Line },
+	Final: Final, Problems: Problems, Failed: Failed}
 
 // Run runs `pi -p --mode json prompt` in the repository, the scripted
 // controller answering for the session, and checks what every run must
-// hold: the process ended well, no script failed, no conversation went
-// unanswered by a script, the events show no failed tool and an
-// agent_end, and no call of any conversation (the subagents' among
-// them) came back a failure (Failed). Failures are the test's
-// (t.Errorf), with the transcript logged.
+// hold (harness.Events.Run): the process ended well, no script failed,
+// no conversation went unanswered by a script, the events show no failed
+// tool and an agent_end, and no call of any conversation came back a
+// failure. Failures are the test's (t.Errorf), with the transcript
+// logged.
 func (h *Host) Run(prompt string, controller scripted.Script) *Session {
 	h.T.Helper()
-	before := len(h.Server.Requests())
-	s, readErr := h.session(prompt, controller)
-	p := s.Played
-	if err := cmp.Or(p.Err, readErr); err != nil {
-		p.Problems = append([]string{fmt.Sprintf("pi: %v\nstderr: %s", err, p.Stderr)}, p.Problems...)
-	}
-	p.Problems = append(p.Problems, Problems(s.Events)...)
-	p.Problems = append(p.Problems, callProblems(h.Server.Requests()[before:])...)
-	p.Report(h.Machine, s.Transcript)
-	return s
-}
-
-// session runs the session and checks nothing: a failed script is among
-// the problems (Played), the error is the reading of the events'.
-func (h *Host) session(prompt string, controller scripted.Script) (*Session, error) {
-	h.T.Helper()
-	s := &Session{}
-	var readErr error
-	s.Played = h.Play(prompt, controller, h.Env(), func(ctx context.Context) *exec.Cmd {
-		return exec.CommandContext(ctx, h.Pi, Args(prompt)...)
-	}, func(r io.Reader) { s.Events, readErr = ReadEvents(r) })
-	s.Final = Final(s.Events)
-	return s, readErr
-}
-
-// callProblems are the calls of the conversations of requests that came
-// back a failure, and the requests no script answered.
-func callProblems(requests []scripted.Request) []string {
-	var out []string
-	last := map[string]scripted.Request{}
-	for _, r := range requests {
-		if r.Answer != nil && !r.Scripted {
-			out = append(out, fmt.Sprintf("request %d of a conversation no script answers: %q", r.Seq, scripted.Clip(r.Prompt, 200)))
-		}
-		last[r.Prompt] = r
-	}
-	for _, r := range last {
-		for _, c := range r.Calls() {
-			if why := Failed(c); c.Done && why != "" {
-				out = append(out, harness.Problem(why, c))
-			}
-		}
-	}
-	return out
-}
-
-// Transcript is the session's events, one line each, for a failure's
-// log.
-func (s *Session) Transcript() string {
-	var b strings.Builder
-	for _, e := range s.Events {
-		b.WriteString(scripted.Clip(e.Line, 600) + "\n")
-	}
-	fmt.Fprintf(&b, "final: %q\nstderr: %s\n", scripted.Clip(s.Final, 400), scripted.Clip(s.Stderr, 2000))
-	return b.String()
+	return events.Run(h.Machine, prompt, controller, h.Env(), h.Pi, Args(prompt)...)
 }

@@ -6,12 +6,11 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/sdd-go/sdd-go/internal/dev/scripted"
+	"github.com/sdd-go/sdd-go/internal/dev/harness"
 	"github.com/sdd-go/sdd-go/internal/dev/testutil"
 )
 
@@ -19,33 +18,27 @@ import (
 // pinned CLI against the scripted model, on a host of its own
 // (newRoundTrip); the package's doc says what they found.
 
-// newRoundTrip is a host whose HOME holds a space and an é (and a git
-// identity), with the
-// scripted model configured, in a repository with one commit.
+// newRoundTrip is a host whose HOME holds a space and an é
+// (harness.Machine.RoundTripHome), with the scripted model configured,
+// in a repository with one commit.
 func newRoundTrip(t *testing.T) *Host {
 	t.Helper()
 	repo := testutil.NewRepo(t)
 	repo.Commit("start", "README.md", "a project\n")
 	h := New(t, repo.Root)
-	gitconfig, err := os.ReadFile(filepath.Join(h.Home, ".gitconfig"))
-	require.NoError(t, err)
-	h.Home = filepath.Join(filepath.Dir(h.Home), "home é x")
+	require.NoError(t, h.RoundTripHome())
 	h.AgentDir = filepath.Join(h.Home, ".pi", "agent")
-	require.NoError(t, os.MkdirAll(h.Home, 0o755))
 	require.NoError(t, h.WriteModels())
-	require.NoError(t, os.WriteFile(filepath.Join(h.Home, ".gitconfig"), gitconfig, 0o644))
 	return h
 }
 
 // roundTrip runs a session of prompt, script its model, and fails the
-// test on a failed script, an unreadable output or a failed process; the
-// session's problems (a failed tool, …) are the test's to read.
+// test on a failed script, an unreadable output (harness.Events.RoundTrip)
+// or a failed process; the session's problems (a failed tool, …) are the
+// test's to read.
 func roundTrip(t *testing.T, h *Host, prompt string, script Script) *Session {
 	t.Helper()
-	s, err := h.session(prompt, script.play())
-	t.Logf("session of %q: %v, %d events, %d requests", scripted.Clip(prompt, 40), s.Elapsed.Round(time.Millisecond), len(s.Events), len(h.Server.Requests()))
-	require.Empty(t, s.Problems, "stderr:\n%s", s.Stderr)
-	require.NoError(t, err)
+	s := events.RoundTrip(t, h.Machine, prompt, script.Play(), h.Env(), h.Pi, Args(prompt)...)
 	require.NoError(t, s.Err, "stderr:\n%s", s.Stderr)
 	return s
 }
@@ -60,18 +53,9 @@ func TestShell(t *testing.T) {
 	h := newRoundTrip(t)
 	const prompt = "Run a few commands."
 	s := roundTrip(t, h, prompt, func(m *Turns) {
-		for _, c := range []struct {
-			cmd  string
-			want Shell
-		}{
-			{"echo hi", Shell{Output: "hi\n"}},
-			{"echo oops >&2; exit 3", Shell{Output: "oops\n", Code: 3}},
-			{"true", Shell{}},
-			{"cd /; export SDD_X=1", Shell{}},
-			{`pwd; echo "[$SDD_X] $PI_OFFLINE"`, Shell{Output: h.Repo + "\n[] 1\n"}},
-		} {
-			if got := m.Bash(c.cmd); got != c.want {
-				m.Failf("%s: %+v, want %+v", c.cmd, got, c.want)
+		for _, c := range append(harness.ShellCases(h.Repo), harness.ShellCase{Command: `echo "$PI_OFFLINE"`, Output: "1\n"}) {
+			if got, want := m.Bash(c.Command), (Shell{Output: c.Output, Code: c.Code}); got != want {
+				m.Failf("%s: %+v, want %+v", c.Command, got, want)
 			}
 		}
 		m.Say("Done.")
@@ -107,14 +91,14 @@ func TestSkillListedAndRead(t *testing.T) {
 		if !ok {
 			m.Failf("x is not listed: %v", m.Skills())
 		}
-		if r := m.ReadFile(sk.Location, 0, 0); !strings.Contains(r.Content, "# x") {
-			m.Failf("read %s: %+v", sk.Location, r)
+		if r := m.ReadFile(sk.Path, 0, 0); !strings.Contains(r.Content, "# x") {
+			m.Failf("read %s: %+v", sk.Path, r)
 		}
 		m.Say("Done.")
 	})
 	var names []string
 	for _, s := range ParseSkills(h.Server.Conversation(prompt)[0].System[0]) {
-		names = append(names, s.Name+" "+strings.TrimPrefix(s.Location, h.Home))
+		names = append(names, s.Name+" "+strings.TrimPrefix(s.Path, h.Home))
 	}
 	t.Logf("listed: %v", names)
 	assert.Contains(t, names, "x /.pi/agent/skills/x/SKILL.md")

@@ -3,15 +3,14 @@ package pihost
 import (
 	"html"
 	"regexp"
+
+	"github.com/sdd-go/sdd-go/internal/dev/harness"
 )
 
 // Skill is one skill of the <available_skills> list Pi puts in its system
-// prompt (0.73.1): there is no skill tool, the model reads Location with
-// the read tool.
-type Skill struct {
-	Name, Description string
-	Location          string // the SKILL.md, absolute
-}
+// prompt (0.73.1): there is no skill tool, the model reads Path (the
+// list's location) with the read tool.
+type Skill = harness.ListedSkill
 
 var (
 	skillsRe = regexp.MustCompile(`(?s)<available_skills>(.*?)</available_skills>`)
@@ -34,7 +33,7 @@ func ParseSkills(system string) []Skill {
 	}
 	var out []Skill
 	for _, s := range skillRe.FindAllStringSubmatch(m[1], -1) {
-		out = append(out, Skill{Name: html.UnescapeString(s[1]), Description: html.UnescapeString(s[2]), Location: html.UnescapeString(s[3])})
+		out = append(out, Skill{Name: html.UnescapeString(s[1]), Description: html.UnescapeString(s[2]), Path: html.UnescapeString(s[3])})
 	}
 	return out
 }
@@ -50,11 +49,4 @@ func (a *Turns) Skills() []Skill {
 }
 
 // Skill returns the listed skill called name.
-func (a *Turns) Skill(name string) (Skill, bool) {
-	for _, s := range a.Skills() {
-		if s.Name == name {
-			return s, true
-		}
-	}
-	return Skill{}, false
-}
+func (a *Turns) Skill(name string) (Skill, bool) { return harness.FindSkill(a.Skills(), name) }

@@ -142,3 +142,51 @@ func TestUnknownAndOtherPaths(t *testing.T) {
 		assert.Equal(t, 1, unknown[0].Seq)
 	})
 }
+
+// A read's optional counts left at 0 are left out of its input.
+func TestDropUnset(t *testing.T) {
+	assert.Equal(t, map[string]any{"path": "/f", "limit": 5}, DropUnset(map[string]any{"path": "/f", "offset": 0, "limit": 5}))
+	assert.Equal(t, map[string]any{"path": "/f", "offset": 2}, DropUnset(map[string]any{"path": "/f", "offset": 2, "limit": -1}))
+}
+
+// Answer answers each call with the next result until the turn ends.
+func TestAnswer(t *testing.T) {
+	srv, ask := PlayerOf(Chat{}).Fake(t, nil, false)
+	srv.Handle("go", func(a *Turns) {
+		first := a.Call("x", map[string]any{"n": 1}).Text
+		second := a.Call("x", map[string]any{"n": 2}).Text
+		a.Say(first + " " + second)
+	})
+	calls, said := Answer(t, ask, []Entry{Sent("user", "go")}, "a", "b")
+	assert.Equal(t, "a b", said)
+	require.Len(t, calls, 2)
+	assert.JSONEq(t, `{"n":2}`, string(calls[1].Input))
+}
+
+// A script handled trimmed answers the prompt with or without the white
+// space around it.
+func TestHandleTrimmed(t *testing.T) {
+	srv, ask := PlayerOf(Chat{}).Fake(t, nil, false)
+	srv.Handle("go", func(a *Turns) {
+		a.HandleTrimmed("sub\n", func(a *Turns) { a.Say("sub here") })
+		a.Say("handled")
+	})
+	assert.Equal(t, "handled", ask(Sent("user", "go")).Text)
+	assert.Equal(t, "sub here", ask(Sent("user", "sub")).Text)
+	assert.Equal(t, "sub here", ask(Sent("user", "sub\n")).Text)
+}
+
+// view is a host's view of a conversation, its calls as methods.
+type view struct{ *Turns }
+
+func (v *view) greet() { v.Say("hi from " + v.Prompt()) }
+
+// A host's script over its view plays as a Script, and a Script is one
+// over the view.
+func TestForAndAs(t *testing.T) {
+	srv, ask := PlayerOf(Chat{}).Fake(t, nil, false)
+	srv.Handle("go", For[view](func(v *view) { v.greet() }).Play())
+	srv.Handle("plain", As[view](func(a *Turns) { a.Say("plain") }).Play())
+	assert.Equal(t, "hi from go", ask(Sent("user", "go")).Text)
+	assert.Equal(t, "plain", ask(Sent("user", "plain")).Text)
+}

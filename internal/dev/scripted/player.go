@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 
@@ -69,6 +70,26 @@ func (p Player) Fake(t testing.TB, promptOf func(string) string, stream bool) (*
 	return srv, func(entries ...Entry) Turn {
 		t.Helper()
 		return p.Ask(t, srv, stream, entries...)
+	}
+}
+
+// Answer plays a conversation by hand with ask (Fake's host), from
+// entries: each call the model makes is answered with the next of
+// results, as the host sends a call's result back, until the model ends
+// its turn. It returns the calls, in order, and the turn's last words; a
+// call past the results fails the test. How a host package tests its
+// adapter's calls against the results its tool gives.
+func Answer(t testing.TB, ask func(...Entry) Turn, entries []Entry, results ...string) (calls []Call, said string) {
+	t.Helper()
+	entries = slices.Clone(entries)
+	for {
+		turn := ask(entries...)
+		if turn.Call == nil {
+			return calls, turn.Text
+		}
+		require.Less(t, len(calls), len(results), "a call past the results: %s %s", turn.Call.Qualified(), turn.Call.Input)
+		calls = append(calls, *turn.Call)
+		entries = append(entries, Said(turn), Returned(turn.Call.ID, results[len(calls)-1], false))
 	}
 }
 

@@ -21,6 +21,29 @@ import (
 // report a failure with Turns.Failf, never through a testing.T.
 type Script func(a *Turns)
 
+// For is a script of a host package, written over the host's view V of
+// its conversation: a struct whose one field is *Turns, its methods the
+// host's calls (claudehost.Turns: Bash, Read, Agent, …). A host declares
+// the two once:
+//
+//	type Turns struct{ *scripted.Turns }
+//	type Script = scripted.For[Turns]
+type For[V ~struct{ *Turns }] func(a *V)
+
+// Play is s as the server runs it.
+func (s For[V]) Play() Script {
+	return func(t *Turns) {
+		v := V{t}
+		s(&v)
+	}
+}
+
+// As is s over the host's view V: a script of the follower's (a
+// subagent's, the controller's) dispatched or run with a host's calls.
+func As[V ~struct{ *Turns }](s Script) For[V] {
+	return func(v *V) { s(struct{ *Turns }(*v).Turns) }
+}
+
 // Turns is a script's view of its conversation during one request, the
 // same for every wire format. Each call (Call, Say) is one model turn. A
 // call whose turn is already in the request's transcript returns what
@@ -158,6 +181,19 @@ func (a *Turns) Call(name string, input any) Result {
 	return a.CallIn("", name, input)
 }
 
+// DropUnset is a call's input in without its int values that are not
+// positive: the counts a tool takes as optional (a read's offset and
+// limit), which a caller leaves at 0 for the tool's own default, are left
+// out of the call rather than sent as 0, which a tool may take as a count.
+func DropUnset(in map[string]any) map[string]any {
+	for k, v := range in {
+		if n, ok := v.(int); ok && n <= 0 {
+			delete(in, k)
+		}
+	}
+	return in
+}
+
 // CallIn calls the function name of a namespace (Codex's multi_agent_v1).
 func (a *Turns) CallIn(namespace, name string, input any) Result {
 	in, err := json.Marshal(input)
@@ -190,6 +226,17 @@ func (a *Turns) LastID() string { return a.srv.wire.CallID(a.prefix, a.calls) }
 // Handle makes script the agent of the conversation whose first prompt
 // is prompt: how a dispatch gives its subagent a script.
 func (a *Turns) Handle(prompt string, script Script) { a.srv.Handle(prompt, script) }
+
+// HandleTrimmed is Handle for prompt and for prompt without the white
+// space around it: how a dispatch gives its subagent a script where the
+// host may pass the prompt on trimmed (Gemini CLI, Pi, Droid), so that
+// the subagent's conversation is named either way.
+func (a *Turns) HandleTrimmed(prompt string, script Script) {
+	a.Handle(prompt, script)
+	if p := strings.TrimSpace(prompt); p != prompt {
+		a.Handle(p, script)
+	}
+}
 
 // Tool returns the tool the request offers under name: what the model
 // knows of it (its description, its parameters).
