@@ -292,7 +292,7 @@ func (c *controller) values(u *unit) Values {
 		}
 		v[name] = x
 	}
-	id, _ := c.agentID(u)
+	id, _, _ := c.agentID(u)
 	v = v.With("<agent id>", id, "<open findings>", c.openFindings(u.open))
 	if u.review != "" {
 		v["<review>"] = u.review

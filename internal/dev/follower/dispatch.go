@@ -273,9 +273,15 @@ func (c *controller) fix(u *unit, r int) {
 	// <agent id>: an id a dispatch of this turn returned is this
 	// session's; one read from Look is an earlier session's only when this
 	// is a new session (after a compaction the session is the same).
-	id, thisTurn := c.agentID(u)
-	if u.task() && c.continues(r, !thisTurn && c.sc.NewSession) && orNone(id) != "none" {
-		call.Continue = id
+	id, thisTurn, idless := c.agentID(u)
+	if u.task() && c.continues(r, !thisTurn && c.sc.NewSession) {
+		if idless {
+			// The text continues an implementer its host gave no id of.
+			c.fail("%s: fix round %d continues the implementer, as the host's file says, but its dispatch returned no id to continue", u.name, r)
+		}
+		if orNone(id) != "none" {
+			call.Continue = id
+		}
 	}
 	ar := c.t.Agent(call)
 	c.onRefused(u, "implementer", ar.Reply)

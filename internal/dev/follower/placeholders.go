@@ -86,8 +86,10 @@ var literalRe = regexp.MustCompile("^`([^`]+)`$")
 
 // agentID is <agent id> for u: the first of its cell's sources, tried in
 // the cell's order ("…, else …"), that has a value; dispatched is true
-// when it is the id a dispatch of this turn returned.
-func (c *controller) agentID(u *unit) (id string, dispatched bool) {
+// when it is the id a dispatch of this turn returned, idless when that
+// dispatch returned none (a host whose dispatches give no id), the value
+// being the next source's.
+func (c *controller) agentID(u *unit) (id string, dispatched, idless bool) {
 	cell := c.placeholderCell("<agent id>")
 	for _, src := range strings.Split(cell, ", else ") {
 		src = strings.TrimSpace(src)
@@ -99,26 +101,27 @@ func (c *controller) agentID(u *unit) (id string, dispatched bool) {
 			for i := len(u.dispatches) - 1; i >= 0; i-- {
 				if d := u.dispatches[i]; len(kinds) == 0 || slices.Contains(kinds, d.kind) {
 					if d.id != "" {
-						return d.id, true
+						return d.id, true, false
 					}
-					break // a host whose dispatch returns no id (Pi): the next source
+					idless = true // the next source
+					break
 				}
 			}
 			continue
 		}
 		if m := literalRe.FindStringSubmatch(src); m != nil {
-			return m[1], false
+			return m[1], false, idless
 		}
 		if label := outLabel(src); label != "" && strings.HasPrefix(src, "Look's ") {
 			if v, ok := u.detail(label); ok {
-				return v, false
+				return v, false, idless
 			}
 			continue
 		}
 		c.fail("the Placeholder table's value of <agent id> has a source the follower cannot read: %q", src)
 	}
 	c.fail("%s: no source of the Placeholder table's <agent id> (%q) has a value", u.name, cell)
-	return "", false
+	return "", false, false
 }
 
 // reviewLabels are the sources <review>'s cell names: the label of the
