@@ -250,7 +250,8 @@ func MicroScenario() Scenario {
 	return sc
 }
 
-// JudgmentTask is the task of MicroJudgmentScenario that needs judgment.
+// JudgmentTask is the task of MicroJudgmentScenario that needs judgment,
+// and of MicroSettledScenario that defines what a later task uses.
 const JudgmentTask = 7
 
 // MicroJudgmentScenario is MicroScenario whose Task 7 needs judgment
@@ -263,6 +264,16 @@ func MicroJudgmentScenario() Scenario {
 	// Task 8, on its own too, settles a decision whose text a shell
 	// would expand outside single quotes.
 	sc.Tasks[MicroTasks-1].Settled = []string{"palette 8's color is $accent, as written"}
+	return sc
+}
+
+// MicroSettledScenario is MicroScenario whose Task 7 defines what Task 8
+// uses (a decision it settles): rare.md's Batches keeps it out of a
+// batch as it keeps a task that needs judgment, so the controller takes
+// Tasks 1-6, then Tasks 7 and 8 each on its own.
+func MicroSettledScenario() Scenario {
+	sc := MicroScenario()
+	sc.Tasks[JudgmentTask-1].Settled = []string{"palette 7 names the shade teal, which palette 8 uses"}
 	return sc
 }
 

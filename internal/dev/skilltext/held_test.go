@@ -141,9 +141,21 @@ func checkFailsRun(t *testing.T, dir string) []string {
 // microJudgmentRun: Look proposes the eight micro-tasks as one batch;
 // Task 7 needs judgment, which rare.md's Batches keeps out of a batch:
 // Tasks 1-6 are one batch, Tasks 7 and 8 each a task of its own.
-func microJudgmentRun(t *testing.T, dir string) []string {
+var microJudgmentRun = microApartRun(follower.MicroJudgmentScenario)
+
+// microSettledRun: the same with a Task 7 that defines what Task 8 uses.
+var microSettledRun = microApartRun(follower.MicroSettledScenario)
+
+// microApartRun runs a scenario of the eight micro-tasks whose Task 7
+// rare.md's Batches keeps out of a batch: Tasks 1-6 must be one batch,
+// Tasks 7 and 8 each a task of its own.
+func microApartRun(sc func() follower.Scenario) mutantRun {
+	return func(t *testing.T, dir string) []string { return microApart(t, dir, sc()) }
+}
+
+func microApart(t *testing.T, dir string, sc follower.Scenario) []string {
 	repo := walkRepo(t, follower.MicroPlanPath, follower.MicroPlan)
-	r := runDirect(t, repo, follower.MicroJudgmentScenario(), directOptions{skillDir: dir})
+	r := runDirect(t, repo, sc, directOptions{skillDir: dir})
 	p := finishedRun(r)
 	ledger := finishedLedgerOf(r, "color")
 	for n := 1; n <= follower.MicroTasks; n++ {
@@ -352,6 +364,7 @@ func heldRuns() map[string]mutantRun {
 		"Codex CLI: rounds 1-3 continue the implementer":  hostRun("codex", stubbornIn(3), continuing("agent-3", "agent-3", "agent-3")),
 		"Claude Code: the fix's implementer recorded":     walkRun,
 		"a batch stops before a task that needs judgment": microJudgmentRun,
+		"a batch stops before a task later tasks use":     microSettledRun,
 		"the questions before Task 1 at once":             questionsRun,
 		"a disputed finding not addressed":                disputeRun,
 		"a fix's new breakage numbered on":                breakingFixRun,

@@ -426,6 +426,8 @@ func TestTextMutants(t *testing.T) {
 		// Which tasks a batch takes.
 		{"a task that needs judgment batched",
 			[]textEdit{{file: "rare.md", old: "if none needs judgment, defines\nsomething later tasks use", new: "if none defines\nsomething later tasks use"}}, microJudgmentRun},
+		{"a task that defines what later tasks use batched",
+			[]textEdit{{file: "rare.md", old: "if none needs judgment, defines\nsomething later tasks use, or waits", new: "if none needs judgment or waits"}}, microSettledRun},
 
 		// The subagents' files.
 		{"a dispatch that names no role file",
