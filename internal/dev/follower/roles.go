@@ -64,11 +64,27 @@ func (a *agent) specVerdict(problems, unverifiable bool) string {
 // findings that are not Minor F1, F2, …".
 var numberingRe = regexp.MustCompile(`Number the findings that are not Minor ([A-Za-z]*)(\d+), `)
 
-// idForm is the prefix and the first number of the reviewer's ids.
+// finalNumberingRe is what the rule says of a final review's ids, in the
+// parentheses after it: "(in a final review too)", or ids of their own.
+var finalNumberingRe = regexp.MustCompile(`Number the findings that are not Minor [A-Za-z]*\d+, [^(]*\(in a final review ([^)]*)\)`)
+
+// ownIDRe is the first id of a final review's own numbering: "G1, G2, …".
+var ownIDRe = regexp.MustCompile(`^([A-Za-z]*)(\d+)\b`)
+
+// idForm is the prefix and the first number of the reviewer's ids (the
+// final reviewer's, where the rule gives them apart).
 func (a *agent) idForm() (prefix string, first int) {
-	m := numberingRe.FindStringSubmatch(a.roleText())
+	text := oneLine(a.roleText())
+	m := numberingRe.FindStringSubmatch(text)
 	if m == nil {
 		a.fail("%s does not say how its findings are numbered (\"Number the findings that are not Minor F1, F2, …\")", a.d.RoleFile)
+	}
+	if fm := finalNumberingRe.FindStringSubmatch(text); fm != nil && a.d.Role == RoleFinal && fm[1] != "too" {
+		own := ownIDRe.FindStringSubmatch(fm[1])
+		if own == nil {
+			a.fail("%s numbers a final review's findings %q, which the final reviewer cannot follow", a.d.RoleFile, fm[1])
+		}
+		return own[1], atoiOr(own[2])
 	}
 	return m[1], atoiOr(m[2])
 }

@@ -404,6 +404,8 @@ func TestTextMutants(t *testing.T) {
 				new: "- Spec is ⚠️ when nothing is missing, extra or misunderstood and all could\n  be verified; ❌ when anything is missing, extra or misunderstood; ✅ when\n  the diff conforms"}}, walkRun},
 		{"findings numbered without their F",
 			[]textEdit{{file: "task-reviewer-prompt.md", old: "Number the findings that are not Minor F1, F2, …", new: "Number the findings that are not Minor 1, 2, …"}}, walkRun},
+		{"a final review's findings numbered apart",
+			[]textEdit{{file: "task-reviewer-prompt.md", old: "(in a\n  final review too)", new: "(in a\n  final review G1, G2, …)"}}, reopenRun},
 		{"a disputed finding ADDRESSED",
 			[]textEdit{{file: "re-review-prompt.md", old: "An attempt that does not remove the problem is\n  NOT ADDRESSED, and so is a finding disputed without the diff settling\n  it.",
 				new: "An attempt that does not remove the problem is\n  NOT ADDRESSED; a finding the implementer disputes with a reason is\n  ADDRESSED."}}, disputeRun},
