@@ -249,18 +249,25 @@ func TestMarkerWithoutNewlineIsReadAtOnce(t *testing.T) {
 	t.Parallel()
 	// Markers are published whole; one without its newline (written by
 	// hand) is complete, not "being written": no waiting for it.
+	// Timed against the same run on a marker with its newline, round by
+	// round: a load on the machine slows both, a wait (100 ms) only one.
 	r := testutil.NewRepo(t)
 	r.Write("docs/plan.md", twoTasks)
 	r.Write(".superpowers/sdd/plan/plan-path", "docs/plan.md")
-	fastest := time.Hour
-	for i := 0; i < 3; i++ {
-		start := time.Now()
-		res := r.Run("", "sdd-workspace", "docs/plan.md")
-		fastest = min(fastest, time.Since(start))
-		require.Equal(t, 0, res.Code, res.Stderr)
-		assert.Equal(t, ws(r, "plan")+"\n", res.Stdout)
+	whole := testutil.NewRepo(t)
+	whole.Write("docs/plan.md", twoTasks)
+	whole.Write(".superpowers/sdd/plan/plan-path", "docs/plan.md\n")
+	fastest := map[*testutil.Repo]time.Duration{r: time.Hour, whole: time.Hour}
+	for i := 0; i < 5; i++ {
+		for _, repo := range []*testutil.Repo{r, whole} {
+			start := time.Now()
+			res := repo.Run("", "sdd-workspace", "docs/plan.md")
+			fastest[repo] = min(fastest[repo], time.Since(start))
+			require.Equal(t, 0, res.Code, res.Stderr)
+			assert.Equal(t, ws(repo, "plan")+"\n", res.Stdout)
+		}
 	}
-	assert.Less(t, fastest, 300*time.Millisecond, "a complete marker costs no wait")
+	assert.Less(t, fastest[r], fastest[whole]+60*time.Millisecond, "a complete marker costs no wait")
 	assert.Equal(t, "docs/plan.md", readFile(t, filepath.Join(ws(r, "plan"), "plan-path")))
 }
 
