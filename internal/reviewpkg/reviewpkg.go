@@ -34,7 +34,7 @@ type span struct{ rng, exclude string }
 func (s span) args(args ...string) []string {
 	args = append(args, "--end-of-options", s.rng)
 	if s.exclude != "" {
-		args = append(args, "--", ":/", ":(top,exclude,literal)"+s.exclude)
+		args = append(args, git.AllBut(s.exclude)...)
 	}
 	return args
 }

@@ -222,12 +222,7 @@ func (r *run) checkStart(start string) error {
 // notPlan is the pathspec of everything but the plan, for git's calls
 // about a unit's work: the plan's edits are the human's; the plan itself
 // when it is outside the repository has none to leave out.
-func (r *run) notPlan() []string {
-	if p := r.planInRepo(); p != "" {
-		return []string{"--", ":/", ":(top,exclude,literal)" + p}
-	}
-	return []string{"--"}
-}
+func (r *run) notPlan() []string { return git.AllBut(r.planInRepo()) }
 
 // planInRepo is the plan's path from the repository's top, "" when it is
 // outside the repository (recorded absolute).
