@@ -25,19 +25,20 @@ const (
 // Facts are what a unit's lines say, in the words of the skill's state
 // table, and the row that fits them.
 type Facts struct {
-	Unit   string // "Task 3" or "Final"
-	Task   string // "3"; "" for the final review
-	Last   Kind   // the last step's kind; KindNone without one
-	After  int    // commits after the unit's last recorded sha; -1 without one, and once the unit is over
-	Review string // in, out, or - : whether the last reviewed_head's review is in
-	Pass   string // first or re: the last reviewed_head is the unit's first or a later one; - without one
-	Spec   string // the first review's Spec while it is the last (pass=first, review in); else -
-	Open   int    // open findings not ruled on; -1 while the last review is out
-	Round  int    // the last recorded fix round (since the last unblocked line); 0 without one
-	Left   int    // fix rounds left: the unit's cap (Cap) less Round, never below 0
-	Shas   string // ShasOK, ShasRewritten, ShasGone, ShasMissing
-	Plan   string // PlanOK, or PlanRenumbered: the plan's task at the unit's number is not the one it began
-	Row    Row    // the first row of the table that fits the facts above
+	Unit   string   // "Task 3" or "Final"
+	Task   string   // "3"; "" for the final review
+	Last   Kind     // the last step's kind; KindNone without one
+	After  int      // commits after the unit's last recorded sha; -1 without one, and once the unit is over
+	Review string   // in, out, or - : whether the last reviewed_head's review is in
+	Pass   string   // first or re: the last reviewed_head is the unit's first or a later one; - without one
+	Spec   string   // the first review's Spec while it is the last (pass=first, review in); else -
+	Open   int      // open findings not ruled on; -1 while the last review is out
+	Round  int      // the last recorded fix round (since the last unblocked line); 0 without one
+	Left   int      // fix rounds left: the unit's cap (Cap) less Round, never below 0
+	Shas   string   // ShasOK, ShasRewritten, ShasGone, ShasMissing
+	Plan   string   // PlanOK, or PlanRenumbered: the plan's task at the unit's number is not the one it began
+	Needs  []string // the earlier tasks a task waits for before it may begin beside others (the plan's graph); none for Final
+	Row    Row      // the first row of the table that fits the facts above
 
 	Implementer   string    // the last implementer= id; "" without one
 	Unblocked     string    // the last decision to go on since the base (what changed); "" without one
@@ -69,6 +70,13 @@ func derive(rec *record, idx *fileIndex, src Source, gone, off map[string]bool) 
 		Round: rec.round, Shas: ShasOK, Plan: PlanOK, Implementer: rec.implementer, Unblocked: rec.unblocked, Members: rec.members, BatchHead: rec.batchHead,
 		rec: rec, files: idx, answers: map[int]answer{}}
 	f.Left = max(Cap(rec.unit)-rec.round, 0)
+	if rec.task != "" {
+		var notes []string
+		f.Needs, notes = src.Waits(rec.task)
+		for _, n := range notes {
+			f.note("%s", n)
+		}
+	}
 	f.checkShas(gone, off)
 	f.checkPlan(src)
 	open := f.replay(src)

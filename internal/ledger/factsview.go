@@ -90,8 +90,16 @@ func (f *Facts) Map() map[string]string {
 	return map[string]string{
 		"unit": unit, "last": string(f.Last), "after": num(f.After), "review": f.Review,
 		"pass": f.Pass, "spec": f.Spec, "open": num(f.Open), "round": strconv.Itoa(f.Round), "left": strconv.Itoa(f.Left),
-		"shas": f.Shas, "plan": f.Plan,
+		"shas": f.Shas, "plan": f.Plan, "needs": list(f.Needs),
 	}
+}
+
+// list is a list fact as Look prints it: "1,3", or "-" for none.
+func list(xs []string) string {
+	if len(xs) == 0 {
+		return "-"
+	}
+	return strings.Join(xs, ",")
 }
 
 // FactOrder is the order Look prints the facts in.

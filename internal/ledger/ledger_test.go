@@ -142,6 +142,7 @@ func (s source) Read(name string) (string, error) { return s.files[name], nil }
 // every brief as the plan has it.
 func (s source) PlanTitles() map[string]string          { return map[string]string{"1": "One", "2": "Two"} }
 func (s source) BriefTitles(n string) map[string]string { return s.PlanTitles() }
+func (s source) Waits(n string) ([]string, []string)    { return nil, nil }
 func (s source) Commits(shas []string) (gone, off map[string]bool, err error) {
 	gone, off = map[string]bool{}, map[string]bool{}
 	for _, sha := range shas {
@@ -191,24 +192,24 @@ func TestFacts(t *testing.T) {
 		files map[string]string // more files
 		want  string            // the facts as Look prints them
 	}{
-		{"none", nil, nil, "last=none after=- review=- pass=- spec=- open=0 round=0 left=5 shas=ok plan=ok row=start"},
-		{"base, commits after", []string{base}, nil, "last=base after=2 review=- pass=- spec=- open=0 round=0 left=5 shas=ok plan=ok row=package"},
-		{"review out", []string{base, head1}, map[string]string{review: ""}, "last=reviewed_head after=1 review=out pass=first spec=- open=- round=0 left=5 shas=ok plan=ok row=review"},
-		{"review in, findings", []string{base, head1}, nil, "last=reviewed_head after=1 review=in pass=first spec=❌ open=2 round=0 left=5 shas=ok plan=ok row=refix"},
-		{"re-review out", []string{base, head1, head2}, nil, "last=reviewed_head after=0 review=out pass=re spec=- open=- round=0 left=5 shas=ok plan=ok row=re-review"},
+		{"none", nil, nil, "last=none after=- review=- pass=- spec=- open=0 round=0 left=5 shas=ok plan=ok needs=- row=start"},
+		{"base, commits after", []string{base}, nil, "last=base after=2 review=- pass=- spec=- open=0 round=0 left=5 shas=ok plan=ok needs=- row=package"},
+		{"review out", []string{base, head1}, map[string]string{review: ""}, "last=reviewed_head after=1 review=out pass=first spec=- open=- round=0 left=5 shas=ok plan=ok needs=- row=review"},
+		{"review in, findings", []string{base, head1}, nil, "last=reviewed_head after=1 review=in pass=first spec=❌ open=2 round=0 left=5 shas=ok plan=ok needs=- row=refix"},
+		{"re-review out", []string{base, head1, head2}, nil, "last=reviewed_head after=0 review=out pass=re spec=- open=- round=0 left=5 shas=ok plan=ok needs=- row=re-review"},
 		{"re-review in, one left", []string{base, head1, head2}, map[string]string{rereview: "F1: ADDRESSED\nF2: NOT ADDRESSED\nNew: none\nOut of scope: none\n"},
-			"last=reviewed_head after=0 review=in pass=re spec=- open=1 round=0 left=5 shas=ok plan=ok row=record"},
+			"last=reviewed_head after=0 review=in pass=re spec=- open=1 round=0 left=5 shas=ok plan=ok needs=- row=record"},
 		{"round recorded", []string{base, head1, head2, FormatRound("Task 1", 1, 1, []Finding{{ID: "F2", Text: "y missing"}}, "bbbbbbb", "ccccccc")}, nil,
-			"last=fix after=0 review=out pass=re spec=- open=1 round=1 left=4 shas=ok plan=ok row=fix"},
+			"last=fix after=0 review=out pass=re spec=- open=1 round=1 left=4 shas=ok plan=ok needs=- row=fix"},
 		{"round 5", []string{base, head1, head2, FormatRound("Task 1", 5, 0, []Finding{{ID: "F2", Text: "y missing"}}, "bbbbbbb", "ccccccc")}, nil,
-			"last=fix after=0 review=out pass=re spec=- open=1 round=5 left=0 shas=ok plan=ok row=breaker"},
+			"last=fix after=0 review=out pass=re spec=- open=1 round=5 left=0 shas=ok plan=ok needs=- row=breaker"},
 		{"parked", []string{base, head1, head2, FormatRound("Task 1", 5, 0, []Finding{{ID: "F2", Text: "y missing"}}, "bbbbbbb", "ccccccc"),
 			FormatParked("Task 1", Finding{ID: "F2", Text: "y missing"}, "no")}, nil,
-			"last=parked after=0 review=out pass=re spec=- open=0 round=5 left=0 shas=ok plan=ok row=ruled"},
+			"last=parked after=0 review=out pass=re spec=- open=0 round=5 left=0 shas=ok plan=ok needs=- row=ruled"},
 		{"a failed check", []string{base, head1, FormatFinding("Task 1", Finding{ID: "F3", Text: "check fails"})}, map[string]string{review: "Spec: ⚠️\nOpen: none\nMinor: none\n"},
-			"last=finding after=1 review=in pass=first spec=- open=1 round=0 left=5 shas=ok plan=ok row=refix"},
+			"last=finding after=1 review=in pass=first spec=- open=1 round=0 left=5 shas=ok plan=ok needs=- row=refix"},
 		{"complete", []string{base, head1, FormatComplete("Task 1", "aaaaaaa", "bbbbbbb", "review clean")}, nil,
-			"last=complete after=- review=in pass=first spec=- open=0 round=0 left=5 shas=ok plan=ok row=done"},
+			"last=complete after=- review=in pass=first spec=- open=0 round=0 left=5 shas=ok plan=ok needs=- row=done"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			s := source{after: src.after, files: map[string]string{}}
@@ -250,7 +251,7 @@ func TestRowsAreReachable(t *testing.T) {
 		"unit": {"task", "final"}, "last": {"none", "base", "reviewed_head", "finding", "fix", "parked", "blocked", "complete", "batched"},
 		"after": {"-", "0", "1"}, "review": {"-", "in", "out"}, "pass": {"-", "first", "re"},
 		"spec": {"-", "✅", "⚠️", "❌", "n/a"}, "open": {"-", "0", "1"}, "round": {"0", "1", "3", "5"}, "left": {"0", "1"},
-		"shas": {"ok", "rewritten", "gone", "missing"}, "plan": {"ok", "renumbered"},
+		"shas": {"ok", "rewritten", "gone", "missing"}, "plan": {"ok", "renumbered"}, "needs": {"-"},
 	}
 	names := FactNames[1:]
 	hit := map[Row]bool{}

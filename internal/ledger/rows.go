@@ -114,7 +114,7 @@ func Rows() []Row {
 // Facts are the names of the facts the conditions read: of a ledger
 // (ledger) and of a unit (the rest, in the order Look prints them, after
 // unit).
-var FactNames = []string{"ledger", "unit", "last", "after", "review", "pass", "spec", "open", "round", "left", "shas", "plan"}
+var FactNames = []string{"ledger", "unit", "last", "after", "review", "pass", "spec", "open", "round", "left", "shas", "plan", "needs"}
 
 // Pick returns the first row whose conditions all hold for facts, or
 // NoRow. A row naming a fact that facts lack is passed over.

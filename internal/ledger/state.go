@@ -18,6 +18,11 @@ type Source interface {
 	Commits(shas []string) (gone, off map[string]bool, err error)
 	// PlanTitles are the plan's task headings now, title by number.
 	PlanTitles() map[string]string
+	// Waits are the earlier tasks task n waits for before it may begin
+	// beside others, by the plan's text (plantask.Needs), and what the
+	// plan's text says of them that a reader should know (a Depends on
+	// naming no earlier task).
+	Waits(n string) (waits, notes []string)
 	// BriefTitles are the task headings of task n's brief, title by
 	// number: the text the unit was begun from (a batch's brief holds
 	// each of its tasks); nil without a brief.

@@ -29,7 +29,8 @@ type run struct {
 	id      workspace.Plan
 	path    string // the ledger
 	files   []string
-	titles  map[string]string // the plan's task titles by number, once read
+	titles  map[string]string        // the plan's task titles by number, once read
+	needs   map[string]plantask.Need // the plan's graph, each task's waits, once read
 }
 
 func openRun(ctx context.Context, env *cliapp.Env, plan string) (*run, error) {

@@ -49,6 +49,24 @@ func (r *run) PlanTitles() map[string]string {
 	return r.titles
 }
 
+// Waits are task n's waits in the plan's graph, read once a run (a
+// verb that prints no task reads none).
+func (r *run) Waits(n string) (waits, notes []string) {
+	if r.needs == nil {
+		r.needs = map[string]plantask.Need{}
+		f, err := os.Open(r.plan)
+		if err != nil {
+			return nil, nil
+		}
+		defer f.Close()
+		needs, _ := plantask.Needs(f, r.planInRepo())
+		for _, x := range needs {
+			r.needs[x.Task] = x
+		}
+	}
+	return r.needs[n].Waits, r.needs[n].Notes
+}
+
 // BriefTitles reads the task headings of task n's brief (a regular file
 // only, never followed or waited on); nil without one.
 func (r *run) BriefTitles(n string) map[string]string {

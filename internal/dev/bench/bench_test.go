@@ -294,8 +294,8 @@ func TestLedgerScaleIsARun(t *testing.T) {
 	cmd.Dir, cmd.Env = r.Dir, r.Env
 	out, err := cmd.CombinedOutput()
 	require.NoError(t, err, "%s", out)
-	assert.Contains(t, string(out), "Task 19: last=complete after=- review=in pass=re spec=- open=0 round=5 left=0 shas=ok plan=ok row=done\n")
-	assert.Contains(t, string(out), "Task 20: last=reviewed_head after=0 review=in pass=first spec=❌ open=1 round=0 left=5 shas=ok plan=ok row=fix\n")
+	assert.Contains(t, string(out), "Task 19: last=complete after=- review=in pass=re spec=- open=0 round=5 left=0 shas=ok plan=ok needs=- row=done\n")
+	assert.Contains(t, string(out), "Task 20: last=reviewed_head after=0 review=in pass=first spec=❌ open=1 round=0 left=5 shas=ok plan=ok needs=- row=fix\n")
 	assert.Contains(t, string(out), "next: Task 20 row=fix\n")
 	assert.NotContains(t, string(out), "note:")
 }

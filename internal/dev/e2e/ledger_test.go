@@ -234,7 +234,7 @@ func TestLedgerConcurrentFindings(t *testing.T) {
 	for i, res := range results {
 		assert.Contains(t, added, strings.TrimPrefix(strings.SplitN(res.Stdout, "\n", 2)[0], "recorded "), "finding %d", i)
 	}
-	assert.Contains(t, l.run("look", "plan.md", "main"), fmt.Sprintf(" open=%d round=0 left=5 shas=ok plan=ok row=fix\n", n))
+	assert.Contains(t, l.run("look", "plan.md", "main"), fmt.Sprintf(" open=%d round=0 left=5 shas=ok plan=ok needs=- row=fix\n", n))
 }
 
 // Rule ld3: many processes at once, each blocking another task: every line

@@ -60,7 +60,7 @@ func TestLedgerBatchRun(t *testing.T) {
 	assert.NotContains(t, brief, "Task 9", "nor a task outside the batch")
 	assert.Less(t, strings.Index(brief, "### Task 2:"), strings.Index(brief, "### Task 3:"), "in plan order")
 	out = l.look()
-	assert.Contains(t, out, "Task 2: last=batched after=- review=- pass=- spec=- open=0 round=0 left=5 shas=ok plan=ok row=batched\n")
+	assert.Contains(t, out, "Task 2: last=batched after=- review=- pass=- spec=- open=0 round=0 left=5 shas=ok plan=ok needs=- row=batched\n")
 	assert.Contains(t, out, "next: Task 1 row=implement\n")
 	l.fails(5, "block", "plan.md", "2", "x")
 	l.fails(5, "task", "plan.md", "9")

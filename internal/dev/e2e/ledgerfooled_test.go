@@ -53,7 +53,7 @@ func atCheck(t *testing.T, tasks int) *ledgerRun {
 	l.run("task", "plan.md", "1")
 	l.r.Commit("task 1", "f1.txt", "one\n")
 	l.review(l.run("package", "plan.md", "1", "a1"), "Spec: ⚠️\nOpen: none\nMinor: m1; m2\nNot verifiable: run it\nReview: r.md\n")
-	require.Contains(t, l.look(), "Task 1: last=reviewed_head after=0 review=in pass=first spec=⚠️ open=0 round=0 left=5 shas=ok plan=ok row=check\n")
+	require.Contains(t, l.look(), "Task 1: last=reviewed_head after=0 review=in pass=first spec=⚠️ open=0 round=0 left=5 shas=ok plan=ok needs=- row=check\n")
 	return l
 }
 
@@ -77,7 +77,7 @@ func TestLedgerUnblockGoesOn(t *testing.T) {
 	for i := 0; i < 5; i++ {
 		l.run("package", "plan.md", "1", "a1") // rounds without commits
 	}
-	require.Contains(t, l.look(), " round=5 left=0 shas=ok plan=ok row=breaker\n")
+	require.Contains(t, l.look(), " round=5 left=0 shas=ok plan=ok needs=- row=breaker\n")
 	l.run("block", "plan.md", "1", "F1 is real and Task 2 reads f1.txt")
 	require.Contains(t, l.look(), " row=blocked\n")
 	l.fails(5, "task", "plan.md", "2")
@@ -86,7 +86,7 @@ func TestLedgerUnblockGoesOn(t *testing.T) {
 	l.fails(6, "unblock", "plan.md", "1", "  ")
 	out := l.run("unblock", "plan.md", "1", "the human fixed the plan: f1.txt is one, fixed")
 	assert.Contains(t, out, "recorded Task 1: unblocked — the human fixed the plan: f1.txt is one, fixed\n")
-	assert.Contains(t, out, "Task 1: last=fix after=0 review=in pass=first spec=- open=1 round=0 left=5 shas=ok plan=ok row=fix\n")
+	assert.Contains(t, out, "Task 1: last=fix after=0 review=in pass=first spec=- open=1 round=0 left=5 shas=ok plan=ok needs=- row=fix\n")
 	l.r.Commit("fix", "f1.txt", "one, fixed\n")
 	l.review(l.run("package", "plan.md", "1", "a2"), "F1: ADDRESSED — fixed\nNew: none\nOut of scope: none\nReview: r.md\n")
 	out = l.run("round", "plan.md", "1")
@@ -104,7 +104,7 @@ func TestLedgerRewrittenHistoryStops(t *testing.T) {
 		l := atFix(t, 2)
 		l.rebaseOnUpstream()
 		out := l.look()
-		assert.Contains(t, out, "shas=rewritten plan=ok row=rewritten\n")
+		assert.Contains(t, out, "shas=rewritten plan=ok needs=- row=rewritten\n")
 		assert.Regexp(t, `  shas: [0-9a-f]{40} \(reviewed_head=\) is a commit the branch does not contain\n`, out)
 		assert.Contains(t, out, "next: Task 1 row=rewritten\n")
 		l.fails(5, "package", "plan.md", "1", "a1")
@@ -117,7 +117,7 @@ func TestLedgerRewrittenHistoryStops(t *testing.T) {
 		l.run("task", "plan.md", "2")
 		l.r.Git("reset", "-q", "--hard", "main")
 		out := l.look()
-		assert.Contains(t, out, "Task 1: last=complete after=- review=in pass=first spec=- open=0 round=0 left=5 shas=rewritten plan=ok row=rewritten\n")
+		assert.Contains(t, out, "Task 1: last=complete after=- review=in pass=first spec=- open=0 round=0 left=5 shas=rewritten plan=ok needs=- row=rewritten\n")
 		assert.Contains(t, out, "Task 2: last=base after=- ")
 		assert.Contains(t, out, "next: Task 1 row=rewritten\n")
 		assert.Contains(t, out, "commits since main, oldest first: 0\n", "the commits are listed for the human's answers")
@@ -147,7 +147,7 @@ func TestLedgerGoneShaLookAnswers(t *testing.T) {
 	l.r.Git("reflog", "expire", "--expire=now", "--all")
 	l.r.Git("gc", "-q", "--prune=now")
 	out := l.look()
-	assert.Contains(t, out, " shas=gone plan=ok row=rewritten\n")
+	assert.Contains(t, out, " shas=gone plan=ok needs=- row=rewritten\n")
 	assert.Regexp(t, `  shas: [0-9a-f]{40} \(reviewed_head=\) is not a commit of this repository\n`, out)
 	l.fails(5, "package", "plan.md", "1", "a1")
 	l.fails(5, "task", "plan.md", "2")
@@ -170,7 +170,7 @@ func TestLedgerLineBreakInAReviewIsRecordedCleanly(t *testing.T) {
 			l.r.Commit("task 1", "f1.txt", "one\n")
 			l.review(l.run("package", "plan.md", "1", "a1"), "Spec: ✅\nOpen: F1 [Important] f1.txt:1 50%"+bytes+"100% broken\nMinor: a"+bytes+"b\nNot verifiable: none\nReview: r.md\n")
 			out := l.look()
-			assert.Contains(t, out, " open=1 round=0 left=5 shas=ok plan=ok row=fix\n")
+			assert.Contains(t, out, " open=1 round=0 left=5 shas=ok plan=ok needs=- row=fix\n")
 			l.r.Commit("fix", "f1.txt", "one, fixed\n")
 			out = l.run("package", "plan.md", "1", "a1")
 			l.review(out, "F1: NOT ADDRESSED — still"+bytes+"broken\nNew: none\nOut of scope: x"+bytes+"y\nReview: r.md\n")
@@ -197,7 +197,7 @@ func TestLedgerFindingWaitsForTheRound(t *testing.T) {
 	l.run("round", "plan.md", "1")
 	out := l.run("finding", "plan.md", "1", "check failed")
 	assert.Contains(t, out, "recorded Task 1: finding — F2 check failed\n")
-	assert.Contains(t, out, " round=1 left=4 shas=ok plan=ok row=fix\n")
+	assert.Contains(t, out, " round=1 left=4 shas=ok plan=ok needs=- row=fix\n")
 }
 
 // Review item 7, ld5/ld7: a commit after the reviewed head is reviewed
@@ -207,7 +207,7 @@ func TestLedgerCloseLeavesNoCommitUnreviewed(t *testing.T) {
 	l := atCheck(t, 2)
 	l.r.Commit("one more", "f1b.txt", "late\n")
 	out := l.look()
-	assert.Contains(t, out, "Task 1: last=reviewed_head after=1 review=in pass=first spec=⚠️ open=0 round=0 left=5 shas=ok plan=ok row=refix\n")
+	assert.Contains(t, out, "Task 1: last=reviewed_head after=1 review=in pass=first spec=⚠️ open=0 round=0 left=5 shas=ok plan=ok needs=- row=refix\n")
 	l.fails(5, "close", "plan.md", "1")
 	out = l.run("package", "plan.md", "1", "a1")
 	assert.Contains(t, out, " pass=re ")
@@ -227,11 +227,11 @@ func TestLedgerCommitsAfterTheLastRoundStop(t *testing.T) {
 		l.run("package", "plan.md", "1", "a1")
 	}
 	l.r.Commit("late", "f1.txt", "late\n")
-	require.Contains(t, l.look(), " after=1 review=in pass=first spec=- open=1 round=5 left=0 shas=ok plan=ok row=late\n")
+	require.Contains(t, l.look(), " after=1 review=in pass=first spec=- open=1 round=5 left=0 shas=ok plan=ok needs=- row=late\n")
 	l.fails(5, "park", "plan.md", "1", "F1", "no")
 	l.fails(5, "close", "plan.md", "1")
 	out := l.run("unblock", "plan.md", "1", "review the late commit")
-	assert.Contains(t, out, " round=0 left=5 shas=ok plan=ok row=refix\n")
+	assert.Contains(t, out, " round=0 left=5 shas=ok plan=ok needs=- row=refix\n")
 }
 
 // Review item 8, ld2: a ledger that is a symbolic link (a cloned
