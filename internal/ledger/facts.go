@@ -40,6 +40,7 @@ type Facts struct {
 	Needs  []string // the earlier tasks a task waits for before it may begin beside others (the plan's graph); none for Final
 	Row    Row      // the first row of the table that fits the facts above
 
+	Branch        string    // the task's own branch while it has not joined the feature branch (tasks side by side); ""
 	Implementer   string    // the last implementer= id; "" without one
 	Unblocked     string    // the last decision to go on since the base (what changed); "" without one
 	Members       []string  // a batch's tasks, by number, when the unit is its first task
@@ -67,7 +68,7 @@ type answer func(open []Finding) []Finding
 // it; gone and off are what git said of every recorded sha.
 func derive(rec *record, idx *fileIndex, src Source, gone, off map[string]bool) (*Facts, error) {
 	f := &Facts{Unit: rec.unit, Task: rec.task, Last: rec.last, After: -1, Review: "-", Pass: "-", Spec: "-",
-		Round: rec.round, Shas: ShasOK, Plan: PlanOK, Implementer: rec.implementer, Unblocked: rec.unblocked, Members: rec.members, BatchHead: rec.batchHead,
+		Round: rec.round, Shas: ShasOK, Plan: PlanOK, Implementer: rec.implementer, Unblocked: rec.unblocked, Members: rec.members, BatchHead: rec.batchHead, Branch: rec.inFlight(),
 		rec: rec, files: idx, answers: map[int]answer{}}
 	f.Left = max(Cap(rec.unit)-rec.round, 0)
 	if rec.task != "" {
@@ -84,7 +85,11 @@ func derive(rec *record, idx *fileIndex, src Source, gone, off map[string]bool) 
 	// reads it there, and a long run's Look would ask git once a task.
 	// Nor does one whose shas are not the branch's: its row stops.
 	if s := rec.lastSha(); s != "" && f.Last != KindComplete && f.Last != KindBlocked && f.Shas == ShasOK {
-		n, err := src.After(s)
+		head := "HEAD"
+		if f.Branch != "" {
+			head = f.Branch
+		}
+		n, err := src.After(s, head)
 		if err != nil {
 			return nil, err
 		}
@@ -243,6 +248,10 @@ func (f *Facts) checkShas(gone, off map[string]bool) {
 				state = ShasRewritten
 			}
 		}
+	}
+	if b := f.Branch; b != "" && gone[b] {
+		bad = append(bad, fmt.Sprintf("its branch %s, where its work is until it joins, names no commit (deleted?)", b))
+		state = ShasGone
 	}
 	if state != "" {
 		f.Shas = state

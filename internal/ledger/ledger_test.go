@@ -143,7 +143,7 @@ func (s source) Read(name string) (string, error) { return s.files[name], nil }
 func (s source) PlanTitles() map[string]string          { return map[string]string{"1": "One", "2": "Two"} }
 func (s source) BriefTitles(n string) map[string]string { return s.PlanTitles() }
 func (s source) Waits(n string) ([]string, []string)    { return nil, nil }
-func (s source) Commits(shas []string) (gone, off map[string]bool, err error) {
+func (s source) Commits(shas, _ []string) (gone, off map[string]bool, err error) {
 	gone, off = map[string]bool{}, map[string]bool{}
 	for _, sha := range shas {
 		if s.gone[sha] {
@@ -154,7 +154,7 @@ func (s source) Commits(shas []string) (gone, off map[string]bool, err error) {
 	}
 	return gone, off, nil
 }
-func (s source) After(sha string) (int, error) {
+func (s source) After(sha, _ string) (int, error) {
 	n, ok := s.after[sha]
 	if !ok {
 		return 0, fmt.Errorf("no commit %s", sha)

@@ -57,6 +57,9 @@ const (
 	KindRestarted    Kind = "restarted" // the human's decision to begin the record again (RunUnit)
 	KindBatch        Kind = "batch"     // the first task of a batch: the tasks it holds
 	KindBatched      Kind = "batched"   // a later task of a batch: its first task does its steps
+	KindSide         Kind = "side"      // the human's answer: tasks side by side, so many at a time (RunUnit)
+	KindBranch       Kind = "branch"    // a task side by side: its own branch, in its own worktree
+	KindJoined       Kind = "joined"    // the feature branch's head once the task's branch joined it
 )
 
 // MaxRounds is a task's fix loop's hard cap (rounds are written R/5);
@@ -105,6 +108,7 @@ var (
 	roundRe    = lazyre.New(`^fix round (\d+)/(\d+) \((\d+) addressed, (\d+) open — (.*); commits ([0-9a-f]+)\.\.([0-9a-f]+)\)$`)
 	completeRe = lazyre.New(`^complete \(commits ([0-9a-f]+)\.\.([0-9a-f]+), (.+)\)$`)
 	parkedRe   = lazyre.New(`^parked — (.+) — ruling: (.+)$`)
+	sideRe     = lazyre.New(`^side by side — ([1-9]) at a time$`)
 )
 
 // Parse reads one line (without its newline; a trailing CR is ignored);
@@ -117,6 +121,10 @@ func Parse(text string) (Line, bool) {
 	}
 	l := Line{Text: text, Unit: unit}
 	if l.Unit == RunUnit {
+		if m := sideRe().FindStringSubmatch(rest); m != nil {
+			l.Kind, l.Value = KindSide, m[1]
+			return l, true
+		}
 		v, ok := strings.CutPrefix(rest, "restarted — ")
 		if !ok || v == "" {
 			return Line{}, false
@@ -132,11 +140,12 @@ func Parse(text string) (Line, bool) {
 		{"minor (deferred): ", KindMinor}, {"settled — ", KindSettled}, {"finding — ", KindFinding},
 		{"BLOCKED — ", KindBlocked}, {"unblocked — ", KindUnblocked},
 		{"batch — Tasks ", KindBatch}, {"batched — in ", KindBatched},
+		{"branch=", KindBranch}, {"joined=", KindJoined},
 	} {
 		if v, ok := strings.CutPrefix(rest, k.prefix); ok && v != "" {
 			l.Kind, l.Value = k.kind, v
 			switch k.kind {
-			case KindBase, KindReviewedHead:
+			case KindBase, KindReviewedHead, KindJoined:
 				if !isSha(v) {
 					return Line{}, false
 				}
@@ -158,6 +167,10 @@ func Parse(text string) (Line, bool) {
 				}
 			case KindBatched:
 				if _, _, ok := cutUnit(v + ": "); !ok || !strings.HasPrefix(v, "Task ") || v == l.Unit {
+					return Line{}, false
+				}
+			case KindBranch:
+				if !isBranchName(v) {
 					return Line{}, false
 				}
 			}
@@ -302,6 +315,27 @@ func FormatUnblocked(unit, decision string) string {
 	return unit + ": unblocked — " + decision
 }
 func FormatRestarted(reason string) string { return RunUnit + ": restarted — " + reason }
+
+// FormatSide is the human's answer to running tasks side by side: at most
+// k at a time (1: one at a time, as without the answer).
+func FormatSide(k int) string { return fmt.Sprintf("%s: side by side — %d at a time", RunUnit, k) }
+
+func FormatBranch(unit, branch string) string { return unit + ": branch=" + branch }
+func FormatJoined(unit, sha string) string    { return unit + ": joined=" + sha }
+
+// isBranchName says whether s is a branch name as the command makes them
+// (BranchName): letters, digits, '-', '_' and '/' between them.
+func isBranchName(s string) bool {
+	if s == "" || strings.HasPrefix(s, "/") || strings.HasSuffix(s, "/") || strings.Contains(s, "//") {
+		return false
+	}
+	for _, c := range s {
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '_' || c == '/') {
+			return false
+		}
+	}
+	return true
+}
 
 // FormatBatch is the line of a batch's first task naming every task of
 // it, by number, in plan order (the first task's own number first).

@@ -9,13 +9,15 @@ type Source interface {
 	Files() []string
 	// Read returns the start of a workspace file (at most ReviewMax bytes).
 	Read(name string) (string, error)
-	// After counts the commits in sha..HEAD.
-	After(sha string) (int, error)
+	// After counts the commits in sha..head (head: HEAD, or the branch
+	// of a task side by side).
+	After(sha, head string) (int, error)
 	// Commits says, of shas, which are not commits of the repository
-	// (gone) and which are commits that HEAD does not contain (off the
-	// branch: a rebase, a reset, an amend): in a number of git calls
+	// (gone) and which are commits that neither HEAD nor any of branches
+	// contains (off the branch: a rebase, a reset, an amend); of
+	// branches, which name no commit (gone): in a number of git calls
 	// that does not grow with the ledger.
-	Commits(shas []string) (gone, off map[string]bool, err error)
+	Commits(shas, branches []string) (gone, off map[string]bool, err error)
 	// PlanTitles are the plan's task headings now, title by number.
 	PlanTitles() map[string]string
 	// Waits are the earlier tasks task n waits for before it may begin
@@ -41,6 +43,32 @@ func Epoch(lines []Line) []Line {
 		}
 	}
 	return lines
+}
+
+// Side is the human's answer to running tasks side by side, read from the
+// epoch's last side line: at most so many at a time; 1 without one (the
+// run of one task at a time).
+func Side(lines []Line) int {
+	ep := Epoch(lines)
+	for i := len(ep) - 1; i >= 0; i-- {
+		if ep[i].Kind == KindSide {
+			return int(ep[i].Value[0] - '0')
+		}
+	}
+	return 1
+}
+
+// BranchName is the branch of a task run side by side (FormatBranch):
+// sdd/<the workspace's name>/task-<n>, the name's bytes that a branch
+// name may not hold made '-'.
+func BranchName(slug, task string) string {
+	b := []byte(slug)
+	for i, c := range b {
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '_') {
+			b[i] = '-'
+		}
+	}
+	return "sdd/" + string(b) + "/task-" + task
 }
 
 // Units groups a ledger's lines (after the identity line) by unit and
@@ -70,10 +98,16 @@ func Units(lines []Line, tasks []string, src Source) ([]*Facts, error) {
 			}
 		}
 	}
+	var branches []string
+	for _, r := range recs {
+		if b := r.inFlight(); b != "" {
+			branches = append(branches, b)
+		}
+	}
 	var gone, off map[string]bool
 	if len(shas) > 0 {
 		var err error
-		if gone, off, err = src.Commits(shas); err != nil {
+		if gone, off, err = src.Commits(shas, branches); err != nil {
 			return nil, err
 		}
 	}
@@ -128,6 +162,8 @@ type record struct {
 	round       int      // the last fix round since the base (or since an unblocked line that gave a new budget)
 	unblocked   string   // the last decision to go on since the base: what changed
 	base        string   // the last base=
+	branch      string   // since it: the task's own branch (tasks side by side)
+	joined      string   // since it: the feature branch's head once that branch joined it
 	heads       []string // the reviewed_head= shas since it
 	events      []event  // since it: the lines that change what is open
 	damaged     []string // lines that need a line before them the unit lacks
@@ -153,7 +189,13 @@ func fold(unit, task string, lines []Line) *record {
 		case KindBatch:
 			r.members = l.Members
 			continue
-		case KindMinor, KindSettled, KindRestarted:
+		case KindMinor, KindSettled, KindRestarted, KindSide:
+			continue
+		case KindBranch:
+			r.branch = l.Value
+			continue
+		case KindJoined:
+			r.joined = l.Value
 			continue
 		case KindUnblocked:
 			// The decision to go on: where the block found the unit (or
@@ -178,7 +220,7 @@ func fold(unit, task string, lines []Line) *record {
 		r.last = l.Kind
 		switch l.Kind {
 		case KindBase:
-			r.base, r.heads, r.events, r.round, r.unblocked = l.Value, nil, nil, 0, ""
+			r.base, r.heads, r.events, r.round, r.unblocked, r.branch, r.joined = l.Value, nil, nil, 0, "", "", ""
 			continue
 		case KindReviewedHead:
 			r.heads = append(r.heads, l.Value)
@@ -209,7 +251,7 @@ func (r *record) checkNeeds(l Line) {
 // recorded is a commit a unit's line records, and the line's kind.
 type recorded struct {
 	sha  string
-	kind Kind // KindBase or KindReviewedHead
+	kind Kind // KindBase, KindReviewedHead or KindJoined
 }
 
 // commits are the commits the unit's lines record, each once, with the
@@ -218,12 +260,21 @@ func (r *record) commits() []recorded {
 	var out []recorded
 	seen := map[string]bool{}
 	for _, l := range r.lines {
-		if (l.Kind == KindBase || l.Kind == KindReviewedHead) && !seen[l.Value] {
+		if (l.Kind == KindBase || l.Kind == KindReviewedHead || l.Kind == KindJoined) && !seen[l.Value] {
 			seen[l.Value] = true
 			out = append(out, recorded{l.Value, l.Kind})
 		}
 	}
 	return out
+}
+
+// inFlight is the branch the unit's work is on while it has not joined
+// the feature branch: "" for a unit on the feature branch itself.
+func (r *record) inFlight() string {
+	if r.joined != "" {
+		return ""
+	}
+	return r.branch
 }
 
 // lastSha is the last commit the unit recorded since its base; "" with

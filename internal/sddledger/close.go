@@ -8,7 +8,8 @@ import (
 // (when no round recorded them), each decision later tasks build on as a
 // settled line, and complete. A batch's close completes every task of it,
 // each with its own complete line: a task is done if and only if it has
-// one.
+// one. A task side by side joins the feature branch first (join.go):
+// complete is written only once it has joined.
 var closeStep = step{
 	check: texts("a decision", 2),
 	fits: func(s *stepRun) error {
@@ -26,6 +27,15 @@ var closeStep = step{
 	},
 	do: func(s *stepRun) ([]string, error) {
 		u := s.u
+		joined := ""
+		if u.Branch != "" {
+			var stop []string
+			var err error
+			if joined, stop, err = s.join(); err != nil || stop != nil {
+				return stop, err
+			}
+			s.after = append(s.after, s.unjoin(u.Branch, s.worktree(u.Task)))
+		}
 		out := firstMinors(u)
 		for _, d := range s.args[2:] {
 			out = append(out, ledger.FormatSettled(s.name, d))
@@ -38,6 +48,9 @@ var closeStep = step{
 		h7, err := s.short(heads[len(heads)-1])
 		if err != nil {
 			return nil, err
+		}
+		if joined != "" {
+			out = append(out, ledger.FormatJoined(s.name, joined))
 		}
 		outcome := ledger.Outcome(u.Count(ledger.KindParked))
 		out = append(out, ledger.FormatComplete(s.name, b7, h7, outcome))

@@ -76,6 +76,13 @@ refused (exit 5).`},
 write its brief: the commits from FIRST on are task N's work, to be reviewed. With
 LAST_TASK, they are the work of the batch of Tasks N to LAST_TASK (as "task N LAST"
 starts one: its brief, its lines), begun before the record began again.`},
+		{Name: "side", Args: "PLAN_FILE K", MinArgs: 2, MaxArgs: 2, Run: runSide,
+			Short: "record the human's answer: at most K tasks side by side",
+			Description: `Record "Run: side by side — K at a time", the human's answer before Task 1 (K from 1 to 9;
+1 is one task at a time, as without an answer). From then on each task starts in a git
+worktree of its own (<workspace>/task-<N>-worktree, on the branch sdd/<workspace>/task-<N>,
+made from HEAD) once the tasks it waits for (look's needs=) are complete and fewer than
+K are in flight; its close joins its branch into the feature branch.`},
 		{Name: "carry", Args: "PLAN_FILE OLD_WORKSPACE", MinArgs: 2, MaxArgs: 2, Run: runCarry,
 			Short: "carry a moved plan's ledger and files over from OLD_WORKSPACE",
 			Description: `After the human said this plan moved from the plan OLD_WORKSPACE belongs to: make

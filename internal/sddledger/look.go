@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"slices"
 	"strings"
 
 	"github.com/sdd-go/sdd-go/internal/cliapp"
@@ -112,6 +113,10 @@ func runLook(ctx context.Context, env *cliapp.Env, args []string) error {
 			return err
 		}
 	}
+	k := ledger.Side(lines)
+	if k > 1 {
+		fmt.Fprintf(w, "side: at most %d tasks at a time, each in its own worktree\n", k)
+	}
 	next := ""
 	var first *ledger.Facts
 	for _, u := range us {
@@ -119,6 +124,11 @@ func runLook(ctx context.Context, env *cliapp.Env, args []string) error {
 		if first == nil && u.Row != ledger.RowDone {
 			first = u
 			next = u.Unit + " row=" + u.Row.String()
+		}
+	}
+	if k > 1 {
+		if n := sideNext(us, k); n != "" {
+			next = n
 		}
 	}
 	batches, err := r.proposals(us)
@@ -135,9 +145,67 @@ func runLook(ctx context.Context, env *cliapp.Env, args []string) error {
 	}
 	if state == ledgerNone {
 		next = "Ledger row=" + ledgerRow(state).String()
+		if q := sideQuestion(us, batches); q != "" {
+			fmt.Fprintln(w, q)
+		}
 	}
 	fmt.Fprintf(w, "next: %s\n", next)
 	return nil
+}
+
+// sideNext is next: with tasks side by side: every task in flight, then
+// each task that may start beside them (its waits done) while there is
+// room, by its row; "" when none (the run goes on as one at a time
+// would: Final).
+func sideNext(us []*ledger.Facts, k int) string {
+	var out []string
+	fl := inFlight(us, "")
+	for _, u := range fl {
+		out = append(out, u.Unit+" row="+u.Row.String())
+	}
+	room := k - len(fl)
+	for _, u := range us {
+		if room <= 0 || u.Row != ledger.RowStart || u.Task == "" {
+			continue
+		}
+		ready := true
+		for _, n := range u.Needs {
+			if w := find(us, ledger.UnitName(n)); w != nil && w.Row != ledger.RowDone {
+				ready = false
+			}
+		}
+		if ready {
+			out = append(out, u.Unit+" row="+u.Row.String())
+			room--
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
+// sideQuestion is the question for the human before Task 1 when the
+// plan's graph lets two tasks run side by side: the first task that does
+// not wait for every earlier one, and one it does not wait for. Two tasks
+// look proposes to batch are no such pair: one implementer does both.
+func sideQuestion(us []*ledger.Facts, batches [][]string) string {
+	batch := map[string]int{}
+	for i, b := range batches {
+		for _, n := range b {
+			batch[n] = i + 1
+		}
+	}
+	var earlier []string
+	for _, u := range us {
+		if u.Task == "" {
+			break
+		}
+		for _, e := range earlier {
+			if !slices.Contains(u.Needs, e) && (batch[e] == 0 || batch[e] != batch[u.Task]) {
+				return fmt.Sprintf("side?: Tasks %s and %s could run side by side (needs=): ask the human how many tasks at a time (3 suggested; 1: one at a time)", e, u.Task)
+			}
+		}
+		earlier = append(earlier, u.Task)
+	}
+	return ""
 }
 
 // rewritten reports a unit at row rewritten.

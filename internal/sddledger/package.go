@@ -52,6 +52,18 @@ var packageStep = step{
 			return append(out, ledger.FormatRound(s.name, round, 0, u.OpenFindings, h7, h7)), nil
 		}
 		head, err := s.head()
+		if u.Branch != "" {
+			// A task side by side: its work is on its branch, and an
+			// implementer or fix that left its worktree stops it here.
+			why, err := s.escaped()
+			if err != nil {
+				return nil, err
+			}
+			if why != "" {
+				return append(out, s.block("it left its worktree: "+why)...), nil
+			}
+			head, err = s.git("rev-parse", "--verify", "refs/heads/"+u.Branch)
+		}
 		if err != nil {
 			return nil, err
 		}

@@ -36,6 +36,9 @@ func (r *run) printUnit(u *ledger.Facts) {
 	if u.Row == ledger.RowDone || u.Row == ledger.RowFinished {
 		return
 	}
+	if u.Branch != "" {
+		fmt.Fprintf(w, "  worktree: %s (branch %s)\n", r.worktree(u.Task), u.Branch)
+	}
 	if u.Implementer != "" {
 		fmt.Fprintf(w, "  implementer: %s\n", u.Implementer)
 	}

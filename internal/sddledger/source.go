@@ -86,11 +86,11 @@ func (r *run) BriefTitles(n string) map[string]string {
 	return out
 }
 
-// After counts the commits after sha that are work: a commit that changes
-// the plan alone is the human's edit of it (a task renamed, the plan
-// moved before carry), never a unit's (notPlan).
-func (r *run) After(sha string) (int, error) {
-	out, err := r.git(append([]string{"rev-list", "--count", sha + "..HEAD"}, r.notPlan()...)...)
+// After counts the commits after sha up to head that are work: a commit
+// that changes the plan alone is the human's edit of it (a task renamed,
+// the plan moved before carry), never a unit's (notPlan).
+func (r *run) After(sha, head string) (int, error) {
+	out, err := r.git(append([]string{"rev-list", "--count", "--end-of-options", sha + ".." + head}, r.notPlan()...)...)
 	if err != nil {
 		return 0, err
 	}
@@ -98,25 +98,36 @@ func (r *run) After(sha string) (int, error) {
 }
 
 // Commits asks git about every recorded sha in two calls: which are
-// objects of the repository that are commits (cat-file), and which of
-// those HEAD does not contain (rev-list lists every commit they reach and
-// HEAD does not, so each such sha is among what it prints).
-func (r *run) Commits(shas []string) (gone, off map[string]bool, err error) {
+// objects of the repository that are commits (cat-file, which also says
+// which branches name one), and which of those neither HEAD nor the
+// branches contain (rev-list lists every commit they reach and those do
+// not, so each such sha is among what it prints).
+func (r *run) Commits(shas, branches []string) (gone, off map[string]bool, err error) {
 	gone, off = map[string]bool{}, map[string]bool{}
 	var in bytes.Buffer
 	for _, s := range shas {
 		in.WriteString(s + "\n")
+	}
+	for _, b := range branches {
+		in.WriteString("refs/heads/" + b + "\n")
 	}
 	var out bytes.Buffer
 	if err := r.env.Git.Filter(r.ctx, &in, &out, "cat-file", "--batch-check=%(objectname) %(objecttype)"); err != nil {
 		return nil, nil, err
 	}
 	var commits []string
-	for _, l := range strings.Split(strings.TrimRight(out.String(), "\n"), "\n") {
+	lines := strings.Split(strings.TrimRight(out.String(), "\n"), "\n")
+	for i, l := range lines {
 		sha, kind, _ := strings.Cut(l, " ")
-		if kind == "commit" {
+		switch {
+		case i >= len(shas):
+			// A branch: "<name> missing" when it names nothing.
+			if kind != "commit" {
+				gone[branches[i-len(shas)]] = true
+			}
+		case kind == "commit":
 			commits = append(commits, sha)
-		} else if sha != "" {
+		case sha != "":
 			gone[sha] = true
 		}
 	}
@@ -138,6 +149,11 @@ func (r *run) Commits(shas []string) (gone, off map[string]bool, err error) {
 		return gone, off, nil
 	}
 	in.WriteString("^HEAD\n")
+	for _, b := range branches {
+		if !gone[b] {
+			in.WriteString("^refs/heads/" + b + "\n")
+		}
+	}
 	w := &lineWriter{line: func(s string) {
 		if want[s] {
 			off[s] = true

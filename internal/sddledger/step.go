@@ -48,6 +48,10 @@ type stepRun struct {
 	lines []ledger.Line   // the ledger's lines, every epoch
 	lf    *ledger.File    // the ledger, locked
 	after []func() error  // what the step prints once its lines are in
+	// stop, set by do, fails the step once its lines are in: a step that
+	// records why the unit stopped (a task side by side that left its
+	// worktree, a join that conflicts) exits 5 with the reason.
+	stop error
 }
 
 // Run is the step as a verb's Run.
@@ -98,6 +102,12 @@ func (st step) Run(ctx context.Context, env *cliapp.Env, args []string) error {
 	}
 	if err := r.append(lf, out...); err != nil {
 		return err
+	}
+	if s.stop != nil {
+		if err := r.printAfter(lf, name); err != nil {
+			return err
+		}
+		return s.stop
 	}
 	for _, f := range s.after {
 		if err := f(); err != nil {

@@ -12,7 +12,9 @@ import (
 // taskStep starts task N, or the batch of tasks N to LAST: its brief (as
 // task-brief writes it; a batch's holds each task's text in plan order),
 // the batch's lines, and base= (HEAD). Tasks run one at a time, in plan
-// order: every earlier task must be done. The decisions and parked
+// order: every earlier task must be done; or, once the human said how
+// many at a time, side by side, each in its own worktree (side.go), once
+// the tasks it waits for are done. The decisions and parked
 // findings of earlier tasks are printed for the dispatch (printAfter).
 var taskStep = step{
 	unit: func(r *run, args []string) (string, error) {
@@ -40,6 +42,15 @@ var taskStep = step{
 		if s.u.Row != ledger.RowStart {
 			return outOfStep(s.u, "start")
 		}
+		k := ledger.Side(s.lines)
+		if k > 1 && len(s.args) == 2 {
+			return s.fitsBeside(k)
+		}
+		for _, u := range inFlight(s.us, s.u.Unit) {
+			if u.Branch != "" {
+				return exit.Ownf(OutOfStep, "%s is in flight in its own worktree: %s starts %s once no task is in flight", u.Unit, s.u.Unit, map[bool]string{true: "as a batch", false: "one at a time"}[len(s.args) == 3])
+			}
+		}
 		for _, u := range s.us {
 			if u == s.u {
 				return nil
@@ -51,6 +62,9 @@ var taskStep = step{
 		return nil
 	},
 	do: func(s *stepRun) ([]string, error) {
+		if ledger.Side(s.lines) > 1 && len(s.args) == 2 {
+			return s.beginBeside()
+		}
 		n := s.args[1]
 		var members []string
 		if len(s.args) == 3 {

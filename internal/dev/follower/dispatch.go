@@ -548,6 +548,10 @@ func (c *controller) beforeTask1() (pre string, answers []string, stop bool) {
 			for _, m := range lk.moved {
 				qs = append(qs, fmt.Sprintf("%s belongs to %s, which no longer exists: did %s move from there?", m.dir, m.plan, c.sc.Plan))
 			}
+		case strings.Contains(item, "`side?:`"):
+			if lk.side != "" {
+				qs = append(qs, lk.side+" need nothing of each other: how many tasks may run at a time (3 suggested; 1 keeps one at a time)?")
+			}
 		default:
 			c.fail("Before Task 1 asks the human %q, which the follower cannot ask", item)
 		}
@@ -565,7 +569,14 @@ func (c *controller) beforeTask1() (pre string, answers []string, stop bool) {
 		}
 		return c.rareBlock("Carry over", c.v.With("<old workspace>", lk.moved[0].dir)), nil, false
 	}
-	return "", c.answers(h.Done, h.Review), false
+	answers = c.answers(h.Done, h.Review)
+	if h.Side > 0 {
+		if lk.side == "" {
+			c.fail("the human answered how many tasks at a time, and Look printed no side?: line")
+		}
+		answers = append(answers, c.rareBlock("At a time", c.v.With("<K>", strconv.Itoa(h.Side))))
+	}
+	return "", answers, false
 }
 
 // answers are the steps of the human's answers about commits since the

@@ -15,17 +15,19 @@ import (
 // state line of the unit it touched).
 type output struct {
 	workspace, branch string
-	ledger, ledgerRow string   // Look's "Ledger: ledger=… row=…"
-	firstLine         string   // a foreign ledger's first line
-	moved             []moved  // Look's "moved?:" lines
-	flat              []string // the old flat ledger's lines
-	since             []string // the commits since the start branch, "1 abc1234 subject", oldest first
-	sinceShown        bool
-	units             []*unitLine
-	next              string
-	settled           []string // "settled:" lines of Start task N
-	carried           bool
-	batches           [][]string // Look's "batch?:" lines: the tasks of each batch it proposes
+	ledger, ledgerRow string  // Look's "Ledger: ledger=… row=…"
+	firstLine         string  // a foreign ledger's first line
+	moved             []moved // Look's "moved?:" lines
+	side              string  // Look's "side?:" line: the two tasks it names
+
+	flat       []string // the old flat ledger's lines
+	since      []string // the commits since the start branch, "1 abc1234 subject", oldest first
+	sinceShown bool
+	units      []*unitLine
+	next       string
+	settled    []string // "settled:" lines of Start task N
+	carried    bool
+	batches    [][]string // Look's "batch?:" lines: the tasks of each batch it proposes
 }
 
 // moved is a workspace of a plan that no longer exists.
@@ -45,6 +47,7 @@ type unitLine struct {
 
 var (
 	stateLineRe = regexp.MustCompile(`^(Task \S+|Final): ((?:[a-z]+=\S+ )+)row=(\S+)$`)
+	sideRe      = regexp.MustCompile(`^side\?: (Tasks \S+ and \S+) could run side by side`)
 	movedRe     = regexp.MustCompile(`^moved\?: (.+) belongs to (.+), which no longer exists$`)
 	ledgerRe    = regexp.MustCompile(`^Ledger: ledger=(\S+)(?: row=(\S+))?$`)
 )
@@ -117,6 +120,9 @@ func parseOutput(out string) (output, error) {
 		case strings.HasPrefix(line, "batch?: Tasks "):
 			list, _, _ := strings.Cut(strings.TrimPrefix(line, "batch?: Tasks "), " (")
 			o.batches = append(o.batches, strings.Split(list, ", "))
+		}
+		if m := sideRe.FindStringSubmatch(line); m != nil {
+			o.side = m[1]
 		}
 		if m := movedRe.FindStringSubmatch(line); m != nil {
 			o.moved = append(o.moved, moved{dir: m[1], plan: m[2]})

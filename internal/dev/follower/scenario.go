@@ -153,6 +153,7 @@ type Human struct {
 	Done   []Earlier // commits of an earlier run the human counts as done tasks
 	Review *Earlier  // committed work of an earlier run to be reviewed (the branch's newest)
 	Moved  bool      // the plan moved from the workspace sdd-workspace's note named
+	Side   int       // how many tasks at a time, for a plan Look's side?: line showed such tasks in; 0: not asked
 
 	// GoOn is the human's decision to go on with a unit that stopped
 	// (BLOCKED, or commits after its last round): what they changed.

@@ -48,6 +48,7 @@ var samples = map[string][]string{
 	"<first>":                                {"1"},
 	"<last>":                                 {"2"},
 	"<last task>":                            {"3"},
+	"<K>":                                    {"3", "1"},
 	"<old workspace>":                        {"/src/shop/.superpowers/sdd/greet-plans"},
 	"<id>":                                   {"F2"},
 	"<why>":                                  {"the reviewer misread the loop bound (see $HOME/x)"},

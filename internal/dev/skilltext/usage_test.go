@@ -100,7 +100,7 @@ var argShapes = map[string]string{
 	"PLAN_FILE": "'<plan file>'", "START_BRANCH": "'<start branch>'", "N": "<N>", "N|final": "<N>",
 	"AGENT_ID": "<agent id>", "FIRST": "<first>", "LAST": "<last>", "LAST_TASK": "<last task>", "OLD_WORKSPACE": "'<old workspace>'",
 	"ID": "<id>", "WHY": "'<why>'", "REASON": "'<reason>'", "TEXT": "'<what failed, one line>'", "DECISION": "<decisions>",
-	"WHAT_CHANGED": "'<what changed>'", "WHAT_HAPPENED": "'<what happened>'",
+	"WHAT_CHANGED": "'<what changed>'", "WHAT_HAPPENED": "'<what happened>'", "K": "<K>",
 }
 
 // checkUsage: each sdd-ledger call in a step block passes a number of

@@ -523,3 +523,43 @@ func TestWalkThroughWorkAlreadyDone(t *testing.T) {
 	require.Equal(t, m[1], m[2], "an empty range: no commit of Task 3's")
 	require.Equal(t, 3, countDispatches(r.calls).implementers, "one implementer dispatch a task, not one after another for Task 3")
 }
+
+// sidePlan is the walk-through's plan with a Files list to each task, as
+// writing-plans writes them: Tasks 1 and 2 need nothing of each other,
+// Task 3 lists what both write.
+var sidePlan = strings.NewReplacer(
+	"## Task 1: Greeting\n", "## Task 1: Greeting\n\n**Files:**\n- Create: `greet.txt`\n- Test: `check1.sh`\n\n",
+	"## Task 2: Farewell\n", "## Task 2: Farewell\n\n**Files:**\n- Create: `bye.txt`\n\n",
+	"## Task 3: Index\n", "## Task 3: Index\n\n**Files:**\n- Create: `index.txt`\n\n",
+).Replace(follower.WalkPlan)
+
+// TestWalkThroughSideQuestion: a plan whose tasks need nothing of each
+// other (Look's side?:) gets the question before Task 1, how many tasks
+// at a time; the answer is recorded in the call that starts the run,
+// and an answer of one keeps the serial run of the walk-through.
+func TestWalkThroughSideQuestion(t *testing.T) {
+	t.Parallel()
+	repo := walkRepo(t, follower.WalkPlanPath, sidePlan)
+	r := runDirect(t, repo, follower.WalkScenario(), directOptions{})
+	require.Contains(t, r.final, "Tasks 1 and 2 need nothing of each other: how many tasks may run at a time", "the question before Task 1")
+
+	repo = walkRepo(t, follower.WalkPlanPath, sidePlan)
+	sc := follower.WalkScenario()
+	sc.Human = follower.Human{Answered: true, Side: 1}
+	r = runDirect(t, repo, sc, directOptions{})
+	requireFinished(t, r)
+	require.Contains(t, finishedLedgerOf(r, "greet"), "\nRun: side by side — 1 at a time\n", "the answer, recorded")
+	var starts []string
+	for _, k := range controllerCalls(r.calls) {
+		if strings.Contains(k.Input, "sdd-ledger start ") {
+			starts = append(starts, k.Input)
+		}
+	}
+	require.Equal(t, []string{"sdd-ledger start 'docs/plans/greet.md' && sdd-ledger side 'docs/plans/greet.md' 1"}, starts, "the answer in the call that starts the run")
+	ledger := finishedLedgerOf(r, "greet")
+	for i := 1; i <= 3; i++ {
+		require.Contains(t, ledger, fmt.Sprintf("\nTask %d: complete (commits ", i))
+	}
+	require.NotContains(t, ledger, "branch=", "one at a time: no task in a worktree")
+	t.Log(walkLine("side question, one at a time", 3, countDispatches(r.calls), r.calls))
+}
