@@ -42,6 +42,9 @@ func TestFormatsParse(t *testing.T) {
 		{FormatBatched("Task 3", "Task 2"), KindBatched},
 		{FormatUnblocked("Task 2", "the plan now says bye"), KindUnblocked},
 		{FormatRestarted("rebased onto main"), KindRestarted},
+		{FormatSide(3), KindSide},
+		{FormatBranch("Task 2", BranchName("my plan.v2", "2")), KindBranch},
+		{FormatJoined("Task 2", shaB), KindJoined},
 	} {
 		l, ok := Parse(c.line)
 		require.True(t, ok, c.line)
@@ -52,6 +55,28 @@ func TestFormatsParse(t *testing.T) {
 	assert.Equal(t, 3, l.Round)
 	l, _ = Parse(FormatParked("Task 2", f1, "no"))
 	assert.Equal(t, "F1 a.go:1 off by one; really", l.Value)
+	assert.Equal(t, "sdd/my-plan-v2/task-2", BranchName("my plan.v2", "2"), "bytes a branch name may not hold")
+}
+
+// TestSide: the epoch's last side line counts; none, or one before a
+// restart, is one at a time.
+func TestSide(t *testing.T) {
+	parse := func(ss ...string) []Line {
+		var ls []Line
+		for _, s := range ss {
+			l, ok := Parse(s)
+			require.True(t, ok, s)
+			ls = append(ls, l)
+		}
+		return ls
+	}
+	assert.Equal(t, 1, Side(nil))
+	assert.Equal(t, 2, Side(parse(FormatSide(3), FormatSide(2))))
+	assert.Equal(t, 1, Side(parse(FormatSide(3), FormatRestarted("rebased"))))
+	for _, s := range []string{"Run: side by side — 0 at a time", "Run: side by side — 10 at a time", "Task 2: branch=a b", "Task 2: branch=/a", "Task 2: joined=abc"} {
+		_, ok := Parse(s)
+		assert.False(t, ok, s)
+	}
 }
 
 // TestParseRefuses: lines in no format of the protocol.

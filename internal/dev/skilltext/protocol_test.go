@@ -25,7 +25,7 @@ var formatSamples = strings.NewReplacer(
 	"<plan file path>", "docs/plans/greet.md", "<N>", "2", "<sha>", strings.Repeat("ab", 20),
 	"<id>", "agent-1", "<one-liner>", "x — y", "F<k>", "F3", "<R>", "2", "<X>", "1", "<Y>", "1",
 	"<finding one-liners>", "F2 off by one", "<a7>", "abcd123", "<b7>", "abcd124", "<finding>", "F2 off by one",
-	"<why>", "wrong", "<reason>", "F2: Task 3 needs it", "<decision>", "the plan now says bye", "<K>", "3", "<M>", "4", "<base7>", "abcd120", "<head7>", "abcd124")
+	"<why>", "wrong", "<reason>", "F2: Task 3 needs it", "<workspace name>", "greet", "<decision>", "the plan now says bye", "<K>", "3", "<M>", "4", "<base7>", "abcd120", "<head7>", "abcd124")
 
 // checkProtocolFormats: the formats block of docs/protocol.md is what the
 // ledger writes: every line parses, as its kind, and no kind is missing.

@@ -366,9 +366,20 @@ func countDispatches(calls []directCall) dispatches {
 
 // walkLine is a walk-through's measure, one line in the form issue 29
 // asks for, printed under go test -v.
+//
+// Its last field, the dispatch steps, is the wall-clock's measure: the
+// controller's messages that dispatch, several dispatches sent in one
+// message counting once. The follower sends one tool call a message, so
+// here it is the controller's Agent calls.
 func walkLine(name string, tasks int, d dispatches, calls []directCall) string {
-	return fmt.Sprintf("walk-through %s: %d tasks, %d implementer dispatches, %d reviewer dispatches, %d fix dispatches, %d controller calls",
-		name, tasks, d.implementers, d.reviewers, d.fixes, len(controllerCalls(calls)))
+	steps := 0
+	for _, c := range controllerCalls(calls) {
+		if c.Tool == "Agent" {
+			steps++
+		}
+	}
+	return fmt.Sprintf("walk-through %s: %d tasks, %d implementer dispatches, %d reviewer dispatches, %d fix dispatches, %d controller calls, %d dispatch steps",
+		name, tasks, d.implementers, d.reviewers, d.fixes, len(controllerCalls(calls)), steps)
 }
 
 func readFileT(t *testing.T, p string) string {
