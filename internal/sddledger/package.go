@@ -52,6 +52,9 @@ var packageStep = step{
 			return append(out, ledger.FormatRound(s.name, round, 0, u.OpenFindings, h7, h7)), nil
 		}
 		head, err := s.head()
+		if err != nil {
+			return nil, err
+		}
 		if u.Branch != "" {
 			// A task side by side: its work is on its branch, and an
 			// implementer or fix that left its worktree stops it here.
@@ -62,10 +65,9 @@ var packageStep = step{
 			if why != "" {
 				return append(out, s.block("it left its worktree: "+why)...), nil
 			}
-			head, err = s.git("rev-parse", "--verify", "refs/heads/"+u.Branch)
-		}
-		if err != nil {
-			return nil, err
+			if head, err = s.git("rev-parse", "--verify", "refs/heads/"+u.Branch); err != nil {
+				return nil, err
+			}
 		}
 		if err := commands.TaskPackage(s.ctx, s.env, s.plan, from, head, s.planInRepo()); err != nil {
 			return nil, err

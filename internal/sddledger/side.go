@@ -224,8 +224,12 @@ func changedFiles(porcelain string) string {
 // block returns the unit's BLOCKED line for why, and sets the step to
 // fail with it once the line is in.
 func (s *stepRun) block(why string) []string {
-	why = strings.TrimSpace(strings.ReplaceAll(why, "\n", " "))
 	s.stop = exit.Ownf(OutOfStep, "%s stopped: %s; recorded as BLOCKED, for the human", s.name, why)
+	if ledger.CheckText("the reason", why) != nil {
+		// A path or a commit subject that no line can hold (a line
+		// break in a directory's name): the line says where to read why.
+		why = "its step stopped for a reason no ledger line can hold; sdd-ledger printed it on stderr"
+	}
 	return []string{ledger.FormatBlocked(s.name, why)}
 }
 
