@@ -151,12 +151,14 @@ type outline struct {
 	number    string
 	text      string
 	cut       bool
-	files     []string // its Files list's paths and its git add paths
-	listed    bool     // it has a Files list
-	shared    bool     // a path of it is one every task shares
-	produces  []string // identifiers under Produces
-	consumes  []string // identifiers under Consumes
-	dependsOn []string // task numbers its Depends on line names
+	files     []string        // its Files list's paths and its git add paths
+	listed    bool            // it has a Files list
+	shared    bool            // a path of it is one every task shares
+	produces  []string        // identifiers under Produces
+	consumes  []string        // identifiers under Consumes
+	dependsOn []string        // task numbers its Depends on line names
+	named     map[string]bool // task numbers its text names ("Task 3"), but its own heading's
+	words     map[string]bool // its text's runs of path bytes, each whole: the paths it may name
 }
 
 // wide says whether the task waits for, and is waited for by, every
@@ -228,6 +230,23 @@ func outlineOf(t taskText, planPath string) outline {
 			o.shared = true
 		}
 	}
+	// What every pair of tasks reads of the later one's text, read once:
+	// a plan of hundreds of tasks has tens of thousands of pairs.
+	o.named = map[string]bool{}
+	for _, m := range taskNameRe().FindAllString(o.text, -1) {
+		if !ownHeading(o, m) {
+			for _, n := range numberRe().FindAllString(m, -1) {
+				o.named[n] = true
+			}
+		}
+	}
+	o.words = map[string]bool{}
+	for _, w := range strings.FieldsFunc(o.text, func(r rune) bool { return r >= 0x80 || !pathByte(byte(r)) }) {
+		// A sentence's full stop after a path, and a ./ before it, are
+		// not the path's.
+		o.words[w] = true
+		o.words[strings.TrimPrefix(strings.TrimRight(w, "."), "./")] = true
+	}
 	return o
 }
 
@@ -251,14 +270,12 @@ func (o outline) waitsFor(e outline) bool {
 		}
 	}
 	for _, b := range e.files {
-		if mentions(o.text, b) {
+		if o.mentions(b) {
 			return true
 		}
 	}
-	for _, m := range taskNameRe().FindAllString(o.text, -1) {
-		if slices.Contains(numberRe().FindAllString(m, -1), e.number) && !ownHeading(o, m) {
-			return true
-		}
+	if o.named[e.number] {
+		return true
 	}
 	for _, c := range o.consumes {
 		if slices.Contains(e.produces, c) && !commonWord(c) {
@@ -287,6 +304,22 @@ func overlaps(a, b string) bool {
 		return dir != "" && strings.HasPrefix(p, dir+"/")
 	}
 	return in(a, b) || in(b, a)
+}
+
+// mentions says whether o's text names path p as a word of its own: a
+// whole run of path bytes, looked up; a path holding other bytes is
+// searched for.
+func (o outline) mentions(p string) bool {
+	p = strings.TrimPrefix(p, "./")
+	if len(p) < 3 {
+		return false
+	}
+	for i := 0; i < len(p); i++ {
+		if !pathByte(p[i]) {
+			return mentions(o.text, p)
+		}
+	}
+	return o.words[p]
 }
 
 // mentions says whether text names path: as a word of its own, not part

@@ -40,10 +40,11 @@ func TestNeeds(t *testing.T) {
 		graphTask(11, "- Create: `pkg/x.go`", "", "A file in it.") +
 		graphTask(12, "- Create: `web/app.js`", "", "**Depends on:** Task 99\n\nThe app.") +
 		graphTask(13, "- Create: `web/style.css`", "", "**Depends on:** Task 12\n\nStyle it.") +
-		graphTask(14, "- Create: `web/x.css`\n", "", "```bash\ngit add web/x.css docs/plan.md\n```")
+		graphTask(14, "- Create: `web/x.css`\n", "", "```bash\ngit add web/x.css docs/plan.md\n```") +
+		graphTask(15, "- Create: `docs/more.md`", "", "Say what ./src/parse.go holds. Then read src/color.go.")
 	needs, err := Needs(strings.NewReader(plan), "docs/plan.md")
 	require.NoError(t, err)
-	require.Len(t, needs, 14)
+	require.Len(t, needs, 15)
 	waits := map[string]string{}
 	for _, n := range needs {
 		waits[n.Task] = strings.Join(n.Waits, ",")
@@ -57,18 +58,19 @@ func TestNeeds(t *testing.T) {
 	}
 	for task, want := range map[string]string{
 		"1": "", "2": "", // nothing before the first; two files of their own
-		"3":  "1",      // a file in common
-		"4":  "1",      // consumes what Task 1 produces
-		"5":  "2",      // names a path Task 2 writes
-		"6":  "2",      // names Task 2
-		"7":  all(7),   // no Files list: every earlier task
-		"8":  "7",      // an earlier task without a Files list
-		"9":  all(9),   // a file every task shares
-		"10": "7,9",    // after a wide task
-		"11": "7,9,10", // a folder holding its path
-		"12": all(12),  // Depends on a task the plan has not
-		"13": "7,9,12", // its Depends on, and the wide ones
-		"14": all(14),  // its git add names the plan itself
+		"3":  "1",            // a file in common
+		"4":  "1",            // consumes what Task 1 produces
+		"5":  "2",            // names a path Task 2 writes
+		"6":  "2",            // names Task 2
+		"7":  all(7),         // no Files list: every earlier task
+		"8":  "7",            // an earlier task without a Files list
+		"9":  all(9),         // a file every task shares
+		"10": "7,9",          // after a wide task
+		"11": "7,9,10",       // a folder holding its path
+		"12": all(12),        // Depends on a task the plan has not
+		"13": "7,9,12",       // its Depends on, and the wide ones
+		"14": all(14),        // its git add names the plan itself
+		"15": "1,2,3,7,9,14", // paths others write, after ./ and before a full stop
 	} {
 		assert.Equal(t, want, waits[task], "Task %s", task)
 	}
