@@ -88,6 +88,7 @@ type controller struct {
 	settled           []string // the settled: lines of the last Start task N
 	planRead          bool
 	looks             int
+	collect           *[]string // side by side: a round's command steps, gathered for one call
 	steps             int
 }
 
@@ -131,7 +132,12 @@ func (c *controller) lookAgain() {
 	if c.looks > 3 {
 		c.fail("Look would run a fourth time in one turn")
 	}
-	out := c.bash(c.block("Look", c.v))
+	c.lookFrom(c.bash(c.block("Look", c.v)))
+}
+
+// lookFrom takes what Look printed (at the end of out, after any
+// commands' lines before it in the same call).
+func (c *controller) lookFrom(out string) {
 	o, err := parseOutput(out)
 	if err != nil || o.ledger == "" {
 		c.fail("Look printed no ledger state (%v):\n%s", err, out)
@@ -140,9 +146,18 @@ func (c *controller) lookAgain() {
 	c.settled = o.settled // what Look prints for an implementer to dispatch
 	c.v["<workspace>"] = c.workspace(out)
 	c.ledger, c.ledgerRow = o.ledger, o.ledgerRow
+	was := c.units
 	c.units = nil
 	for _, ul := range o.units {
 		u := &unit{name: ul.name, n: strings.TrimPrefix(ul.name, "Task ")}
+		if c.ownValues() {
+			// This turn's dispatches of each unit stay its own.
+			for _, w := range was {
+				if w.name == u.name {
+					u.dispatches = w.dispatches
+				}
+			}
+		}
 		if ul.name == "Final" {
 			u.n = "final"
 		}
@@ -300,7 +315,19 @@ func (c *controller) values(u *unit) Values {
 	if c.pkg != "" {
 		v["<package>"], v["<bytes>"] = c.pkg, c.bytes
 	}
+	if c.ownValues() {
+		if p, b, ok := c.packageOf(u); ok {
+			v["<package>"], v["<bytes>"] = p, b
+		}
+	}
 	return v
+}
+
+// ownValues says whether, side by side, a unit's values are its own
+// (rare.md): its package, its dispatches' ids, whatever another unit's
+// step printed last.
+func (c *controller) ownValues() bool {
+	return c.look.sideK > 1 && strings.Contains(c.sideText(), "A unit's `<agent id>`, `<package>` and `<bytes>` are its own")
 }
 
 func (c *controller) wsPath(name string) string { return c.v["<workspace>"] + "/" + name }
@@ -390,6 +417,10 @@ func (c *controller) step() {
 		c.do(r, nil)
 		return
 	}
+	if c.look.sideK > 1 {
+		c.sideRound()
+		return
+	}
 	for _, u := range c.units {
 		r := c.rowOf(u)
 		if isNextUnit(r.next) {
@@ -399,6 +430,146 @@ func (c *controller) step() {
 		return
 	}
 	c.fail("every unit's row says to go on: the table never ends the run")
+}
+
+// sideRound is a round of a run side by side (rare.md, Side by side):
+// the row of each unit Look's next: names, one after the other (no
+// dispatch of several at once yet: the follower sends one tool call a
+// message), then Look again.
+func (c *controller) sideRound() {
+	var names []string
+	for _, part := range strings.Split(c.look.next, ", ") {
+		if name, _, ok := strings.Cut(part, " row="); ok {
+			names = append(names, name)
+		}
+	}
+	if len(names) == 0 {
+		c.fail("Look's next: names no unit: %q", c.look.next)
+	}
+	if !c.sideJoined() {
+		for _, name := range names {
+			u := c.unit(name)
+			if r := c.rowOf(u); !isNextUnit(r.next) {
+				c.do(r, u)
+			}
+		}
+		c.looks = 0 // each round is progress: its Look is no circle
+		c.lookAgain()
+		return
+	}
+	// Their dispatches first; then every command step of theirs in one
+	// call, ended with Look.
+	var cmds []string
+	c.collect = &cmds
+	defer func() { c.collect = nil }()
+	acted := map[*unit]bool{}
+	if om, ok := c.t.(OneMessage); ok && c.atOnce() {
+		n := 0
+		for _, name := range names {
+			if r := c.rowOf(c.unit(name)); !isNextUnit(r.next) && c.isPrompt(r.next) {
+				n++
+			}
+		}
+		if n > 1 {
+			om.Begin(n)
+		}
+	}
+	for _, name := range names {
+		u := c.unit(name)
+		if r := c.rowOf(u); !isNextUnit(r.next) && !c.isCommandRow(r) {
+			n := len(cmds)
+			c.do(r, u)
+			acted[u] = len(cmds) > n // its "then" step is in the call
+		}
+	}
+	for _, name := range names {
+		u := c.unit(name)
+		if r := c.rowOf(u); !acted[u] && !isNextUnit(r.next) && c.isCommandRow(r) {
+			c.do(r, u)
+		}
+	}
+	c.collect = nil
+	c.looks = 0 // each round is progress: its Look is no circle
+	if len(cmds) == 0 {
+		c.lookAgain()
+		return
+	}
+	c.looks++
+	out := c.bash(strings.Join(append(cmds, c.block("Look", c.v)), c.joiner()))
+	c.absorb(out)
+	c.lookFrom(out)
+}
+
+// atOnce says whether the host's file says several dispatches of one
+// message run side by side, and rare.md says to send them so.
+func (c *controller) atOnce() bool {
+	for _, r := range c.host.TableWith("Need") {
+		if len(r) == 2 && r[0] == "side by side" && strings.Contains(r[1], "in one message run at once") {
+			return strings.Contains(c.sideText(), "Send the dispatches of several units in one message where your host's file says they run side by side")
+		}
+	}
+	return false
+}
+
+// sideJoined says whether, side by side, a round's command steps go in
+// one call ended with Look, as rare.md says.
+func (c *controller) sideJoined() bool {
+	return strings.Contains(c.sideText(), "then every command step of theirs in one call, joined with ` && ` and ended with **Look**")
+}
+
+// isCommandRow says whether a row's Next is commands only: no prompt, no
+// stop, no rare move.
+func (c *controller) isCommandRow(r stateRow) bool {
+	next := r.next
+	return !strings.HasPrefix(next, "stop") && !strings.HasPrefix(next, "as `") && !strings.Contains(next, "(rare.md#breaker)") && !c.isPrompt(next)
+}
+
+// sideText is rare.md's section on tasks side by side, its blanks folded.
+func (c *controller) sideText() string {
+	c.readRare()
+	return strings.Join(strings.Fields(c.rare.Section("Side by side")), " ")
+}
+
+// sideNoNext says whether, side by side, a Next's "+ next" is left out.
+func (c *controller) sideNoNext() bool {
+	return strings.Contains(c.sideText(), "leaving out `+ next`")
+}
+
+// inWorktree is cmd as a task side by side runs it: in its worktree,
+// where rare.md says so.
+func (c *controller) inWorktree(u *unit, cmd string) string {
+	wt := u.worktree()
+	if wt == "" || !strings.Contains(c.sideText(), "`cd '<path>' && <check>`") {
+		return cmd
+	}
+	return "cd " + shellQuote(wt) + " && " + cmd
+}
+
+// checkAlone says whether a unit's check is a call of its own (a task
+// side by side: its cd would hold for the commands after it).
+func (c *controller) checkAlone(u *unit) bool {
+	return u.worktree() != "" && strings.Contains(c.sideText(), "`<check>` is a call of its own")
+}
+
+// workIn is the line a task side by side's implementer and fix prompts
+// end with, where rare.md says so; "" for any other unit.
+func (c *controller) workIn(u *unit) string {
+	wt := u.worktree()
+	if wt == "" || !strings.Contains(c.sideText(), "end with one more line, `Work in: <path>`") {
+		return ""
+	}
+	return "Work in: " + wt + "\n"
+}
+
+// worktree is the unit's own checkout, as its worktree: line names it; ""
+// for a unit on the feature branch.
+func (u *unit) worktree() string {
+	v, ok := u.detail("worktree:")
+	if !ok {
+		return ""
+	}
+	path, _, _ := strings.Cut(v, " (branch ")
+	return path
 }
 
 // rowNamed is the state table's row of that name.
@@ -522,7 +693,7 @@ func (c *controller) chain(u *unit, next string) {
 			if err != nil || task.Test == "" {
 				c.fail("%s: the row asks for <check> and the plan gives no test command", u.name)
 			}
-			cmds = append(cmds, task.Test)
+			cmds = append(cmds, c.inWorktree(u, task.Test))
 			checkStep = true
 			continue
 		}
@@ -579,6 +750,9 @@ func (c *controller) chain(u *unit, next string) {
 				if len(answers) > 0 {
 					cmds = append(cmds, answers...)
 					c.command(strings.Join(cmds, c.joiner()))
+					if c.sc.Human.Side > 0 && strings.Contains(c.sideText(), "in the call that starts the run (then run Look)") {
+						c.lookAgain()
+					}
 					return // the next step is the row the commands printed
 				}
 				continue
@@ -586,6 +760,14 @@ func (c *controller) chain(u *unit, next string) {
 			cmds = append(cmds, c.fill(text, name, v))
 			hasClose = hasClose || name == "Close"
 		}
+	}
+	if checkStep && c.checkAlone(u) {
+		if r := c.t.Bash(cmds[0]); r.IsError {
+			c.checkFailed(u, cmds[0])
+			return
+		}
+		c.runChain(cmds[1:])
+		return
 	}
 	command := strings.Join(cmds, c.joiner())
 	if checkStep {
@@ -609,8 +791,12 @@ func (c *controller) chain(u *unit, next string) {
 // last step: what it printed goes to the human in the last message. The
 // commands are in the host's form, so Finish's start is too.
 func (c *controller) runChain(cmds []string) {
+	if c.collect != nil && len(cmds) > 0 && !c.isFinish(cmds[len(cmds)-1]) {
+		*c.collect = append(*c.collect, cmds...)
+		return
+	}
 	command := strings.Join(cmds, c.joiner())
-	if finish := c.skill.Blocks["Finish"]; len(cmds) > 0 && strings.HasPrefix(ByName(cmds[len(cmds)-1]), strings.TrimRight(strings.SplitN(finish.Body, "<", 2)[0], " ")) {
+	if len(cmds) > 0 && c.isFinish(cmds[len(cmds)-1]) {
 		out := c.bash(command)
 		last := "Done: every task of " + c.sc.Plan + " is complete and reviewed; the branch goes to the branch-finishing workflow."
 		if strings.Contains(strings.Join(strings.Fields(c.skill.Body), " "), "Give the human what it printed in your last message") {
@@ -619,6 +805,12 @@ func (c *controller) runChain(cmds []string) {
 		c.say(last)
 	}
 	c.command(command)
+}
+
+// isFinish says whether cmd is Finish, the run's last step.
+func (c *controller) isFinish(cmd string) bool {
+	finish := c.skill.Blocks["Finish"]
+	return strings.HasPrefix(ByName(cmd), strings.TrimRight(strings.SplitN(finish.Body, "<", 2)[0], " "))
 }
 
 // absorb takes in output already printed.
@@ -634,6 +826,9 @@ func (c *controller) absorb(out string) {
 // command. After Close the unit itself is complete, which for the final
 // review is its own next row.
 func (c *controller) nextStep(u *unit, closed bool) string {
+	if c.look.sideK > 1 && c.sideNoNext() {
+		return ""
+	}
 	if u == nil {
 		if len(c.units) == 0 {
 			c.fail("\"next\" with no unit to go on with (Look printed none)")
@@ -723,7 +918,7 @@ func (c *controller) choose(u *unit, next string) string {
 // keeps out of a batch (batchExcludes), when two or more remain; nil
 // otherwise. A proposal that begins at u has rare.md read, which says how.
 func (c *controller) batchFor(u *unit) []string {
-	if u == nil || !u.task() {
+	if u == nil || !u.task() || c.look.sideK > 1 && strings.Contains(c.sideText(), "**Start task N** (never a batch)") {
 		return nil
 	}
 	for _, b := range c.look.batches {

@@ -178,7 +178,7 @@ func (c *controller) implement(u *unit, name string, v Values) AgentResult {
 		prompt := c.block(name, v.With(
 			"<one line>", fmt.Sprintf("Task %s of %d of the plan: %s", u.n, len(c.sc.Tasks), task.Title),
 			"<the settled: lines it needs, or none>", settled,
-			"<your answer to each ambiguity you saw in the brief, or none>", rulings))
+			"<your answer to each ambiguity you saw in the brief, or none>", rulings)) + c.workIn(u)
 		d := c.how("implementer", 0)
 		ar := c.agent(u.name+": implement", prompt, c.tierUp(c.model(d.model, u), up))
 		c.onRefused(u, "implementer", ar.Reply)
@@ -262,7 +262,7 @@ func (c *controller) fix(u *unit, r int) {
 	v := c.values(u).With("<R>", strconv.Itoa(r),
 		"<what the review could not verify, or none>", orNone(u.notVerifiable))
 	c.need(u, v, "<review>")
-	prompt := c.block("Fix prompt", v)
+	prompt := c.block("Fix prompt", v) + c.workIn(u)
 	kind := "fix rounds"
 	if !u.task() {
 		kind = "final fix"

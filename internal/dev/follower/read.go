@@ -3,6 +3,7 @@ package follower
 import (
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 )
 
@@ -19,6 +20,7 @@ type output struct {
 	firstLine         string  // a foreign ledger's first line
 	moved             []moved // Look's "moved?:" lines
 	side              string  // Look's "side?:" line: the two tasks it names
+	sideK             int     // Look's "side:" line: at most so many tasks at a time; 0 without one
 
 	flat       []string // the old flat ledger's lines
 	since      []string // the commits since the start branch, "1 abc1234 subject", oldest first
@@ -48,6 +50,7 @@ type unitLine struct {
 var (
 	stateLineRe = regexp.MustCompile(`^(Task \S+|Final): ((?:[a-z]+=\S+ )+)row=(\S+)$`)
 	sideRe      = regexp.MustCompile(`^side\?: (Tasks \S+ and \S+) could run side by side`)
+	sideKRe     = regexp.MustCompile(`^side: at most (\d+) tasks at a time`)
 	movedRe     = regexp.MustCompile(`^moved\?: (.+) belongs to (.+), which no longer exists$`)
 	ledgerRe    = regexp.MustCompile(`^Ledger: ledger=(\S+)(?: row=(\S+))?$`)
 )
@@ -123,6 +126,9 @@ func parseOutput(out string) (output, error) {
 		}
 		if m := sideRe.FindStringSubmatch(line); m != nil {
 			o.side = m[1]
+		}
+		if m := sideKRe.FindStringSubmatch(line); m != nil {
+			o.sideK, _ = strconv.Atoi(m[1])
 		}
 		if m := movedRe.FindStringSubmatch(line); m != nil {
 			o.moved = append(o.moved, moved{dir: m[1], plan: m[2]})

@@ -54,6 +54,10 @@ type Task struct {
 	// reviewer could not verify something.
 	Test string
 
+	// Escapes: its implementer, told to work in the task's worktree,
+	// commits on the main checkout instead (run side by side).
+	Escapes bool
+
 	// Tier is the task's tier as the text names tiers (fast, standard,
 	// most capable); "" is standard: the controller's judgment of the
 	// task, which the dispatch table turns into models.
@@ -294,6 +298,11 @@ func (t Task) tier() string {
 // skill's allowed-tools, never from here.
 func (sc Scenario) UserRules() []string {
 	rules := []string{"Skill", "Read", "Write", "Edit", "Agent", "Bash(git add:*)", "Bash(git commit:*)"}
+	if sc.Human.Side > 1 {
+		// Tasks side by side: each implementer works in its worktree,
+		// every command begun with a cd to it (implementer-prompt.md).
+		rules = append(rules, "Bash(cd:*)")
+	}
 	seen := map[string]bool{}
 	for _, t := range sc.Tasks {
 		if t.Test != "" && !seen[t.Test] {

@@ -116,6 +116,18 @@ type agent struct {
 	t    Tools
 	d    Dispatch
 	role string // the role file's text
+	dir  string // the checkout a Work in: line names, where the role file says to work there; "" for the session's
+}
+
+// workIn takes the dispatch's Work in: line as the checkout to work in,
+// as the role file says: every command begun with a cd to it. An
+// implementer that escapes ignores it, as subagents in the wild do.
+func (a *agent) workIn(escapes bool) {
+	wi, ok := a.d.Fields["Work in"]
+	if !ok || escapes || !strings.Contains(strings.Join(strings.Fields(a.role), " "), "begin every command with `cd '<that path>' && `") {
+		return
+	}
+	a.dir = wi
 }
 
 // agentFailed unwinds a subagent script with its reply.
@@ -158,6 +170,9 @@ func (a *agent) read(path string) string {
 }
 
 func (a *agent) bash(cmd string) string {
+	if a.dir != "" {
+		cmd = "cd " + shellQuote(a.dir) + " && " + cmd
+	}
 	r := a.t.Bash(cmd)
 	if r.IsError {
 		a.fail("Bash %s: %s", cmd, r.Text)
@@ -195,6 +210,9 @@ func (a *agent) readRole(section string, labels ...string) {
 // only the commands a user allows for the plan (git add, git commit, the
 // plan's tests), so it asks git nothing else.
 func (a *agent) root() string {
+	if a.dir != "" {
+		return a.dir
+	}
 	for _, label := range []string{"Brief", "Report", "Package"} {
 		p := strings.TrimSuffix(a.d.Fields[label], ")")
 		if i := strings.LastIndex(p, "/.superpowers/sdd/"); i >= 0 {
@@ -236,9 +254,17 @@ func (sc Scenario) implementer(d Dispatch) Script {
 			if err != nil {
 				a.fail("%v", err)
 			}
+			a.workIn(task.Escapes)
 			// What earlier tasks settled reaches every later task's
 			// implementer: the controller copies the settled: lines.
+			_, beside := d.Fields["Work in"]
 			for _, e := range sc.Tasks {
+				if beside {
+					// Side by side, an earlier task may still be in
+					// flight: only those it waits for have settled, and
+					// the command starts it only once they have.
+					break
+				}
 				for _, dec := range e.Settled {
 					// (A task an earlier run did is recorded with its
 					// decisions too: earlier-done's DECISION…)
@@ -328,6 +354,7 @@ func (sc Scenario) fixer(d Dispatch) Script {
 	return func(t Tools) string {
 		return run(t, d, implementerFailed, func(a *agent) string {
 			a.readRole("Fix round", "Status", "Commits", "Tests", "Notes")
+			a.workIn(false)
 			if d.N != 0 {
 				if _, err := sc.task(d.N); err != nil {
 					a.fail("%v", err)

@@ -77,3 +77,11 @@ type AgentResult struct {
 // Script is a scripted agent: it works through t and returns its final
 // reply (a subagent's answer, or the controller's last words).
 type Script func(t Tools) string
+
+// OneMessage is a host whose tools can take several dispatches in one of
+// the controller's messages, run at once (rare.md, Side by side): Begin
+// says that the next n Agent calls of the controller are one message.
+// A host that is not one takes each dispatch in a message of its own.
+type OneMessage interface {
+	Begin(n int)
+}

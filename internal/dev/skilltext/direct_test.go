@@ -53,6 +53,9 @@ type directCall struct {
 	Continued string
 	Output    string
 	IsError   bool
+	// Message is, for a controller's call, the message it was sent in:
+	// several dispatches sent together share one (follower.OneMessage).
+	Message int
 	// Ledgers holds, after each controller call, every progress.md
 	// under .superpowers/sdd, by workspace name.
 	Ledgers map[string]string
@@ -83,6 +86,9 @@ type directHost struct {
 	rules, skillRules []plaincmd.Rule
 	skillActive       bool
 	refuseIgnored     bool // directOptions.refuseIgnored
+	// messages counts the controller's messages; together, the Agent
+	// calls left of one begun with several (Begin).
+	messages, together int
 }
 
 // PermissionRefusal starts what the executor answers for a command the
@@ -238,8 +244,27 @@ func (a *directActor) log(c directCall) {
 	c.Actor = a.name
 	if a.name == "controller" {
 		c.Ledgers = a.h.ledgers()
+		// A call in a message of its own, unless it is a dispatch of a
+		// message begun with several.
+		if c.Tool != "Agent" || a.h.together == 0 {
+			a.h.together = 0
+			a.h.messages++
+		} else {
+			a.h.together--
+		}
+		c.Message = a.h.messages
 	}
 	a.h.calls = append(a.h.calls, c)
+}
+
+// Begin: the controller's next n Agent calls are one message, their
+// subagents run at once, as Claude Code runs several Agent calls of one
+// message (follower.OneMessage). The executor runs them one after the
+// other: their answers are what they would be, each subagent working
+// alone in its own checkout.
+func (a *directActor) Begin(n int) {
+	a.h.messages++
+	a.h.together = n
 }
 
 func (a *directActor) count() {

@@ -369,15 +369,9 @@ func countDispatches(calls []directCall) dispatches {
 //
 // Its last field, the dispatch steps, is the wall-clock's measure: the
 // controller's messages that dispatch, several dispatches sent in one
-// message counting once. The follower sends one tool call a message, so
-// here it is the controller's Agent calls.
+// message counting once.
 func walkLine(name string, tasks int, d dispatches, calls []directCall) string {
-	steps := 0
-	for _, c := range controllerCalls(calls) {
-		if c.Tool == "Agent" {
-			steps++
-		}
-	}
+	steps := dispatchSteps(calls)
 	return fmt.Sprintf("walk-through %s: %d tasks, %d implementer dispatches, %d reviewer dispatches, %d fix dispatches, %d controller calls, %d dispatch steps",
 		name, tasks, d.implementers, d.reviewers, d.fixes, len(controllerCalls(calls)), steps)
 }
@@ -573,4 +567,56 @@ func TestWalkThroughSideQuestion(t *testing.T) {
 	}
 	require.NotContains(t, ledger, "branch=", "one at a time: no task in a worktree")
 	t.Log(walkLine("side question, one at a time", 3, countDispatches(r.calls), r.calls))
+}
+
+// TestWalkThroughSideBySide: the human answers two at a time; each task
+// starts in its own worktree (Start task N, never a batch), its
+// implementer works there (Work in:), its check runs there, and its close
+// joins it into the branch; Task 3, which lists what Tasks 1 and 2 write,
+// starts once both have joined. Every task's commits are reviewed once,
+// in its own package, and are on the branch at the end.
+func TestWalkThroughSideBySide(t *testing.T) {
+	t.Parallel()
+	for _, host := range []string{"codex", "claude-code"} {
+		t.Run(host, func(t *testing.T) { sideBySide(t, host) })
+	}
+}
+
+// sideBySide is TestWalkThroughSideBySide on host's file: Codex's says
+// nothing of dispatches side by side (one a message), Claude Code's that
+// several Agent calls of one message run at once.
+func sideBySide(t *testing.T, host string) {
+	repo := walkRepo(t, follower.WalkPlanPath, sidePlan)
+	sc := follower.WalkScenario()
+	sc.Human = follower.Human{Answered: true, Side: 2}
+	r := runDirect(t, repo, sc, directOptions{host: host})
+	requireFinished(t, r)
+	ledger := finishedLedgerOf(r, "greet")
+	for i := 1; i <= 3; i++ {
+		require.Contains(t, ledger, fmt.Sprintf("\nTask %d: branch=sdd/greet/task-%d\n", i, i))
+		require.Contains(t, ledger, fmt.Sprintf("\nTask %d: joined=", i))
+		require.Contains(t, ledger, fmt.Sprintf("\nTask %d: complete (commits ", i))
+	}
+	require.Equal(t, "", repo.Git("branch", "--list", "sdd/*"), "every task's branch removed once joined")
+	require.Equal(t, "", repo.Git("status", "--porcelain"))
+	for _, f := range []string{"greet.txt", "check1.sh", "bye.txt", "index.txt"} {
+		_, err := os.Stat(filepath.Join(repo.Root, f))
+		require.NoError(t, err, "%s is on the branch", f)
+	}
+	d := countDispatches(r.calls)
+	t.Log(walkLine("side by side, two at a time, "+host, 3, d, r.calls))
+	if steps := dispatchSteps(r.calls); host == "claude-code" && steps >= d.implementers+d.reviewers+d.fixes {
+		t.Errorf("%d dispatch steps for %d dispatches: no two were sent in one message", steps, d.implementers+d.reviewers+d.fixes)
+	}
+}
+
+// dispatchSteps counts the controller's messages that dispatch.
+func dispatchSteps(calls []directCall) int {
+	messages := map[int]bool{}
+	for _, c := range controllerCalls(calls) {
+		if c.Tool == "Agent" {
+			messages[c.Message] = true
+		}
+	}
+	return len(messages)
 }
