@@ -34,6 +34,51 @@ func walkRunOn(host string) mutantRun {
 	}
 }
 
+// sideRun is six ordinary tasks, three at a time, on Claude Code's file:
+// it must finish, every task joined, in at most 0.6 dispatch steps a
+// dispatch.
+func sideRun(t *testing.T, dir string) []string {
+	plan, sc := sixTasks()
+	repo := walkRepo(t, sc.Plan, plan)
+	sc.Human = follower.Human{Answered: true, Side: 3}
+	r := runDirect(t, repo, sc, directOptions{skillDir: dir})
+	p := finished(r)
+	d := countDispatches(r.calls)
+	if s, all := dispatchSteps(r.calls), d.implementers+d.reviewers+d.fixes; 10*s > 6*all {
+		p = append(p, fmt.Sprintf("%d dispatch steps for %d dispatches", s, all))
+	}
+	return p
+}
+
+// sideWalkRun is the walk-through's plan with Files lists, two at a time,
+// on Codex's file: Task 1's check runs in its worktree.
+func sideWalkRun(t *testing.T, dir string) []string {
+	repo := walkRepo(t, follower.WalkPlanPath, sidePlan)
+	sc := follower.WalkScenario()
+	sc.Human = follower.Human{Answered: true, Side: 2}
+	return finished(runDirect(t, repo, sc, directOptions{skillDir: dir, host: "codex"}))
+}
+
+// sideQuestionRun is the walk-through's plan with Files lists, the human
+// not yet asked: the run must stop with the question how many at a time.
+func sideQuestionRun(t *testing.T, dir string) []string {
+	repo := walkRepo(t, follower.WalkPlanPath, sidePlan)
+	r := runDirect(t, repo, follower.WalkScenario(), directOptions{skillDir: dir})
+	if !strings.Contains(r.final, "how many tasks may run at a time") {
+		return []string{"the run did not ask how many tasks at a time: " + r.final}
+	}
+	return nil
+}
+
+// finished says what kept a run from finishing cleanly.
+func finished(r *directRun) []string {
+	var p []string
+	if !strings.HasPrefix(r.final, "Done: ") {
+		p = append(p, "the run did not finish: "+r.final)
+	}
+	return append(p, failedCalls(r.calls)...)
+}
+
 // scenarioRun runs sc to its end and requires it to finish cleanly, then
 // applies check to the actions.
 func scenarioRun(sc func() follower.Scenario, check func(actions []string) []string) mutantRun {
@@ -428,6 +473,15 @@ func TestTextMutants(t *testing.T) {
 		// Which tasks a batch takes.
 		{"a task that needs judgment batched",
 			[]textEdit{{file: "rare.md", old: "if none needs judgment, defines\nsomething later tasks use", new: "if none defines\nsomething later tasks use"}}, microJudgmentRun},
+		// Tasks side by side (issue 38).
+		{"the question how many tasks at a time not asked",
+			[]textEdit{row("; for\n`side?:`, [how many at a time](rare.md#side-by-side).", ".")}, sideQuestionRun},
+		{"an implementer side by side not told to work in its worktree",
+			[]textEdit{{file: "implementer-prompt.md", old: "begin every command with `cd '<that path>' && `, edit", new: "edit"}}, sideRun},
+		{"the dispatches of several units each in a message of its own",
+			[]textEdit{{file: "rare.md", old: "Send the dispatches of several units in one message where your host's file says they run side by side (else one at a time, in `next:`'s order),", new: "Send each dispatch in a message of its own,"}}, sideRun},
+		{"a task's check in one call with the steps after it",
+			[]textEdit{{file: "rare.md", old: "Its `<check>` is a call of its own, `cd '<path>' && <check>`, before the row's other steps.", new: "Its `<check>` is `cd '<path>' && <check>`."}}, sideWalkRun},
 		{"a task that defines what later tasks use batched",
 			[]textEdit{{file: "rare.md", old: "if none needs judgment, defines\nsomething later tasks use, or waits", new: "if none needs judgment or waits"}}, microSettledRun},
 

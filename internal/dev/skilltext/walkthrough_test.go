@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -619,4 +620,89 @@ func dispatchSteps(calls []directCall) int {
 		}
 	}
 	return len(messages)
+}
+
+// sixTasks is a plan of six ordinary tasks as writing-plans writes them:
+// five parts that need nothing of each other (each its file and its
+// test), and a sixth that lists them all; and the run of it in which
+// every task is done and reviewed clean.
+func sixTasks() (plan string, sc follower.Scenario) {
+	var b strings.Builder
+	b.WriteString("# Parts plan\n\n## Global Constraints\n- Plain text files only, each ending with a newline.\n\n")
+	sc = follower.Scenario{Plan: "docs/plans/parts.md", FinalMinors: []string{"the parts could share a header"}}
+	var all []string
+	for k := 1; k <= 5; k++ {
+		f := fmt.Sprintf("part%d.txt", k)
+		all = append(all, f)
+		fmt.Fprintf(&b, "### Task %d: Part %d\n\n**Files:**\n- Create: `%s`\n- Test: `check%d.sh`\n\nCreate %s containing `part %d`, and check%d.sh that checks it.\n\n", k, k, f, k, f, k, k)
+		sc.Tasks = append(sc.Tasks, follower.Task{N: k, Title: fmt.Sprintf("Part %d", k), Test: "test -s " + f,
+			Commits: []follower.Commit{{Message: fmt.Sprintf("Task %d: %s", k, f), Files: []follower.File{
+				{Path: f, Content: fmt.Sprintf("part %d\n", k)}, {Path: fmt.Sprintf("check%d.sh", k), Content: fmt.Sprintf("grep -qx 'part %d' %s\n", k, f)}}}}})
+	}
+	fmt.Fprintf(&b, "### Task 6: Index\n\n**Files:**\n- Create: `index.txt`\n\nList %s in index.txt, one a line.\n", strings.Join(all, ", "))
+	sc.Tasks = append(sc.Tasks, follower.Task{N: 6, Title: "Index", Test: "test -s index.txt",
+		Commits: []follower.Commit{{Message: "Task 6: index.txt", Files: []follower.File{{Path: "index.txt", Content: strings.Join(all, "\n") + "\n"}}}}})
+	return b.String(), sc
+}
+
+// TestWalkThroughSixTasksSideBySide: six ordinary tasks, three at a time,
+// in Claude Code's file (several Agent calls of one message run at
+// once): the five independent ones in two waves, the sixth once they
+// have joined; S ≤ 0.6 × (I + R + F), and every task's commits reviewed
+// exactly once, in its own package, and on the branch at the end.
+func TestWalkThroughSixTasksSideBySide(t *testing.T) {
+	t.Parallel()
+	plan, sc := sixTasks()
+	repo := walkRepo(t, sc.Plan, plan)
+	sc.Human = follower.Human{Answered: true, Side: 3}
+	r := runDirect(t, repo, sc, directOptions{})
+	requireFinished(t, r)
+	d := countDispatches(r.calls)
+	t.Log(walkLine("six tasks, three at a time", 6, d, r.calls))
+	if s, all := dispatchSteps(r.calls), d.implementers+d.reviewers+d.fixes; 10*s > 6*all {
+		t.Errorf("%d dispatch steps for %d dispatches: more than 0.6 of them", s, all)
+	}
+	ledger := finishedLedgerOf(r, "parts")
+	for k := 1; k <= 6; k++ {
+		require.Equal(t, 1, strings.Count(ledger, fmt.Sprintf("\nTask %d: reviewed_head=", k)), "Task %d reviewed once:\n%s", k, ledger)
+		require.Contains(t, ledger, fmt.Sprintf("\nTask %d: joined=", k))
+	}
+	require.Equal(t, "Task 1: part1.txt\nTask 2: part2.txt\nTask 3: part3.txt\nTask 4: part4.txt\nTask 5: part5.txt\nTask 6: index.txt",
+		strings.Join(sortedLines(repo.Git("log", "--no-merges", "--format=%s", "main..HEAD")), "\n"), "every task's commit on the branch")
+
+	// The cost: no more controller calls than one at a time, plus one a
+	// join.
+	serialRepo := walkRepo(t, sc.Plan, plan)
+	sc.Human.Side = 1
+	serial := runDirect(t, serialRepo, sc, directOptions{})
+	requireFinished(t, serial)
+	t.Log(walkLine("six tasks, one at a time", 6, countDispatches(serial.calls), serial.calls))
+	if side, one := len(controllerCalls(r.calls)), len(controllerCalls(serial.calls)); side > one+6 {
+		t.Errorf("%d controller calls side by side, %d one at a time: more than one a join more", side, one)
+	}
+}
+
+func sortedLines(s string) []string {
+	ls := strings.Split(strings.TrimSpace(s), "\n")
+	slices.Sort(ls)
+	return ls
+}
+
+// TestWalkThroughSideBySideEscape: Task 2's implementer, told to work in
+// its worktree, commits on the main checkout instead: the next package
+// stops its unit (BLOCKED — it left its worktree, naming the commit;
+// which task's implementer escaped, the commit says, not the command),
+// the run stops for the human, and nothing of it is joined.
+func TestWalkThroughSideBySideEscape(t *testing.T) {
+	t.Parallel()
+	repo := walkRepo(t, follower.WalkPlanPath, sidePlan)
+	sc := follower.WalkScenario()
+	sc.Human = follower.Human{Answered: true, Side: 2}
+	sc.Tasks[1].Escapes = true
+	r := runDirect(t, repo, sc, directOptions{})
+	require.Contains(t, r.final, "BLOCKED", r.final)
+	ledger := r.h.ledgers()["greet"]
+	require.Regexp(t, `\nTask \d: BLOCKED — it left its worktree: the feature branch moved: .* "Task 2: bye.txt" now`, ledger)
+	require.NotContains(t, ledger, "Task 2: reviewed_head=", "no package of the escaped work")
+	require.NotContains(t, ledger, "Task 2: joined=")
 }
