@@ -300,8 +300,9 @@ func (sc Scenario) UserRules() []string {
 	rules := []string{"Skill", "Read", "Write", "Edit", "Agent", "Bash(git add:*)", "Bash(git commit:*)"}
 	if sc.Human.Side > 1 {
 		// Tasks side by side: each implementer works in its worktree,
-		// every command begun with a cd to it (implementer-prompt.md).
-		rules = append(rules, "Bash(cd:*)")
+		// git as git -C, any other command after a cd to it
+		// (implementer-prompt.md).
+		rules = append(rules, "Bash(git -C * add *)", "Bash(git -C * commit *)", "Bash(cd:*)")
 	}
 	seen := map[string]bool{}
 	for _, t := range sc.Tasks {

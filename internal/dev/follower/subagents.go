@@ -124,10 +124,25 @@ type agent struct {
 // implementer that escapes ignores it, as subagents in the wild do.
 func (a *agent) workIn(escapes bool) {
 	wi, ok := a.d.Fields["Work in"]
-	if !ok || escapes || !strings.Contains(strings.Join(strings.Fields(a.role), " "), "begin every command with `cd '<that path>' && `") {
+	if !ok || escapes || !strings.Contains(strings.Join(strings.Fields(a.role), " "), "run git as `git -C '<that path>' …` and any other command as `cd '<that path>' && …`") {
 		return
 	}
 	a.dir = wi
+}
+
+// inDir is cmd run in the checkout a.dir, as the role file says: git as
+// git -C, any other command after a cd (Claude Code asks a person for a
+// cd before a git command, whatever the rules).
+func (a *agent) inDir(cmd string) string {
+	parts := strings.Split(cmd, " && ")
+	for i, p := range parts {
+		rest, ok := strings.CutPrefix(p, "git ")
+		if !ok {
+			return "cd " + shellQuote(a.dir) + " && " + cmd
+		}
+		parts[i] = "git -C " + shellQuote(a.dir) + " " + rest
+	}
+	return strings.Join(parts, " && ")
 }
 
 // agentFailed unwinds a subagent script with its reply.
@@ -171,7 +186,7 @@ func (a *agent) read(path string) string {
 
 func (a *agent) bash(cmd string) string {
 	if a.dir != "" {
-		cmd = "cd " + shellQuote(a.dir) + " && " + cmd
+		cmd = a.inDir(cmd)
 	}
 	r := a.t.Bash(cmd)
 	if r.IsError {

@@ -122,7 +122,10 @@ func what(c byte) string {
 
 // Rule is an allow rule as the host's settings and a skill's
 // allowed-tools write it: Bash(git add:*) allows a command whose words
-// begin with git add; Bash(sh check.sh) allows exactly that command.
+// begin with git add; Bash(sh check.sh) allows exactly that command; a
+// word * stands for any one word, and a last word * for the rest, as
+// in Bash(git -C * add *) (Claude Code's wildcard; a quoted path with
+// blanks is one word).
 type Rule struct {
 	words  []string
 	prefix bool
@@ -140,6 +143,9 @@ func ParseRule(s string) (Rule, bool) {
 		inner, r.prefix = p, true
 	}
 	r.words = strings.Fields(inner)
+	if n := len(r.words); n > 1 && r.words[n-1] == "*" {
+		r.words, r.prefix = r.words[:n-1], true
+	}
 	return r, len(r.words) > 0
 }
 
@@ -159,7 +165,7 @@ func (r Rule) allows(words []string) bool {
 		return false
 	}
 	for i, w := range r.words {
-		if words[i] != w {
+		if words[i] != w && w != "*" {
 			return false
 		}
 	}

@@ -49,4 +49,17 @@ func TestCheck(t *testing.T) {
 		err := Check(line, rules)
 		assert.Equal(t, ok, err == nil, "%q: %v", line, err)
 	}
+	// Claude Code's wildcard words, as measured in 2.1.328: a quoted path
+	// with blanks is one word.
+	rules = Rules([]string{"Bash(git -C * add *)", "Bash(git -C * commit *)"})
+	for line, ok := range map[string]bool{
+		"git -C '/r/my repo' add a.txt":         true,
+		"git -C '/r/my repo' commit -m 'x'":     true,
+		"git -C '/r/my repo' push":              false,
+		"git add a.txt":                         false,
+		"git -C '/r' add a && git -C '/r' push": false,
+	} {
+		err := Check(line, rules)
+		assert.Equal(t, ok, err == nil, "%q: %v", line, err)
+	}
 }

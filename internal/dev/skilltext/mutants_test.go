@@ -477,7 +477,7 @@ func TestTextMutants(t *testing.T) {
 		{"the question how many tasks at a time not asked",
 			[]textEdit{row("; for\n`side?:`, [how many at a time](rare.md#side-by-side).", ".")}, sideQuestionRun},
 		{"an implementer side by side not told to work in its worktree",
-			[]textEdit{{file: "implementer-prompt.md", old: "begin every command with `cd '<that path>' && `, edit", new: "edit"}}, sideRun},
+			[]textEdit{{file: "implementer-prompt.md", old: "edit only files under it, run git as `git -C '<that\n  path>' …` and any other command as `cd '<that path>' && …`, and commit\n  there, never elsewhere.", new: "edit only files under it."}}, sideRun},
 		{"the dispatches of several units each in a message of its own",
 			[]textEdit{{file: "rare.md", old: "Send the dispatches of several units in one message where your host's file says they run side by side (else one at a time, in `next:`'s order),", new: "Send each dispatch in a message of its own,"}}, sideRun},
 		{"a task's check in one call with the steps after it",
