@@ -88,7 +88,8 @@ type controller struct {
 	settled           []string // the settled: lines of the last Start task N
 	planRead          bool
 	looks             int
-	collect           *[]string // side by side: a round's command steps, gathered for one call
+	collect           *[]string              // side by side: a round's command steps, gathered for one call
+	together          map[string]AgentResult // side by side: dispatches sent together, answered, by prompt
 	steps             int
 }
 
@@ -464,15 +465,7 @@ func (c *controller) sideRound() {
 	defer func() { c.collect = nil }()
 	acted := map[*unit]bool{}
 	if om, ok := c.t.(OneMessage); ok && c.atOnce() {
-		n := 0
-		for _, name := range names {
-			if r := c.rowOf(c.unit(name)); !isNextUnit(r.next) && c.isPrompt(r.next) {
-				n++
-			}
-		}
-		if n > 1 {
-			om.Begin(n)
-		}
+		c.dispatchTogether(om, names)
 	}
 	for _, name := range names {
 		u := c.unit(name)
@@ -499,6 +492,70 @@ func (c *controller) sideRound() {
 	c.absorb(out)
 	c.lookFrom(out)
 }
+
+// dispatchTogether sends the first dispatch of each unit whose row is a
+// prompt in one message, as a model sends several tool calls at once:
+// each unit's step is taken once to learn its dispatch (stopped there,
+// nothing done), the dispatches go together, and each unit's step is
+// then taken for real, its dispatch answered by what came back.
+func (c *controller) dispatchTogether(om OneMessage, names []string) {
+	var calls []AgentCall
+	for _, name := range names {
+		u := c.unit(name)
+		r := c.rowOf(u)
+		if isNextUnit(r.next) || !c.isPrompt(r.next) {
+			continue
+		}
+		if call, ok := c.firstDispatch(r, u); ok {
+			calls = append(calls, call)
+		}
+	}
+	if len(calls) < 2 {
+		return
+	}
+	answers := map[string]AgentResult{}
+	for i, res := range om.Agents(calls) {
+		answers[calls[i].Prompt] = res
+	}
+	c.together = answers
+}
+
+// firstDispatch takes u's row's step up to its first dispatch and
+// returns that dispatch, undone; ok is false for a step that calls
+// another tool first.
+func (c *controller) firstDispatch(r stateRow, u *unit) (call AgentCall, ok bool) {
+	real := c.t
+	c.t = recorder{real}
+	defer func() {
+		c.t = real
+		switch x := recover().(type) {
+		case nil:
+		case recordedCall:
+			call, ok = x.call, true
+		case notRecorded:
+		default:
+			panic(x)
+		}
+	}()
+	c.do(r, u)
+	return AgentCall{}, false
+}
+
+// recorder stops a step at its first dispatch (recordedCall), or at any
+// other tool call (notRecorded).
+type recorder struct{ Tools }
+
+type (
+	recordedCall struct{ call AgentCall }
+	notRecorded  struct{}
+)
+
+func (recorder) Agent(c AgentCall) AgentResult { panic(recordedCall{c}) }
+func (recorder) Bash(string) Result            { panic(notRecorded{}) }
+func (recorder) Read(string, int, int) Result  { panic(notRecorded{}) }
+func (recorder) Write(string, string) Result   { panic(notRecorded{}) }
+func (recorder) Skill(string) Result           { panic(notRecorded{}) }
+func (recorder) Say(string)                    { panic(notRecorded{}) }
 
 // atOnce says whether the host's file says several dispatches of one
 // message run side by side, and rare.md says to send them so.

@@ -252,7 +252,17 @@ func (c *controller) foreground() bool {
 }
 
 func (c *controller) agent(desc, prompt, model string) AgentResult {
-	return c.t.Agent(AgentCall{Description: desc, Prompt: prompt, Model: model, Type: c.dispatchType(), Background: !c.foreground()})
+	return c.dispatchCall(AgentCall{Description: desc, Prompt: prompt, Model: model, Type: c.dispatchType(), Background: !c.foreground()})
+}
+
+// dispatchCall makes a dispatch, unless it went with others in one
+// message already (dispatchTogether): then its answer is taken, once.
+func (c *controller) dispatchCall(call AgentCall) AgentResult {
+	if r, ok := c.together[call.Prompt]; ok {
+		delete(c.together, call.Prompt)
+		return r
+	}
+	return c.t.Agent(call)
 }
 
 // fix dispatches fix round r on the model the dispatch table gives: to
@@ -283,7 +293,7 @@ func (c *controller) fix(u *unit, r int) {
 			call.Continue = id
 		}
 	}
-	ar := c.t.Agent(call)
+	ar := c.dispatchCall(call)
 	c.onRefused(u, "implementer", ar.Reply)
 	c.implementerDone(ar.Reply)
 	if !hasTests(ar.Reply) && sendBackRe.MatchString(oneLine(c.skill.Body)) {

@@ -79,9 +79,9 @@ type AgentResult struct {
 type Script func(t Tools) string
 
 // OneMessage is a host whose tools can take several dispatches in one of
-// the controller's messages, run at once (rare.md, Side by side): Begin
-// says that the next n Agent calls of the controller are one message.
-// A host that is not one takes each dispatch in a message of its own.
+// the controller's messages, run at once (rare.md, Side by side): Agents
+// dispatches calls together and returns each answer, in order. A host
+// that is not one takes each dispatch in a message of its own.
 type OneMessage interface {
-	Begin(n int)
+	Agents(calls []AgentCall) []AgentResult
 }

@@ -54,7 +54,7 @@ type directCall struct {
 	Output    string
 	IsError   bool
 	// Message is, for a controller's call, the message it was sent in:
-	// several dispatches sent together share one (follower.OneMessage).
+	// several dispatches sent together share one (Agents).
 	Message int
 	// Ledgers holds, after each controller call, every progress.md
 	// under .superpowers/sdd, by workspace name.
@@ -87,7 +87,7 @@ type directHost struct {
 	skillActive       bool
 	refuseIgnored     bool // directOptions.refuseIgnored
 	// messages counts the controller's messages; together, the Agent
-	// calls left of one begun with several (Begin).
+	// calls left of one sent with several (Agents).
 	messages, together int
 }
 
@@ -257,14 +257,18 @@ func (a *directActor) log(c directCall) {
 	a.h.calls = append(a.h.calls, c)
 }
 
-// Begin: the controller's next n Agent calls are one message, their
-// subagents run at once, as Claude Code runs several Agent calls of one
-// message (follower.OneMessage). The executor runs them one after the
-// other: their answers are what they would be, each subagent working
-// alone in its own checkout.
-func (a *directActor) Begin(n int) {
+// Agents dispatches calls in one message, as Claude Code runs several
+// Agent calls of one message at once (follower.OneMessage). The executor
+// runs them one after the other: their answers are what they would be,
+// each subagent working alone in its own checkout.
+func (a *directActor) Agents(calls []follower.AgentCall) []follower.AgentResult {
 	a.h.messages++
-	a.h.together = n
+	a.h.together = len(calls)
+	out := make([]follower.AgentResult, len(calls))
+	for i, c := range calls {
+		out[i] = a.Agent(c)
+	}
+	return out
 }
 
 func (a *directActor) count() {
