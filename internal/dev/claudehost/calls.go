@@ -130,6 +130,38 @@ func (a *Turns) Agent(d Dispatch, script scripted.Script) Agent {
 	return ag
 }
 
+// Agents dispatches several subagents in one message, in the foreground,
+// which Claude Code runs at once, and returns each agent, with its
+// report, in order.
+func (a *Turns) Agents(ds []Dispatch, scripts []scripted.Script) []Agent {
+	calls := make([]scripted.Grouped, len(ds))
+	for i, d := range ds {
+		if scripts[i] != nil {
+			a.Handle(d.Prompt, scripts[i])
+		}
+		in := map[string]any{"description": d.Description, "prompt": d.Prompt, "run_in_background": false}
+		if d.SubagentType != "" {
+			in["subagent_type"] = d.SubagentType
+		}
+		if d.Model != "" {
+			in["model"] = d.Model
+		}
+		calls[i] = scripted.Grouped{Name: "Agent", Input: in}
+	}
+	rs := a.CallGroup(calls)
+	out := make([]Agent, len(ds))
+	for i, r := range rs {
+		if r.IsError {
+			a.Failf("Agent %q: error result: %s", ds[i].Description, scripted.Clip(r.Text, 2000))
+		}
+		out[i] = Agent{Description: ds[i].Description, ToolUseID: r.CallID, Result: r, Report: handBackReport(r.Text)}
+		if m := agentIDRe.FindStringSubmatch(r.Text); m != nil {
+			out[i].ID = m[1]
+		}
+	}
+	return out
+}
+
 // handBackReport takes a foreground agent's final text out of the host's
 // hand-back: the indented lines after "The report follows:", up to the
 // agentId line.

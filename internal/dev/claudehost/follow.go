@@ -38,6 +38,7 @@ func (adapter) Facts() harness.Facts {
 		AgentIDs: true,
 		Reads:    harness.Whole,
 		Micro:    true,
+		Parallel: true,
 		Calls:    harness.OneCallEach("Bash", "Read", "Skill", "Agent"),
 	}
 }
@@ -84,6 +85,25 @@ func (adapter) Skill(a *scripted.Turns, name string) follower.Result {
 		}
 	}
 	return follower.Result{Text: "the Skill tool handed over no skill text: " + r.Text, IsError: true}
+}
+
+// Agents dispatches the follower's subagents together: several Agent
+// calls in one message, in the foreground, which Claude Code runs at
+// once (host-claude-code.md, side by side).
+func (adapter) Agents(a *scripted.Turns, cs []follower.AgentCall, subs []scripted.Script) []follower.AgentResult {
+	t := &Turns{a}
+	ds := make([]Dispatch, len(cs))
+	for i, c := range cs {
+		if c.Continue != "" || c.Background {
+			a.Failf("%s: only new foreground dispatches go together", c.Description)
+		}
+		ds[i] = Dispatch{Description: c.Description, Prompt: c.Prompt, SubagentType: c.Type, Model: c.Model, Run: RunForeground}
+	}
+	out := make([]follower.AgentResult, len(cs))
+	for i, ag := range t.Agents(ds, subs) {
+		out[i] = follower.AgentResult{ID: ag.ID, Reply: strings.TrimSpace(ag.Report)}
+	}
+	return out
 }
 
 // Agent dispatches the follower's subagent with the Agent tool, on the

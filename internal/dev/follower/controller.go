@@ -89,6 +89,7 @@ type controller struct {
 	planRead          bool
 	looks             int
 	collect           *[]string              // side by side: a round's command steps, gathered for one call
+	cdBack            string                 // side by side: what the next call begins with after a check in a worktree
 	together          map[string]AgentResult // side by side: dispatches sent together, answered, by prompt
 	steps             int
 }
@@ -197,6 +198,9 @@ func (c *controller) take(u *unit, ul *unitLine) {
 
 // bash runs one Bash call; a failing call stops the run.
 func (c *controller) bash(command string) string {
+	if c.cdBack != "" {
+		command, c.cdBack = c.cdBack+" && "+command, ""
+	}
 	r := c.t.Bash(command)
 	if r.IsError {
 		c.fail("a Bash call failed:\n%s\n--- it printed:\n%s", command, r.Text)
@@ -602,6 +606,17 @@ func (c *controller) inWorktree(u *unit, cmd string) string {
 	return "cd " + shellQuote(wt) + " && " + cmd
 }
 
+// backToTop has the call after a check in a worktree begin with a cd
+// back to the repository's top, as rare.md says (a shell may stay where
+// a cd left it).
+func (c *controller) backToTop() {
+	if !strings.Contains(c.sideText(), "the call after it begins with `cd '<top>' && `, `<top>` being Look's `workspace:` up to `/.superpowers`") {
+		return
+	}
+	top, _, _ := strings.Cut(c.v["<workspace>"], "/.superpowers")
+	c.cdBack = "cd " + shellQuote(top)
+}
+
 // checkAlone says whether a unit's check is a call of its own (a task
 // side by side: its cd would hold for the commands after it).
 func (c *controller) checkAlone(u *unit) bool {
@@ -819,7 +834,9 @@ func (c *controller) chain(u *unit, next string) {
 		}
 	}
 	if checkStep && c.checkAlone(u) {
-		if r := c.t.Bash(cmds[0]); r.IsError {
+		r := c.t.Bash(cmds[0])
+		c.backToTop()
+		if r.IsError {
 			c.checkFailed(u, cmds[0])
 			return
 		}

@@ -24,6 +24,29 @@ const WalkPlan = "# Greeting plan\n\n" +
 	"## Task 2: Farewell\nCreate bye.txt containing `bye`.\n\n" +
 	"## Task 3: Index\nList greet.txt and bye.txt in index.txt.\n"
 
+// SidePlanPath and SidePlan are the walk-through's plan with a Files
+// list to each task, as writing-plans writes them: Tasks 1 and 2 need
+// nothing of each other (Look's side?: names them), Task 3 lists what
+// both write.
+const SidePlanPath = "docs/plans/greet-side.md"
+
+var SidePlan = strings.NewReplacer(
+	"## Task 1: Greeting\n", "## Task 1: Greeting\n\n**Files:**\n- Create: `greet.txt`\n- Test: `check1.sh`\n\n",
+	"## Task 2: Farewell\n", "## Task 2: Farewell\n\n**Files:**\n- Create: `bye.txt`\n\n",
+	"## Task 3: Index\n", "## Task 3: Index\n\n**Files:**\n- Create: `index.txt`\n\n",
+).Replace(WalkPlan)
+
+// SideScenario is the walk-through on SidePlan, the human having
+// answered k tasks at a time (0: not asked yet).
+func SideScenario(k int) Scenario {
+	sc := WalkScenario()
+	sc.Plan = SidePlanPath
+	if k > 0 {
+		sc.Human = Human{Answered: true, Side: k}
+	}
+	return sc
+}
+
 // DoneBeforeScenario is the walk-through in which Task 1's first commit
 // also writes Task 3's index.txt as the plan wants it: Task 3's
 // implementer finds its work in the tree and commits nothing, its package

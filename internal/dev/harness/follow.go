@@ -89,7 +89,9 @@ func (t *tools) call() int {
 // step records a follower call that came back, as Step, with the host's
 // calls it took since turn from (Played.Steps reads them).
 func (t *tools) step(s Step, from int) {
-	s.Calls = t.a.CallNames(from)
+	if s.Calls == nil {
+		s.Calls = t.a.CallNames(from)
+	}
 	t.steps++
 	b, err := json.Marshal(s)
 	if err != nil {
@@ -146,24 +148,65 @@ func (t *tools) Skill(name string) follower.Result {
 // its answer with the script of the prompt's role (a fix round).
 func (t *tools) Agent(c follower.AgentCall) follower.AgentResult {
 	from := t.call()
-	script, ok := t.sc.Subagent(c.Prompt)
-	if !ok {
-		t.a.Failf("a dispatch no subagent of the follower answers: %q", scripted.Clip(c.Prompt, 300))
-	}
-	ad, sc := t.ad, t.sc
-	sub := func(a *scripted.Turns) {
-		st := &tools{ad: ad, a: a, sc: sc}
-		reply := script(st)
-		for {
-			reply = continued(st, a.Say(reply), reply)
-		}
-	}
+	sub := t.subScript(c)
 	if c.Continue != "" {
 		sub = nil // the subagent's conversation has its script
 	}
 	r := t.ad.Agent(t.a, c, sub)
 	t.step(Step{Call: follower.Call{Tool: "Agent", Input: c.Prompt, Model: c.Model}, ID: r.ID, Continued: c.Continue}, from)
 	return r
+}
+
+// subScript is the conversation of the follower's subagent for c's
+// prompt, with the host's tools.
+func (t *tools) subScript(c follower.AgentCall) scripted.Script {
+	script, ok := t.sc.Subagent(c.Prompt)
+	if !ok {
+		t.a.Failf("a dispatch no subagent of the follower answers: %q", scripted.Clip(c.Prompt, 300))
+	}
+	ad, sc := t.ad, t.sc
+	return func(a *scripted.Turns) {
+		st := &tools{ad: ad, a: a, sc: sc}
+		reply := script(st)
+		for {
+			reply = continued(st, a.Say(reply), reply)
+		}
+	}
+}
+
+// GroupAdapter is a host that takes several dispatches in one message
+// (follower.OneMessage): Agents dispatches cs together, each subagent's
+// conversation played by subs[i].
+type GroupAdapter interface {
+	Agents(a *scripted.Turns, cs []follower.AgentCall, subs []scripted.Script) []follower.AgentResult
+}
+
+// Agents dispatches the follower's subagents for calls in one message,
+// where the host's adapter can (else one after the other, each in a
+// message of its own).
+func (t *tools) Agents(calls []follower.AgentCall) []follower.AgentResult {
+	ga, ok := t.ad.(GroupAdapter)
+	if !ok {
+		out := make([]follower.AgentResult, len(calls))
+		for i, c := range calls {
+			out[i] = t.Agent(c)
+		}
+		return out
+	}
+	from := t.call()
+	subs := make([]scripted.Script, len(calls))
+	for i, c := range calls {
+		subs[i] = t.subScript(c)
+	}
+	rs := ga.Agents(t.a, calls, subs)
+	names := t.a.CallNames(from)
+	if len(names) != len(calls) {
+		t.a.Failf("%d dispatches sent together made the host's calls %q", len(calls), names)
+	}
+	for i, c := range calls {
+		t.step(Step{Call: follower.Call{Tool: "Agent", Input: c.Prompt, Model: c.Model}, ID: rs[i].ID, Calls: names[i : i+1]}, from)
+	}
+	return rs
 }
 
 // continued is a subagent's next answer after the texts the host sent it

@@ -88,6 +88,9 @@ type Facts struct {
 	// follower.MicroTasks tiny tasks and a resume in its middle (two more
 	// sessions' worth of time).
 	Micro bool
+	// Parallel: the host's file says several dispatches of one message
+	// run at once, and the host runs Parallel, tasks side by side.
+	Parallel bool
 	// Resumes are the states of follower.Resumes the host resumes from
 	// (a new session each, about a walk-through's time); nil:
 	// FewResumes. $SDD_HOST_RESUMES=all runs every state on every host.

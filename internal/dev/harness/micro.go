@@ -19,6 +19,7 @@ import (
 var planText = map[string]string{
 	follower.WalkPlanPath:  follower.WalkPlan,
 	follower.MicroPlanPath: follower.MicroPlan,
+	follower.SidePlanPath:  follower.SidePlan,
 }
 
 // workspaceName is the name of the workspace sdd-workspace makes for one

@@ -36,12 +36,16 @@ type WalkThroughChecker interface {
 }
 
 // RunScenarios runs the scenarios in h's CLI, side by side, each a
-// subtest: WalkThrough, LargePackage, ForeignLedger, MicroTasks and
-// MicroResume where the host's Facts say Micro, and Resume/<state>.
+// subtest: WalkThrough, LargePackage, ForeignLedger, Parallel where the
+// host's Facts say so, MicroTasks and MicroResume where they say Micro,
+// and Resume/<state>.
 func RunScenarios(t *testing.T, h Host) {
 	t.Run("WalkThrough", func(t *testing.T) { t.Parallel(); walkThrough(t, h) })
 	t.Run("LargePackage", func(t *testing.T) { t.Parallel(); largePackage(t, h) })
 	t.Run("ForeignLedger", func(t *testing.T) { t.Parallel(); foreignLedger(t, h) })
+	if h.Facts().Parallel {
+		t.Run("Parallel", func(t *testing.T) { t.Parallel(); parallel(t, h) })
+	}
 	if h.Facts().Micro {
 		t.Run("MicroTasks", func(t *testing.T) { t.Parallel(); microTasks(t, h) })
 		t.Run("MicroResume", func(t *testing.T) { t.Parallel(); microResume(t, h) })

@@ -96,15 +96,15 @@ func (Messages) Decode(body []byte, req *Request) error {
 	for _, m := range v.Messages {
 		if m.Role == "assistant" {
 			// One turn a message, as the server answers: its first text
-			// or tool_use block (a thinking block is none).
+			// or tool_use block (a thinking block is none); a message of
+			// several tool_use blocks (Turn.Also), a turn for each.
 			for _, b := range m.Content {
-				if b.Type == "text" || b.Type == "tool_use" {
-					t := &Turn{Text: b.Text}
-					if b.Type == "tool_use" {
-						t = &Turn{Call: &Call{ID: b.ID, Name: b.Name, Input: b.Input}}
-					}
-					req.Entries = append(req.Entries, Entry{Turn: t})
+				if b.Type == "text" {
+					req.Entries = append(req.Entries, Entry{Turn: &Turn{Text: b.Text}})
 					break
+				}
+				if b.Type == "tool_use" {
+					req.Entries = append(req.Entries, Entry{Turn: &Turn{Call: &Call{ID: b.ID, Name: b.Name, Input: b.Input}}})
 				}
 			}
 			continue
@@ -124,8 +124,13 @@ func (Messages) Decode(body []byte, req *Request) error {
 func (Messages) Write(w http.ResponseWriter, req *Request, t Turn) {
 	b := Block{Type: "text", Text: t.Text}
 	stop := "end_turn"
+	blocks := []Block{b}
 	if t.Call != nil {
 		b, stop = Block{Type: "tool_use", ID: t.Call.ID, Name: t.Call.Name, Input: t.Call.Input}, "tool_use"
+		blocks = []Block{b}
+		for _, c := range t.Also {
+			blocks = append(blocks, Block{Type: "tool_use", ID: c.ID, Name: c.Name, Input: c.Input})
+		}
 	}
 	id := fmt.Sprintf("msg_sdd_%04d", req.Seq)
 	usage := map[string]int{"input_tokens": 1, "output_tokens": 1}
@@ -133,7 +138,7 @@ func (Messages) Write(w http.ResponseWriter, req *Request, t Turn) {
 		w.Header().Set("Content-Type", "application/json")
 		json.NewEncoder(w).Encode(map[string]any{
 			"id": id, "type": "message", "role": "assistant", "model": req.Model,
-			"content": []Block{b}, "stop_reason": stop, "stop_sequence": nil, "usage": usage,
+			"content": blocks, "stop_reason": stop, "stop_sequence": nil, "usage": usage,
 		})
 		return
 	}
@@ -148,16 +153,18 @@ func (Messages) Write(w http.ResponseWriter, req *Request, t Turn) {
 		"id": id, "type": "message", "role": "assistant", "model": req.Model,
 		"content": []any{}, "stop_reason": nil, "stop_sequence": nil, "usage": usage,
 	}})
-	if t.Call == nil {
-		event("content_block_start", map[string]any{"index": 0, "content_block": map[string]any{"type": "text", "text": ""}})
-		event("content_block_delta", map[string]any{"index": 0, "delta": map[string]any{"type": "text_delta", "text": b.Text}})
-	} else {
-		event("content_block_start", map[string]any{"index": 0, "content_block": map[string]any{
-			"type": "tool_use", "id": b.ID, "name": b.Name, "input": map[string]any{}}})
-		event("content_block_delta", map[string]any{"index": 0, "delta": map[string]any{
-			"type": "input_json_delta", "partial_json": string(b.Input)}})
+	for i, b := range blocks {
+		if t.Call == nil {
+			event("content_block_start", map[string]any{"index": i, "content_block": map[string]any{"type": "text", "text": ""}})
+			event("content_block_delta", map[string]any{"index": i, "delta": map[string]any{"type": "text_delta", "text": b.Text}})
+		} else {
+			event("content_block_start", map[string]any{"index": i, "content_block": map[string]any{
+				"type": "tool_use", "id": b.ID, "name": b.Name, "input": map[string]any{}}})
+			event("content_block_delta", map[string]any{"index": i, "delta": map[string]any{
+				"type": "input_json_delta", "partial_json": string(b.Input)}})
+		}
+		event("content_block_stop", map[string]any{"index": i})
 	}
-	event("content_block_stop", map[string]any{"index": 0})
 	event("message_delta", map[string]any{
 		"delta": map[string]any{"stop_reason": stop, "stop_sequence": nil},
 		"usage": map[string]int{"output_tokens": 1},

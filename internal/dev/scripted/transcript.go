@@ -15,6 +15,10 @@ import (
 type Turn struct {
 	Text string // when Call is nil
 	Call *Call
+	// Also are the calls made in the same model turn after Call (a
+	// message with several tool calls, which the host may run at once);
+	// a request's transcript holds each as a turn of its own.
+	Also []Call
 }
 
 func (t Turn) String() string {

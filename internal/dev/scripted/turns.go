@@ -175,6 +175,67 @@ func sameTurn(m, t Turn) error {
 	return nil
 }
 
+// Grouped is one call of a turn that makes several (CallGroup).
+type Grouped struct {
+	Name  string
+	Input any
+}
+
+// CallGroup makes several calls in one model turn (a message with a tool
+// call for each, which the host may run at once) and returns what came
+// back for each, in order. The transcript holds each call as a turn of
+// its own, their results after the last of them.
+func (a *Turns) CallGroup(calls []Grouped) []Result {
+	k := a.calls
+	cs := make([]Call, len(calls))
+	for j, g := range calls {
+		in, err := json.Marshal(g.Input)
+		if err != nil {
+			a.Failf("%s input: %v", g.Name, err)
+		}
+		cs[j] = Call{ID: a.srv.wire.CallID(a.prefix, k+j+1), Name: g.Name, Input: in}
+	}
+	a.calls += len(cs)
+	if k >= len(a.turns) {
+		panic(answerNow{Turn{Call: &cs[0], Also: cs[1:]}})
+	}
+	if k+len(cs) > len(a.turns) {
+		a.Failf("the transcript holds %d of a turn's %d calls", len(a.turns)-k, len(cs))
+	}
+	for j := range cs {
+		if err := sameTurn(*a.entries[a.turns[k+j]].Turn, Turn{Call: &cs[j]}); err != nil {
+			a.Failf("the transcript does not follow the script: %v", err)
+		}
+	}
+	last := a.turns[k+len(cs)-1]
+	end := len(a.entries)
+	if k+len(cs) < len(a.turns) {
+		end = a.turns[k+len(cs)]
+	}
+	a.seen = end
+	out := make([]Result, len(cs))
+	found := 0
+	var notes []string
+	for _, e := range a.entries[last+1 : end] {
+		switch {
+		case e.Result != nil:
+			for j := range cs {
+				if e.Result.CallID == cs[j].ID {
+					out[j] = Result{CallID: e.Result.CallID, Text: e.Result.Text, IsError: e.Result.IsError}
+					found++
+				}
+			}
+		case e.Turn == nil:
+			notes = append(notes, e.Text)
+		}
+	}
+	if found != len(cs) {
+		a.Failf("%d of %d results came back for a turn of several calls", found, len(cs))
+	}
+	out[len(out)-1].Notes = notes
+	return out
+}
+
 // Call makes one call of the tool name with input (marshalled to JSON)
 // and returns what came back, error or not.
 func (a *Turns) Call(name string, input any) Result {

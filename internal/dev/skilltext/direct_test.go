@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -86,6 +87,9 @@ type directHost struct {
 	rules, skillRules []plaincmd.Rule
 	skillActive       bool
 	refuseIgnored     bool // directOptions.refuseIgnored
+	// cwd is where the controller's last command left Claude Code's
+	// shell ("" for the repository).
+	cwd string
 	// messages counts the controller's messages; together, the Agent
 	// calls left of one sent with several (Agents).
 	messages, together int
@@ -325,11 +329,38 @@ func (a *directActor) bash(command string) follower.Result {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "sh", "-u", "-c", command)
+	// Claude Code's session keeps the working directory a command's cd
+	// left it in, for its next command (a subagent's does not): the
+	// shell says where it ended, on a descriptor of its own.
+	keepsCd := a.name == "controller" && a.h.host == "claude-code"
+	script := command
+	var where, w *os.File
+	if keepsCd {
+		var err error
+		if where, w, err = os.Pipe(); err != nil {
+			return follower.Result{Text: err.Error(), IsError: true}
+		}
+		defer where.Close()
+		script = command + "\n__rc=$?; pwd >&3; exit $__rc"
+	}
+	cmd := exec.CommandContext(ctx, "sh", "-u", "-c", script)
 	cmd.Dir, cmd.Env = a.h.root, a.h.env
+	if keepsCd {
+		if a.h.cwd != "" {
+			cmd.Dir = a.h.cwd
+		}
+		cmd.ExtraFiles = []*os.File{w}
+	}
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err := cmd.Run()
+	if keepsCd {
+		w.Close()
+		b, _ := io.ReadAll(where)
+		if d := strings.TrimSpace(string(b)); d != "" {
+			a.h.cwd = d
+		}
+	}
 	text := out.String()
 	if len(text) > bashOutputMax {
 		text = text[:2000] + fmt.Sprintf("\n... [output cut: %d bytes]", len(text))

@@ -53,17 +53,15 @@ func sideRun(t *testing.T, dir string) []string {
 // sideWalkRun is the walk-through's plan with Files lists, two at a time,
 // on Codex's file: Task 1's check runs in its worktree.
 func sideWalkRun(t *testing.T, dir string) []string {
-	repo := walkRepo(t, follower.WalkPlanPath, sidePlan)
-	sc := follower.WalkScenario()
-	sc.Human = follower.Human{Answered: true, Side: 2}
-	return finished(runDirect(t, repo, sc, directOptions{skillDir: dir, host: "codex"}))
+	repo := walkRepo(t, follower.SidePlanPath, follower.SidePlan)
+	return finished(runDirect(t, repo, follower.SideScenario(2), directOptions{skillDir: dir, host: "codex"}))
 }
 
 // sideQuestionRun is the walk-through's plan with Files lists, the human
 // not yet asked: the run must stop with the question how many at a time.
 func sideQuestionRun(t *testing.T, dir string) []string {
-	repo := walkRepo(t, follower.WalkPlanPath, sidePlan)
-	r := runDirect(t, repo, follower.WalkScenario(), directOptions{skillDir: dir})
+	repo := walkRepo(t, follower.SidePlanPath, follower.SidePlan)
+	r := runDirect(t, repo, follower.SideScenario(0), directOptions{skillDir: dir})
 	if !strings.Contains(r.final, "how many tasks may run at a time") {
 		return []string{"the run did not ask how many tasks at a time: " + r.final}
 	}

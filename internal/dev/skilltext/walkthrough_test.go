@@ -530,39 +530,28 @@ func TestWalkThroughWorkAlreadyDone(t *testing.T) {
 	require.Equal(t, 3, countDispatches(r.calls).implementers, "one implementer dispatch a task, not one after another for Task 3")
 }
 
-// sidePlan is the walk-through's plan with a Files list to each task, as
-// writing-plans writes them: Tasks 1 and 2 need nothing of each other,
-// Task 3 lists what both write.
-var sidePlan = strings.NewReplacer(
-	"## Task 1: Greeting\n", "## Task 1: Greeting\n\n**Files:**\n- Create: `greet.txt`\n- Test: `check1.sh`\n\n",
-	"## Task 2: Farewell\n", "## Task 2: Farewell\n\n**Files:**\n- Create: `bye.txt`\n\n",
-	"## Task 3: Index\n", "## Task 3: Index\n\n**Files:**\n- Create: `index.txt`\n\n",
-).Replace(follower.WalkPlan)
-
 // TestWalkThroughSideQuestion: a plan whose tasks need nothing of each
 // other (Look's side?:) gets the question before Task 1, how many tasks
 // at a time; the answer is recorded in the call that starts the run,
 // and an answer of one keeps the serial run of the walk-through.
 func TestWalkThroughSideQuestion(t *testing.T) {
 	t.Parallel()
-	repo := walkRepo(t, follower.WalkPlanPath, sidePlan)
-	r := runDirect(t, repo, follower.WalkScenario(), directOptions{})
+	repo := walkRepo(t, follower.SidePlanPath, follower.SidePlan)
+	r := runDirect(t, repo, follower.SideScenario(0), directOptions{})
 	require.Contains(t, r.final, "Tasks 1 and 2 need nothing of each other: how many tasks may run at a time", "the question before Task 1")
 
-	repo = walkRepo(t, follower.WalkPlanPath, sidePlan)
-	sc := follower.WalkScenario()
-	sc.Human = follower.Human{Answered: true, Side: 1}
-	r = runDirect(t, repo, sc, directOptions{})
+	repo = walkRepo(t, follower.SidePlanPath, follower.SidePlan)
+	r = runDirect(t, repo, follower.SideScenario(1), directOptions{})
 	requireFinished(t, r)
-	require.Contains(t, finishedLedgerOf(r, "greet"), "\nRun: side by side — 1 at a time\n", "the answer, recorded")
+	require.Contains(t, finishedLedgerOf(r, "greet-side"), "\nRun: side by side — 1 at a time\n", "the answer, recorded")
 	var starts []string
 	for _, k := range controllerCalls(r.calls) {
 		if strings.Contains(k.Input, "sdd-ledger start ") {
 			starts = append(starts, k.Input)
 		}
 	}
-	require.Equal(t, []string{"sdd-ledger start 'docs/plans/greet.md' && sdd-ledger side 'docs/plans/greet.md' 1"}, starts, "the answer in the call that starts the run")
-	ledger := finishedLedgerOf(r, "greet")
+	require.Equal(t, []string{"sdd-ledger start 'docs/plans/greet-side.md' && sdd-ledger side 'docs/plans/greet-side.md' 1"}, starts, "the answer in the call that starts the run")
+	ledger := finishedLedgerOf(r, "greet-side")
 	for i := 1; i <= 3; i++ {
 		require.Contains(t, ledger, fmt.Sprintf("\nTask %d: complete (commits ", i))
 	}
@@ -587,14 +576,12 @@ func TestWalkThroughSideBySide(t *testing.T) {
 // nothing of dispatches side by side (one a message), Claude Code's that
 // several Agent calls of one message run at once.
 func sideBySide(t *testing.T, host string) {
-	repo := walkRepo(t, follower.WalkPlanPath, sidePlan)
-	sc := follower.WalkScenario()
-	sc.Human = follower.Human{Answered: true, Side: 2}
-	r := runDirect(t, repo, sc, directOptions{host: host})
+	repo := walkRepo(t, follower.SidePlanPath, follower.SidePlan)
+	r := runDirect(t, repo, follower.SideScenario(2), directOptions{host: host})
 	requireFinished(t, r)
-	ledger := finishedLedgerOf(r, "greet")
+	ledger := finishedLedgerOf(r, "greet-side")
 	for i := 1; i <= 3; i++ {
-		require.Contains(t, ledger, fmt.Sprintf("\nTask %d: branch=sdd/greet/task-%d\n", i, i))
+		require.Contains(t, ledger, fmt.Sprintf("\nTask %d: branch=sdd/greet-side/task-%d\n", i, i))
 		require.Contains(t, ledger, fmt.Sprintf("\nTask %d: joined=", i))
 		require.Contains(t, ledger, fmt.Sprintf("\nTask %d: complete (commits ", i))
 	}
@@ -695,13 +682,12 @@ func sortedLines(s string) []string {
 // the run stops for the human, and nothing of it is joined.
 func TestWalkThroughSideBySideEscape(t *testing.T) {
 	t.Parallel()
-	repo := walkRepo(t, follower.WalkPlanPath, sidePlan)
-	sc := follower.WalkScenario()
-	sc.Human = follower.Human{Answered: true, Side: 2}
+	repo := walkRepo(t, follower.SidePlanPath, follower.SidePlan)
+	sc := follower.SideScenario(2)
 	sc.Tasks[1].Escapes = true
 	r := runDirect(t, repo, sc, directOptions{})
 	require.Contains(t, r.final, "BLOCKED", r.final)
-	ledger := r.h.ledgers()["greet"]
+	ledger := r.h.ledgers()["greet-side"]
 	require.Regexp(t, `\nTask \d: BLOCKED — it left its worktree: the feature branch moved: .* "Task 2: bye.txt" now`, ledger)
 	require.NotContains(t, ledger, "Task 2: reviewed_head=", "no package of the escaped work")
 	require.NotContains(t, ledger, "Task 2: joined=")

@@ -1,0 +1,54 @@
+package harness
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/sdd-go/sdd-go/internal/dev/follower"
+	"github.com/sdd-go/sdd-go/internal/dev/testutil"
+)
+
+// parallel: tasks side by side in the real CLI (issue 38). The human
+// answered two at a time; Tasks 1 and 2 of follower.SidePlan need
+// nothing of each other: each starts in its own worktree, their
+// implementers are dispatched in one message and run at once, each is
+// reviewed from its own package (Task 2 with its fix round) and joined
+// at its close; Task 3 starts once both have. The ledger records each
+// task's branch and join, the branch holds every task's commits, and no
+// call of the session waited for a person.
+func parallel(t *testing.T, h Host) {
+	repo, s, keep, p := carryOut(t, h, follower.SideScenario(2))
+	checkCalls(t, h, s, p)
+
+	together := 0
+	for _, r := range s.Server.Requests() {
+		if a := r.Answer; a != nil && a.Call != nil && a.Call.Name == "Agent" && len(a.Also) > 0 {
+			together++
+		}
+	}
+	t.Logf("side by side in the real CLI: dispatches %v, %d messages of several dispatches, %d requests, session %v",
+		dispatchesOf(p), together, len(s.Server.Requests()), p.Elapsed.Round(time.Millisecond))
+	assert.Positive(t, together, "no message sent several dispatches")
+
+	ledger := finished(t, p, keep, workspaceName(follower.SidePlanPath))
+	for n := 1; n <= 3; n++ {
+		for _, want := range []string{
+			fmt.Sprintf("\nTask %d: branch=sdd/greet-side/task-%d\n", n, n),
+			fmt.Sprintf("\nTask %d: joined=", n),
+			fmt.Sprintf("\nTask %d: complete (commits ", n),
+		} {
+			assert.Contains(t, ledger, want)
+		}
+	}
+	got := strings.Split(testutil.Git(t, repo, "log", "--no-merges", "--format=%s", "main..HEAD"), "\n")
+	slices.Sort(got)
+	assert.Equal(t, []string{"Task 1: check1.sh", "Task 1: greet.txt", "Task 2: bye.txt", "Task 2: fix F1", "Task 3: index.txt"}, got, "every task's commits on the branch")
+	assert.Equal(t, "", testutil.Git(t, repo, "branch", "--list", "sdd/*"), "every task's branch removed once joined")
+	require.Equal(t, "", testutil.Git(t, repo, "status", "--porcelain"))
+}
