@@ -57,6 +57,13 @@ func sideWalkRun(t *testing.T, dir string) []string {
 	return finished(runDirect(t, repo, follower.SideScenario(2), directOptions{skillDir: dir, host: "codex"}))
 }
 
+// sideWalkClaudeRun is sideWalkRun on Claude Code's file, whose
+// session keeps a command's cd for the next one.
+func sideWalkClaudeRun(t *testing.T, dir string) []string {
+	repo := walkRepo(t, follower.SidePlanPath, follower.SidePlan)
+	return finished(runDirect(t, repo, follower.SideScenario(2), directOptions{skillDir: dir}))
+}
+
 // sideQuestionRun is the walk-through's plan with Files lists, the human
 // not yet asked: the run must stop with the question how many at a time.
 func sideQuestionRun(t *testing.T, dir string) []string {
@@ -480,6 +487,8 @@ func TestTextMutants(t *testing.T) {
 			[]textEdit{{file: "rare.md", old: "Send the dispatches of several units in one message where your host's file says they run side by side (else one at a time, in `next:`'s order),", new: "Send each dispatch in a message of its own,"}}, sideRun},
 		{"a task's check in one call with the steps after it",
 			[]textEdit{{file: "rare.md", old: "Its `<check>` is a call of its own, `cd '<path>' && <check>`, before the row's other steps.", new: "Its `<check>` is `cd '<path>' && <check>`."}}, sideWalkRun},
+		{"no cd back to the top after a check in a worktree",
+			[]textEdit{{file: "rare.md", old: "Your shell may stay in `<path>`: the call after it begins with\n`cd '<top>' && `, `<top>` being Look's `workspace:` up to `/.superpowers`.\n", new: ""}}, sideWalkClaudeRun},
 		{"a task that defines what later tasks use batched",
 			[]textEdit{{file: "rare.md", old: "if none needs judgment, defines\nsomething later tasks use, or waits", new: "if none needs judgment or waits"}}, microSettledRun},
 

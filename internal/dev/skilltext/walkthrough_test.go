@@ -692,3 +692,30 @@ func TestWalkThroughSideBySideEscape(t *testing.T) {
 	require.NotContains(t, ledger, "Task 2: reviewed_head=", "no package of the escaped work")
 	require.NotContains(t, ledger, "Task 2: joined=")
 }
+
+// TestWalkThroughSideBySideResume: six tasks three at a time, the run
+// cut (a compaction) once three implementers have answered and before
+// any package: the next controller's Look names every task in flight
+// with its worktree, and the run goes on from there to its end, every
+// task reviewed once and joined.
+func TestWalkThroughSideBySideResume(t *testing.T) {
+	t.Parallel()
+	plan, sc := sixTasks()
+	sc.Human = follower.Human{Answered: true, Side: 3}
+	repo, cut := cutRun(t, sc.Plan, plan, sc, 11, "")
+	require.Equal(t, 3, countDispatches(cut.calls).implementers, "the cut comes after the three implementers:\n%s", callList(cut.calls))
+	r := resumeRun(t, repo, cut, sc, "")
+	requireFinished(t, r)
+	look := controllerCalls(r.calls)[2]
+	require.Contains(t, look.Input, "look", callList(r.calls))
+	for k := 1; k <= 3; k++ {
+		require.Contains(t, look.Output, fmt.Sprintf("task-%d-worktree (branch sdd/parts/task-%d)", k, k), "Look after the cut names Task %d's worktree", k)
+	}
+	require.Contains(t, look.Output, "next: Task 1 row=package, Task 2 row=package, Task 3 row=package")
+	ledger := finishedLedgerOf(r, "parts")
+	for k := 1; k <= 6; k++ {
+		require.Equal(t, 1, strings.Count(ledger, fmt.Sprintf("\nTask %d: reviewed_head=", k)), "Task %d reviewed once:\n%s", k, ledger)
+		require.Contains(t, ledger, fmt.Sprintf("\nTask %d: joined=", k))
+	}
+	t.Log(walkLine("six tasks, resumed with three in flight", 6, countDispatches(r.calls), r.calls))
+}
