@@ -56,6 +56,7 @@ func (adapter) Facts() harness.Facts {
 		Continues: true,
 		Reads:     harness.Pieces,
 		Dispatch:  harness.Dispatch{Call: "spawn_agent"},
+		Parallel:  true,
 		// And a fix round in a new session: the implementer the cut
 		// session dispatched is not this one's to resume (host-codex.md's
 		// exception for an implementer of an earlier session), so the
@@ -246,6 +247,31 @@ func (adapter) Agent(a *scripted.Turns, c follower.AgentCall, sub scripted.Scrip
 	// open one counts toward the limit of six.
 	t.Close(ag)
 	return follower.AgentResult{ID: ag.ID, Reply: strings.TrimSpace(st.Message)}
+}
+
+// Agents dispatches the follower's subagents side by side, as
+// host-codex.md's side by side row says: spawn_agent for each (each
+// returns at once, the agent running), then wait_agent and close_agent
+// for each in turn.
+func (adapter) Agents(a *scripted.Turns, cs []follower.AgentCall, subs []scripted.Script) []follower.AgentResult {
+	t := &Turns{a}
+	ags := make([]Agent, len(cs))
+	for i, c := range cs {
+		if c.Continue != "" {
+			a.Failf("%s: only new dispatches go side by side", c.Description)
+		}
+		ags[i] = t.SpawnWith(SpawnArgs{Message: c.Prompt, Model: spawnModel(t, c.Model)}, scripted.As[Turns](subs[i]))
+	}
+	out := make([]follower.AgentResult, len(cs))
+	for i, ag := range ags {
+		st := t.Wait(ag)
+		if st.State != "completed" {
+			a.Failf("%s ended %s: %q", cs[i].Description, st.State, scripted.Clip(st.Message, 300))
+		}
+		t.Close(ag)
+		out[i] = follower.AgentResult{ID: ag.ID, Reply: strings.TrimSpace(st.Message)}
+	}
+	return out
 }
 
 // spawnModel is the model spawn_agent gets for the dispatch's model: the

@@ -561,12 +561,12 @@ func (recorder) Write(string, string) Result   { panic(notRecorded{}) }
 func (recorder) Skill(string) Result           { panic(notRecorded{}) }
 func (recorder) Say(string)                    { panic(notRecorded{}) }
 
-// atOnce says whether the host's file says several dispatches of one
-// message run side by side, and rare.md says to send them so.
+// atOnce says whether the host's file has a side by side row (how its
+// dispatches run at once), and rare.md says to send them so.
 func (c *controller) atOnce() bool {
 	for _, r := range c.host.TableWith("Need") {
-		if len(r) == 2 && r[0] == "side by side" && strings.Contains(r[1], "in one message run at once") {
-			return strings.Contains(c.sideText(), "Send the dispatches of several units in one message where your host's file says they run side by side")
+		if len(r) == 2 && r[0] == "side by side" && strings.Contains(r[1], "at once") {
+			return strings.Contains(c.sideText(), "Send the dispatches of several units together as your host's file says (its `side by side` row")
 		}
 	}
 	return false

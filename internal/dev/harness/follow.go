@@ -199,12 +199,9 @@ func (t *tools) Agents(calls []follower.AgentCall) []follower.AgentResult {
 		subs[i] = t.subScript(c)
 	}
 	rs := ga.Agents(t.a, calls, subs)
-	names := t.a.CallNames(from)
-	if len(names) != len(calls) {
-		t.a.Failf("%d dispatches sent together made the host's calls %q", len(calls), names)
-	}
 	for i, c := range calls {
-		t.step(Step{Call: follower.Call{Tool: "Agent", Input: c.Prompt, Model: c.Model}, ID: rs[i].ID, Calls: names[i : i+1]}, from)
+		t.step(Step{Call: follower.Call{Tool: "Agent", Input: c.Prompt, Model: c.Model}, ID: rs[i].ID, Together: true}, from)
+		from = t.a.Count() // the host's calls go with the first step
 	}
 	return rs
 }

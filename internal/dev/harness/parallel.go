@@ -27,14 +27,14 @@ func parallel(t *testing.T, h Host) {
 	checkCalls(t, h, s, p)
 
 	together := 0
-	for _, r := range s.Server.Requests() {
-		if a := r.Answer; a != nil && a.Call != nil && a.Call.Name == "Agent" && len(a.Also) > 0 {
+	for _, st := range p.Controller() {
+		if st.Together && len(st.Calls) > 0 {
 			together++
 		}
 	}
-	t.Logf("side by side in the real CLI: dispatches %v, %d messages of several dispatches, %d requests, session %v",
+	t.Logf("side by side in the real CLI: dispatches %v, %d sendings of several dispatches, %d requests, session %v",
 		dispatchesOf(p), together, len(s.Server.Requests()), p.Elapsed.Round(time.Millisecond))
-	assert.Positive(t, together, "no message sent several dispatches")
+	assert.Positive(t, together, "no dispatches went side by side")
 
 	ledger := finished(t, p, keep, workspaceName(follower.SidePlanPath))
 	for n := 1; n <= 3; n++ {

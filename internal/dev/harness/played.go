@@ -41,6 +41,9 @@ type Step struct {
 	ID            string   // a dispatch's agent id, when the host gives one
 	Continued     string   // the agent a dispatch went on (follower.AgentCall.Continue)
 	Calls         []string // the host's calls, in order
+	// Together: a dispatch sent with others (follower.OneMessage), the
+	// host's calls of all of them on the first one's step.
+	Together bool
 }
 
 // Controller are the controller's steps.

@@ -484,7 +484,7 @@ func TestTextMutants(t *testing.T) {
 		{"an implementer side by side not told to work in its worktree",
 			[]textEdit{{file: "implementer-prompt.md", old: "edit only files under it, run git as `git -C '<that\n  path>' …` and any other command as `cd '<that path>' && …`, and commit\n  there, never elsewhere.", new: "edit only files under it."}}, sideRun},
 		{"the dispatches of several units each in a message of its own",
-			[]textEdit{{file: "rare.md", old: "Send the dispatches of several units in one message where your host's file says they run side by side (else one at a time, in `next:`'s order),", new: "Send each dispatch in a message of its own,"}}, sideRun},
+			[]textEdit{{file: "rare.md", old: "Send the dispatches of several units together as your host's file says (its `side by side` row; without one, one at a time, in `next:`'s order),", new: "Send each dispatch in a message of its own,"}}, sideRun},
 		{"a task's check in one call with the steps after it",
 			[]textEdit{{file: "rare.md", old: "Its `<check>` is a call of its own, `cd '<path>' && <check>`, before the row's other steps.", new: "Its `<check>` is `cd '<path>' && <check>`."}}, sideWalkRun},
 		{"no cd back to the top after a check in a worktree",
