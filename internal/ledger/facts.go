@@ -40,7 +40,8 @@ type Facts struct {
 	Needs  []string // the earlier tasks a task waits for before it may begin beside others (the plan's graph); none for Final
 	Row    Row      // the first row of the table that fits the facts above
 
-	Branch        string    // the task's own branch while it has not joined the feature branch (tasks side by side); ""
+	Branch        string    // the task's own branch until it is complete (tasks side by side); ""
+	Joined        string    // the feature branch's head its join made, since its base; ""
 	Implementer   string    // the last implementer= id; "" without one
 	Unblocked     string    // the last decision to go on since the base (what changed); "" without one
 	Members       []string  // a batch's tasks, by number, when the unit is its first task
@@ -68,7 +69,7 @@ type answer func(open []Finding) []Finding
 // it; gone and off are what git said of every recorded sha.
 func derive(rec *record, idx *fileIndex, src Source, gone, off map[string]bool) (*Facts, error) {
 	f := &Facts{Unit: rec.unit, Task: rec.task, Last: rec.last, After: -1, Review: "-", Pass: "-", Spec: "-",
-		Round: rec.round, Shas: ShasOK, Plan: PlanOK, Implementer: rec.implementer, Unblocked: rec.unblocked, Members: rec.members, BatchHead: rec.batchHead, Branch: rec.inFlight(),
+		Round: rec.round, Shas: ShasOK, Plan: PlanOK, Implementer: rec.implementer, Unblocked: rec.unblocked, Members: rec.members, BatchHead: rec.batchHead, Branch: rec.inFlight(), Joined: rec.joined,
 		rec: rec, files: idx, answers: map[int]answer{}}
 	f.Left = max(Cap(rec.unit)-rec.round, 0)
 	if rec.task != "" {

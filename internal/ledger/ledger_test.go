@@ -273,7 +273,7 @@ func TestMatch(t *testing.T) {
 // some state, so no row hides behind an earlier one.
 func TestRowsAreReachable(t *testing.T) {
 	values := map[string][]string{
-		"unit": {"task", "final"}, "last": {"none", "base", "reviewed_head", "finding", "fix", "parked", "blocked", "complete", "batched"},
+		"unit": {"task", "final"}, "last": {"none", "base", "reviewed_head", "finding", "fix", "parked", "blocked", "complete", "batched", "joined"},
 		"after": {"-", "0", "1"}, "review": {"-", "in", "out"}, "pass": {"-", "first", "re"},
 		"spec": {"-", "✅", "⚠️", "❌", "n/a"}, "open": {"-", "0", "1"}, "round": {"0", "1", "3", "5"}, "left": {"0", "1"},
 		"shas": {"ok", "rewritten", "gone", "missing"}, "plan": {"ok", "renumbered"}, "needs": {"-"},

@@ -19,6 +19,7 @@ import (
 //	                       │ open findings ↓
 //	                       └─ fix ─ package ─ re-review ─ record ─ fix … (5 rounds; final: 1)
 //	                                                        └ left=0: breaker (park or block)
+//	side by side, close joins: a merge commit is checked (joined) before complete
 //	stops for the human: foreign, rewritten, blocked, late
 type Row int
 
@@ -33,6 +34,7 @@ const (
 	RowDone
 	RowBatched
 	RowBlocked
+	RowJoined
 	RowStart
 	RowFinal
 	RowImplement
@@ -68,6 +70,7 @@ var rows = [NoRow]struct{ name, when string }{
 	RowDone:        {"done", "last=complete"},
 	RowBatched:     {"batched", "last=batched"},
 	RowBlocked:     {"blocked", "last=blocked"},
+	RowJoined:      {"joined", "last=joined"},
 	RowStart:       {"start", "unit=task last=none"},
 	RowFinal:       {"final", "unit=final last=none"},
 	RowImplement:   {"implement", "last=base after=0"},

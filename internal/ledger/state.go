@@ -194,9 +194,6 @@ func fold(unit, task string, lines []Line) *record {
 		case KindBranch:
 			r.branch = l.Value
 			continue
-		case KindJoined:
-			r.joined = l.Value
-			continue
 		case KindUnblocked:
 			// The decision to go on: where the block found the unit (or
 			// where commits came with no round left to review them), with
@@ -228,6 +225,8 @@ func fold(unit, task string, lines []Line) *record {
 			r.round = l.Round
 		case KindBatched:
 			r.batchHead = l.Value
+		case KindJoined:
+			r.joined = l.Value
 		}
 		r.events = append(r.events, e)
 	}
@@ -268,10 +267,11 @@ func (r *record) commits() []recorded {
 	return out
 }
 
-// inFlight is the branch the unit's work is on while it has not joined
-// the feature branch: "" for a unit on the feature branch itself.
+// inFlight is the branch the unit's work is on until it is complete
+// (a join by a merge commit is checked first, and a fix after it is the
+// branch's): "" for a unit on the feature branch itself.
 func (r *record) inFlight() string {
-	if r.joined != "" {
+	if r.last == KindComplete {
 		return ""
 	}
 	return r.branch

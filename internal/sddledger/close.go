@@ -1,6 +1,8 @@
 package sddledger
 
 import (
+	"fmt"
+
 	"github.com/sdd-go/sdd-go/internal/ledger"
 )
 
@@ -15,8 +17,8 @@ var closeStep = step{
 	fits: func(s *stepRun) error {
 		u := s.u
 		switch {
-		case u.Row != ledger.RowClose && u.Row != ledger.RowCheck && u.Row != ledger.RowRuled:
-			return outOfStep(u, "close, check or ruled (nothing left open)")
+		case u.Row != ledger.RowClose && u.Row != ledger.RowCheck && u.Row != ledger.RowRuled && u.Row != ledger.RowJoined:
+			return outOfStep(u, "close, check, ruled or joined (nothing left open)")
 		case u.Base() == "" || len(u.Heads()) == 0 || u.After != 0:
 			// The rows hold this (commits after the last review are
 			// reviewed first, lines a close needs missing stop the run); a
@@ -27,38 +29,70 @@ var closeStep = step{
 	},
 	do: func(s *stepRun) ([]string, error) {
 		u := s.u
-		joined := ""
+		if u.Row == ledger.RowJoined {
+			// Joined by a merge commit, which the controller has checked:
+			// complete, with any decision not recorded at the join.
+			s.after = append(s.after, s.unjoin(u.Branch, s.worktree(u.Task)))
+			return s.complete(settled(u, s.args[2:]))
+		}
+		var out []string
 		if u.Branch != "" {
-			var stop []string
-			var err error
-			if joined, stop, err = s.join(); err != nil || stop != nil {
+			joined, merged, stop, err := s.join()
+			if err != nil || stop != nil {
 				return stop, err
 			}
-			s.after = append(s.after, s.unjoin(u.Branch, s.worktree(u.Task)))
-		}
-		out := firstMinors(u)
-		for _, d := range s.args[2:] {
-			out = append(out, ledger.FormatSettled(s.name, d))
-		}
-		heads := u.Heads()
-		b7, err := s.short(u.Base())
-		if err != nil {
-			return nil, err
-		}
-		h7, err := s.short(heads[len(heads)-1])
-		if err != nil {
-			return nil, err
-		}
-		if joined != "" {
-			out = append(out, ledger.FormatJoined(s.name, joined))
-		}
-		outcome := ledger.Outcome(u.Count(ledger.KindParked))
-		out = append(out, ledger.FormatComplete(s.name, b7, h7, outcome))
-		if len(u.Members) > 1 {
-			for _, m := range u.Members[1:] {
-				out = append(out, ledger.FormatComplete(ledger.UnitName(m), b7, h7, outcome+", with "+s.name))
+			out = append(append(firstMinors(u), settled(u, s.args[2:])...), ledger.FormatJoined(s.name, joined))
+			if merged {
+				// A tree no one has tested: checked before complete (row
+				// joined).
+				s.after = append(s.after, func() error {
+					_, err := fmt.Fprintf(s.env.Stdout, "joined by a merge commit, %s: run the check on it, then close %s\n", short7(joined), s.name)
+					return err
+				})
+				return out, nil
 			}
+			s.after = append(s.after, s.unjoin(u.Branch, s.worktree(u.Task)))
+			return s.complete(out)
 		}
-		return out, nil
+		return s.complete(append(firstMinors(u), settled(u, s.args[2:])...))
 	},
+}
+
+// settled are the lines of the decisions not yet the unit's settled lines
+// (a close at row joined may be given those of the close that joined).
+func settled(u *ledger.Facts, decisions []string) []string {
+	var out []string
+	for _, d := range decisions {
+		line := ledger.FormatSettled(u.Unit, d)
+		seen := false
+		for _, l := range u.Lines() {
+			seen = seen || l.Text == line
+		}
+		if !seen {
+			out = append(out, line)
+		}
+	}
+	return out
+}
+
+// complete is out and the unit's complete line (and its batch's).
+func (s *stepRun) complete(out []string) ([]string, error) {
+	u := s.u
+	heads := u.Heads()
+	b7, err := s.short(u.Base())
+	if err != nil {
+		return nil, err
+	}
+	h7, err := s.short(heads[len(heads)-1])
+	if err != nil {
+		return nil, err
+	}
+	outcome := ledger.Outcome(u.Count(ledger.KindParked))
+	out = append(out, ledger.FormatComplete(s.name, b7, h7, outcome))
+	if len(u.Members) > 1 {
+		for _, m := range u.Members[1:] {
+			out = append(out, ledger.FormatComplete(ledger.UnitName(m), b7, h7, outcome+", with "+s.name))
+		}
+	}
+	return out, nil
 }

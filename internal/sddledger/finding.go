@@ -22,7 +22,7 @@ var findingStep = step{
 		return nil
 	},
 	at: []ledger.Row{ledger.RowClose, ledger.RowCheck, ledger.RowRuled, ledger.RowRefix, ledger.RowFix,
-		ledger.RowBreaker, ledger.RowLate},
+		ledger.RowBreaker, ledger.RowLate, ledger.RowJoined},
 	want: "a unit whose review is in and whose round is recorded",
 	do: func(s *stepRun) ([]string, error) {
 		f := ledger.Finding{ID: fmt.Sprintf("F%d", maxID(s.u)+1), Text: s.args[2]}

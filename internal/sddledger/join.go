@@ -25,42 +25,42 @@ import (
 // A join cut after its merge and before its lines (a kill) is found
 // done on the next close, and one cut in the middle of the merge is
 // undone and made again: nothing is ever joined half.
-func (s *stepRun) join() (joined string, stop []string, err error) {
+func (s *stepRun) join() (joined string, merged bool, stop []string, err error) {
 	u, wt := s.u, s.worktree(s.u.Task)
 	tip, err := s.git("rev-parse", "--verify", "refs/heads/"+u.Branch)
 	if err != nil {
-		return "", nil, err
+		return "", false, nil, err
 	}
 	if !s.isWorktreeOf(wt, u.Branch) {
-		return "", s.block(fmt.Sprintf("its worktree %s is gone or not on its branch %s; its reviewed commits are on the branch: git worktree add %s %s makes it again", wt, u.Branch, wt, u.Branch)), nil
+		return "", false, s.block(fmt.Sprintf("its worktree %s is gone or not on its branch %s; its reviewed commits are on the branch: git worktree add %s %s makes it again", wt, u.Branch, wt, u.Branch)), nil
 	}
 	if dirty, err := s.git("-C", wt, "status", "--porcelain"); err != nil {
-		return "", nil, err
+		return "", false, nil, err
 	} else if dirty != "" {
-		return "", s.block(fmt.Sprintf("its worktree %s has changes no commit holds (%s), which the join would leave behind: commit them for review or take them back, then unblock", wt, changedFiles(dirty))), nil
+		return "", false, s.block(fmt.Sprintf("its worktree %s has changes no commit holds (%s), which the join would leave behind: commit them for review or take them back, then unblock", wt, changedFiles(dirty))), nil
 	}
 	if mh, err := s.git("rev-parse", "--verify", "--quiet", "MERGE_HEAD"); err == nil {
 		if mh != tip {
-			return "", s.block("a merge is under way in the main checkout, not this task's: finish it or git merge --abort, then unblock"), nil
+			return "", false, s.block("a merge is under way in the main checkout, not this task's: finish it or git merge --abort, then unblock"), nil
 		}
 		// This task's join, cut in the middle: undone, and made again.
 		if out, err := s.gitQuiet("merge", "--abort"); err != nil {
-			return "", s.block("its join, cut in the middle, cannot be undone: " + firstLine(out)), nil
+			return "", false, s.block("its join, cut in the middle, cannot be undone: " + firstLine(out)), nil
 		}
 	}
 	want := featureHead(s.lines)
 	head, err := s.head()
 	if err != nil {
-		return "", nil, err
+		return "", false, nil, err
 	}
 	if head != want && s.joinedAlready(head, want, tip) {
-		return head, nil, nil
+		return head, head != tip, nil, nil
 	}
 	if why, err := s.mainMoved(); err != nil || why != "" {
 		if err != nil {
-			return "", nil, err
+			return "", false, nil, err
 		}
-		return "", s.block(why), nil
+		return "", false, s.block(why), nil
 	}
 	args := []string{"merge", "--ff-only", "--quiet", "refs/heads/" + u.Branch}
 	if !s.isAncestor(head, tip) {
@@ -70,29 +70,29 @@ func (s *stepRun) join() (joined string, stop []string, err error) {
 	out, err := s.gitQuiet(args...)
 	if err == nil {
 		joined, err := s.head()
-		return joined, nil, err
+		return joined, joined != tip, nil, err
 	}
 	if s.ctx.Err() != nil {
-		return "", nil, err
+		return "", false, nil, err
 	}
 	conflicts, _ := s.git("diff", "--name-only", "--diff-filter=U")
 	if _, err := s.git("rev-parse", "--verify", "--quiet", "MERGE_HEAD"); err == nil {
 		if out, err := s.gitQuiet("merge", "--abort"); err != nil {
-			return "", s.block("its join failed and cannot be undone: " + firstLine(out) + "; the main checkout needs a person"), nil
+			return "", false, s.block("its join failed and cannot be undone: " + firstLine(out) + "; the main checkout needs a person"), nil
 		}
 	}
 	if conflicts == "" {
-		return "", s.block(fmt.Sprintf("git refused to join %s: %s", u.Branch, firstLine(out))), nil
+		return "", false, s.block(fmt.Sprintf("git refused to join %s: %s", u.Branch, firstLine(out))), nil
 	}
 	feature, _ := s.git("branch", "--show-current")
 	f := ledger.Finding{ID: fmt.Sprintf("F%d", maxID(u)+1), Text: fmt.Sprintf(
 		"joining conflicts with %s at %s in %s: in the worktree %s, merge %s into %s and resolve it",
 		feature, short7(head), strings.ReplaceAll(conflicts, "\n", ", "), wt, feature, u.Branch)}
 	if err := ledger.CheckFinding("the conflict", f.Text); err != nil {
-		return "", s.block(fmt.Sprintf("joining %s conflicts with %s", u.Branch, feature)), nil
+		return "", false, s.block(fmt.Sprintf("joining %s conflicts with %s", u.Branch, feature)), nil
 	}
 	s.stop = exit.Ownf(OutOfStep, "%s: the join was undone (%s is as it was): %s; recorded as finding %s, for a fix round", s.name, feature, f.Text, f.ID)
-	return "", []string{ledger.FormatFinding(s.name, f)}, nil
+	return "", false, []string{ledger.FormatFinding(s.name, f)}, nil
 }
 
 // joinedAlready says whether head is this task's join made already (a

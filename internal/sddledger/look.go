@@ -163,7 +163,7 @@ func sideNext(us []*ledger.Facts, k int) string {
 	for _, u := range fl {
 		out = append(out, u.Unit+" row="+u.Row.String())
 	}
-	room := k - len(fl)
+	room := k - working(fl)
 	for _, u := range us {
 		if room <= 0 || u.Row != ledger.RowStart || u.Task == "" {
 			continue

@@ -75,6 +75,18 @@ func inFlight(us []*ledger.Facts, unit string) []*ledger.Facts {
 	return out
 }
 
+// working are the tasks of fl an agent works on: all but those joined,
+// whose merge waits only for its check (row joined).
+func working(fl []*ledger.Facts) int {
+	n := 0
+	for _, u := range fl {
+		if u.Row != ledger.RowJoined {
+			n++
+		}
+	}
+	return n
+}
+
 func names(us []*ledger.Facts) string {
 	ns := make([]string, len(us))
 	for i, u := range us {
@@ -98,7 +110,7 @@ func (s *stepRun) fitsBeside(k int) error {
 			return exit.Ownf(OutOfStep, "%s is under way on the feature branch itself (begun before the run went side by side, or a batch): a task starts beside it once it is complete", u.Unit)
 		}
 	}
-	if len(fl) >= k {
+	if working(fl) >= k {
 		return exit.Ownf(OutOfStep, "Tasks %s are in flight, as many as the human allowed at a time (%d): %s starts once one of them has joined", names(fl), k, s.u.Unit)
 	}
 	return nil

@@ -494,6 +494,10 @@ func (c *controller) sideRound() {
 	c.looks++
 	out := c.bash(strings.Join(append(cmds, c.block("Look", c.v)), c.joiner()))
 	c.absorb(out)
+	// Look's part: from its first line on, after the commands' lines.
+	if i := strings.LastIndex(out, "\nworkspace: "); i >= 0 {
+		out = out[i+1:]
+	}
 	c.lookFrom(out)
 }
 
@@ -600,10 +604,16 @@ func (c *controller) sideNoNext() bool {
 // where rare.md says so.
 func (c *controller) inWorktree(u *unit, cmd string) string {
 	wt := u.worktree()
-	if wt == "" || !strings.Contains(c.sideText(), "`cd '<path>' && <check>`") {
+	if wt == "" || !strings.Contains(c.sideText(), "`cd '<path>' && <check>`") || c.joinedHere(u) {
 		return cmd
 	}
 	return "cd " + shellQuote(wt) + " && " + cmd
+}
+
+// joinedHere says whether u's check is of the merge its Close made, run
+// where the controller is (rare.md).
+func (c *controller) joinedHere(u *unit) bool {
+	return c.rowOf(u).name == "joined" && strings.Contains(c.sideText(), "at row `joined`, the merge its Close made, it runs where you are")
 }
 
 // backToTop has the call after a check in a worktree begin with a cd
@@ -620,7 +630,7 @@ func (c *controller) backToTop() {
 // checkAlone says whether a unit's check is a call of its own (a task
 // side by side: its cd would hold for the commands after it).
 func (c *controller) checkAlone(u *unit) bool {
-	return u.worktree() != "" && strings.Contains(c.sideText(), "`<check>` is a call of its own")
+	return u.worktree() != "" && !c.joinedHere(u) && strings.Contains(c.sideText(), "`<check>` is a call of its own")
 }
 
 // workIn is the line a task side by side's implementer and fix prompts

@@ -36,6 +36,20 @@ var SidePlan = strings.NewReplacer(
 	"## Task 3: Index\n", "## Task 3: Index\n\n**Files:**\n- Create: `index.txt`\n\n",
 ).Replace(WalkPlan)
 
+// PlanText is the text of the example plan at path (WalkPlanPath,
+// MicroPlanPath, SidePlanPath), for a test that builds a repository from
+// a Scenario's Plan; "" for another path.
+func PlanText(path string) string {
+	return map[string]string{WalkPlanPath: WalkPlan, MicroPlanPath: MicroPlan, SidePlanPath: SidePlan}[path]
+}
+
+// Workspace is the name of the workspace sdd-workspace makes for one of
+// the example plans: its base name without .md (a constant of ours, not a
+// user's path).
+func Workspace(plan string) string {
+	return strings.TrimSuffix(plan[strings.LastIndex(plan, "/")+1:], ".md")
+}
+
 // SideScenario is the walk-through on SidePlan, the human having
 // answered k tasks at a time (0: not asked yet).
 func SideScenario(k int) Scenario {

@@ -210,6 +210,8 @@ func Resumes() []Resume {
 		{Name: "finished", Row: "finished", Scenario: walk, Cut: 21, After: "Agent final reviewer 0 (opus)",
 			Edit: func(_, ws string) error { return finalComplete(ws) },
 			Next: []string{plan, "Bash Finish", "Say"}},
+		{Name: "joined: a merge commit to check", Row: "joined", Scenario: func() Scenario { return SideScenario(2) }, Cut: 19, After: "Bash Record the round+Close+Look",
+			Next: []string{"Read rare.md", "Read greet-side.md", "Bash ? test -s bye.txt+Close", "Bash Look", "Bash Start task N+Look"}},
 		{Name: "blocked: the final review", Row: "blocked", Scenario: walk, Cut: 21, After: "Agent final reviewer 0 (opus)",
 			Edit: func(_, ws string) error {
 				return appendLedger(ws, "Final: BLOCKED — greet and bye disagree on the encoding\n")

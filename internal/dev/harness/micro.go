@@ -2,7 +2,6 @@ package harness
 
 import (
 	"fmt"
-	"path"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -13,19 +12,6 @@ import (
 	"github.com/sdd-go/sdd-go/internal/dev/follower"
 	"github.com/sdd-go/sdd-go/internal/dev/testutil"
 )
-
-// planText is each example plan's text by its path, for the scenarios
-// that build a repository from a follower.Scenario's Plan.
-var planText = map[string]string{
-	follower.WalkPlanPath:  follower.WalkPlan,
-	follower.MicroPlanPath: follower.MicroPlan,
-	follower.SidePlanPath:  follower.SidePlan,
-}
-
-// workspaceName is the name of the workspace sdd-workspace makes for one
-// of the example plans: its base name without .md (a constant of ours,
-// not a user's path).
-func workspaceName(plan string) string { return strings.TrimSuffix(path.Base(plan), ".md") }
 
 // batchLedgerLines are the lines a batch of every micro-task writes for
 // its start and its close, each of which must be in the ledger once:
@@ -128,9 +114,9 @@ func microTasks(t *testing.T, h Host) {
 	assert.Equal(t, microSteps(h), got, "the controller's steps")
 	assert.Equal(t, map[follower.Role]int{follower.RoleImplementer: 1, follower.RoleReviewer: 1, follower.RoleFinal: 1}, dispatchesOf(p))
 	checkCalls(t, h, s, p)
-	assert.NoError(t, batchLedger(finished(t, p, keep, workspaceName(follower.MicroPlanPath))))
+	assert.NoError(t, batchLedger(finished(t, p, keep, follower.Workspace(follower.MicroPlanPath))))
 	checkMicroBranch(t, repo)
-	assert.NoDirExists(t, filepath.Join(repo, ".superpowers", "sdd", workspaceName(follower.MicroPlanPath)))
+	assert.NoDirExists(t, filepath.Join(repo, ".superpowers", "sdd", follower.Workspace(follower.MicroPlanPath)))
 	assert.Contains(t, p.Final, "verdict: Final: complete")
 }
 

@@ -36,7 +36,7 @@ func parallel(t *testing.T, h Host) {
 		dispatchesOf(p), together, len(s.Server.Requests()), p.Elapsed.Round(time.Millisecond))
 	assert.Positive(t, together, "no dispatches went side by side")
 
-	ledger := finished(t, p, keep, workspaceName(follower.SidePlanPath))
+	ledger := finished(t, p, keep, follower.Workspace(follower.SidePlanPath))
 	for n := 1; n <= 3; n++ {
 		for _, want := range []string{
 			fmt.Sprintf("\nTask %d: branch=sdd/greet-side/task-%d\n", n, n),

@@ -149,7 +149,7 @@ func clip(s string) string {
 // repository holding the plan: the repository, the machine, the copy of
 // the workspace before Finish (FollowKeeping) and the session.
 func carryOut(t *testing.T, h Host, sc follower.Scenario) (repo string, s *Sessions, keep string, p *Played) {
-	repo = testutil.PlanRepo(t, sc.Plan, planText[sc.Plan])
+	repo = testutil.PlanRepo(t, sc.Plan, follower.PlanText(sc.Plan))
 	sc = scenario(h, sc)
 	s = h.Start(t, repo, sc)
 	keep = testutil.RealTempDir(t)
@@ -410,8 +410,8 @@ func asHost(h Host, step string) string {
 // resumed session, for a scenario's own checks.
 func resume(t *testing.T, h Host, c follower.Resume) *Played {
 	sc := scenario(h, c.Scenario())
-	repo := testutil.PlanRepo(t, sc.Plan, planText[sc.Plan])
-	name := workspaceName(sc.Plan)
+	repo := testutil.PlanRepo(t, sc.Plan, follower.PlanText(sc.Plan))
+	name := follower.Workspace(sc.Plan)
 	s := h.Start(t, repo, sc)
 	named := stepNamer(t, h, s)
 	asHere := func(step string) string { return asHost(h, step) }

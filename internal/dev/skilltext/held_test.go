@@ -92,13 +92,14 @@ func continuing(want ...string) func(r *directRun) []string {
 func hostResume(host, name string, newSession bool, check func(r *directRun) []string) mutantRun {
 	return func(t *testing.T, dir string) []string {
 		c := resumeOf(t, name)
-		repo := walkRepo(t, follower.WalkPlanPath, follower.WalkPlan)
+		plan := c.Scenario().Plan
+		repo := walkRepo(t, plan, follower.PlanText(plan))
 		cut := runDirect(t, repo, c.Scenario(), directOptions{skillDir: dir, host: host, maxCalls: c.Cut})
 		if !cut.cut {
 			return []string{"the run ended before its cut: " + cut.final}
 		}
 		if c.Edit != nil {
-			if err := c.Edit(repo.Root, filepath.Join(repo.Root, ".superpowers", "sdd", "greet")); err != nil {
+			if err := c.Edit(repo.Root, filepath.Join(repo.Root, ".superpowers", "sdd", follower.Workspace(plan))); err != nil {
 				t.Fatal(err)
 			}
 		}

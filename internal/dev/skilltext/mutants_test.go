@@ -64,6 +64,21 @@ func sideWalkClaudeRun(t *testing.T, dir string) []string {
 	return finished(runDirect(t, repo, follower.SideScenario(2), directOptions{skillDir: dir}))
 }
 
+// joinedRun resumes from the state "joined: a merge commit to check" and
+// requires the state's next steps (the merge checked before Close).
+func joinedRun(t *testing.T, dir string) []string {
+	c := resumeOf(t, "joined: a merge commit to check")
+	plan := c.Scenario().Plan
+	repo := walkRepo(t, plan, follower.PlanText(plan))
+	cut := runDirect(t, repo, c.Scenario(), directOptions{skillDir: dir, maxCalls: c.Cut})
+	r := runDirect(t, repo, c.AfterCompaction(), directOptions{skillDir: dir, after: cut})
+	got := actions(t, dir, r.calls)
+	if len(got) < 3+len(c.Next) || strings.Join(got[3:3+len(c.Next)], "|") != strings.Join(c.Next, "|") {
+		return []string{fmt.Sprintf("after the cut: %q, the state says %q", got, c.Next)}
+	}
+	return finished(r)
+}
+
 // sideQuestionRun is the walk-through's plan with Files lists, the human
 // not yet asked: the run must stop with the question how many at a time.
 func sideQuestionRun(t *testing.T, dir string) []string {
@@ -489,6 +504,8 @@ func TestTextMutants(t *testing.T) {
 			[]textEdit{{file: "rare.md", old: "Its `<check>` is a call of its own, `cd '<path>' && <check>`, before the row's other steps.", new: "Its `<check>` is `cd '<path>' && <check>`."}}, sideWalkRun},
 		{"no cd back to the top after a check in a worktree",
 			[]textEdit{{file: "rare.md", old: "Your shell may stay in `<path>`: the call after it begins with\n`cd '<top>' && `, `<top>` being Look's `workspace:` up to `/.superpowers`.\n", new: ""}}, sideWalkClaudeRun},
+		{"a merge commit's join not checked",
+			[]textEdit{row("| `joined` | `last=joined` | `<check>` + **Close** + next |", "| `joined` | `last=joined` | **Close** + next |")}, joinedRun},
 		{"a task that defines what later tasks use batched",
 			[]textEdit{{file: "rare.md", old: "if none needs judgment, defines\nsomething later tasks use, or waits", new: "if none needs judgment or waits"}}, microSettledRun},
 

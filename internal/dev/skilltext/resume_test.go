@@ -79,10 +79,11 @@ func TestResumeTable(t *testing.T) {
 		}
 		t.Run(c.Name, func(t *testing.T) {
 			t.Parallel()
-			repo, cut := cutRun(t, follower.WalkPlanPath, follower.WalkPlan, c.Scenario(), c.Cut, "")
+			plan := c.Scenario().Plan
+			repo, cut := cutRun(t, plan, follower.PlanText(plan), c.Scenario(), c.Cut, "")
 			require.Equal(t, c.After, actions(t, "", cut.calls)[c.Cut-1], "the cut's last step")
 			if c.Edit != nil {
-				require.NoError(t, c.Edit(repo.Root, filepath.Join(repo.Root, ".superpowers", "sdd", "greet")))
+				require.NoError(t, c.Edit(repo.Root, filepath.Join(repo.Root, ".superpowers", "sdd", follower.Workspace(plan))))
 			}
 			r := resumeRun(t, repo, cut, c.AfterCompaction(), "")
 			require.Equal(t, c.Row, lookRow(t, r), "the row Look names")
