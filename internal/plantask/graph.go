@@ -36,6 +36,20 @@ type Need struct {
 	Task  string   // its number
 	Waits []string // the earlier tasks it waits for, in plan order
 	Notes []string // what its Depends on names that is no earlier task
+	// Files are the paths its Files list (and its git add) declare; nil
+	// without a Files list.
+	Files []string
+}
+
+// Declares says whether path is one of n's declared files, or under a
+// folder it declares.
+func (n Need) Declares(path string) bool {
+	for _, f := range n.Files {
+		if overlaps(f, path) {
+			return true
+		}
+	}
+	return false
 }
 
 // maxGraphText bounds how much of a task's text is read for its waits; a
@@ -60,6 +74,9 @@ func Needs(plan io.Reader, planPath string) ([]Need, error) {
 	out := make([]Need, len(outlines))
 	for j, b := range outlines {
 		n := Need{Task: b.number}
+		if b.listed {
+			n.Files = b.files
+		}
 		all := b.wide()
 		for _, d := range b.dependsOn {
 			k := slices.Index(numbers, d)

@@ -3,6 +3,7 @@ package sddledger
 import (
 	"fmt"
 
+	"github.com/sdd-go/sdd-go/internal/exit"
 	"github.com/sdd-go/sdd-go/internal/ledger"
 )
 
@@ -37,6 +38,15 @@ var closeStep = step{
 		}
 		var out []string
 		if u.Branch != "" {
+			us, err := s.units(s.lines)
+			if err != nil {
+				return nil, err
+			}
+			if why, err := s.joinsAlone(us, find(us, s.name)); err != nil {
+				return nil, err
+			} else if why != "" {
+				return nil, exit.Ownf(OutOfStep, "%s %s; nothing was written", s.name, why)
+			}
 			joined, merged, stop, err := s.join()
 			if err != nil || stop != nil {
 				return stop, err

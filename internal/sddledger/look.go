@@ -127,7 +127,11 @@ func runLook(ctx context.Context, env *cliapp.Env, args []string) error {
 		}
 	}
 	if k > 1 {
-		if n := sideNext(us, k); n != "" {
+		n, err := r.sideNext(us, k)
+		if err != nil {
+			return err
+		}
+		if n != "" {
 			next = n
 		}
 	}
@@ -153,17 +157,32 @@ func runLook(ctx context.Context, env *cliapp.Env, args []string) error {
 	return nil
 }
 
-// sideNext is next: with tasks side by side: every task in flight, then
-// each task that may start beside them (its waits done) while there is
-// room, by its row; "" when none (the run goes on as one at a time
-// would: Final).
-func sideNext(us []*ledger.Facts, k int) string {
+// sideNext is next: with tasks side by side: every task in flight (but
+// one that waits to join alone, said on a waits: line), then each task
+// that may start beside them (its waits done) while there is room, by
+// its row; "" when none (the run goes on as one at a time would: Final).
+func (r *run) sideNext(us []*ledger.Facts, k int) (string, error) {
 	var out []string
 	fl := inFlight(us, "")
+	waiting := false
 	for _, u := range fl {
+		why, err := r.joinsAlone(us, u)
+		if err != nil {
+			return "", err
+		}
+		if why != "" {
+			// Not to act on until the others have joined: said under
+			// the unit, left out of next.
+			fmt.Fprintf(r.env.Stdout, "waits: %s %s\n", u.Unit, why)
+			waiting = true
+			continue
+		}
 		out = append(out, u.Unit+" row="+u.Row.String())
 	}
 	room := k - working(fl)
+	if waiting {
+		room = 0 // no task starts while one waits to join alone
+	}
 	for _, u := range us {
 		if room <= 0 || u.Row != ledger.RowStart || u.Task == "" {
 			continue
@@ -179,7 +198,7 @@ func sideNext(us []*ledger.Facts, k int) string {
 			room--
 		}
 	}
-	return strings.Join(out, ", ")
+	return strings.Join(out, ", "), nil
 }
 
 // sideQuestion is the question for the human before Task 1 when the

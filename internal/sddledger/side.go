@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -95,6 +96,79 @@ func names(us []*ledger.Facts) string {
 	return strings.Join(ns, ", ")
 }
 
+// closing are the rows whose step closes the unit.
+var closing = []ledger.Row{ledger.RowClose, ledger.RowCheck, ledger.RowRuled, ledger.RowRecordClose}
+
+// leftFiles are the files task u, side by side, changed (its base to its
+// branch) that its Files list does not declare; none for a task without
+// a Files list (it waits for every earlier task, and every later one for
+// it, already).
+func (r *run) leftFiles(u *ledger.Facts) ([]string, error) {
+	need := r.need(u.Task)
+	if need.Files == nil || u.Branch == "" {
+		return nil, nil
+	}
+	out, err := r.git(append([]string{"diff", "--name-only", "--no-renames", u.Base(), "refs/heads/" + u.Branch}, r.notPlan()...)...)
+	if err != nil {
+		return nil, err
+	}
+	var left []string
+	for _, f := range strings.Split(out, "\n") {
+		if f != "" && !need.Declares(f) {
+			left = append(left, f)
+		}
+	}
+	return left, nil
+}
+
+// joinsAlone says why u, a task side by side whose next step closes it,
+// waits: it changed files its Files list does not name, so its work may
+// meet another's where no graph saw it coming; it joins alone, after the
+// tasks in flight at work (of two such, the earlier in the plan first).
+// "" when it does not wait.
+func (r *run) joinsAlone(us []*ledger.Facts, u *ledger.Facts) (string, error) {
+	if u.Branch == "" || !slices.Contains(closing, u.Row) {
+		return "", nil
+	}
+	left, err := r.leftFiles(u)
+	if err != nil || len(left) == 0 {
+		return "", err
+	}
+	var after []*ledger.Facts
+	for _, o := range inFlight(us, u.Unit) {
+		if o.Row == ledger.RowJoined {
+			continue
+		}
+		if slices.Index(us, o) > slices.Index(us, u) && slices.Contains(closing, o.Row) {
+			if l, err := r.leftFiles(o); err != nil {
+				return "", err
+			} else if len(l) > 0 {
+				continue // a later task that waits too: this one goes first
+			}
+		}
+		after = append(after, o)
+	}
+	if len(after) == 0 {
+		return "", nil
+	}
+	if len(left) > 3 {
+		left = append(left[:3], fmt.Sprintf("%d more", len(left)-3))
+	}
+	return fmt.Sprintf("it changed files its Files list does not name (%s): it joins alone, after Tasks %s", strings.Join(left, ", "), names(after)), nil
+}
+
+// anyJoinsAlone is the first task of us that waits to join alone, and
+// why; nil when none does.
+func (r *run) anyJoinsAlone(us []*ledger.Facts) (*ledger.Facts, string, error) {
+	for _, u := range us {
+		why, err := r.joinsAlone(us, u)
+		if err != nil || why != "" {
+			return u, why, err
+		}
+	}
+	return nil, "", nil
+}
+
 // fitsBeside says whether task s.u may start with the answer k > 1: every
 // task it waits for (needs=) has joined, fewer than k are in flight, and
 // each of those works in a worktree of its own.
@@ -109,6 +183,11 @@ func (s *stepRun) fitsBeside(k int) error {
 		if u.Branch == "" {
 			return exit.Ownf(OutOfStep, "%s is under way on the feature branch itself (begun before the run went side by side, or a batch): a task starts beside it once it is complete", u.Unit)
 		}
+	}
+	if w, why, err := s.anyJoinsAlone(s.us); err != nil {
+		return err
+	} else if w != nil {
+		return exit.Ownf(OutOfStep, "%s %s: no task starts until it has joined", w.Unit, why)
 	}
 	if working(fl) >= k {
 		return exit.Ownf(OutOfStep, "Tasks %s are in flight, as many as the human allowed at a time (%d): %s starts once one of them has joined", names(fl), k, s.u.Unit)

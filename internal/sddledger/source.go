@@ -52,11 +52,17 @@ func (r *run) PlanTitles() map[string]string {
 // Waits are task n's waits in the plan's graph, read once a run (a
 // verb that prints no task reads none).
 func (r *run) Waits(n string) (waits, notes []string) {
+	need := r.need(n)
+	return need.Waits, need.Notes
+}
+
+// need is task n's place in the plan's graph, the graph read once a run.
+func (r *run) need(n string) plantask.Need {
 	if r.needs == nil {
 		r.needs = map[string]plantask.Need{}
 		f, err := os.Open(r.plan)
 		if err != nil {
-			return nil, nil
+			return plantask.Need{}
 		}
 		defer f.Close()
 		needs, _ := plantask.Needs(f, r.planInRepo())
@@ -64,7 +70,7 @@ func (r *run) Waits(n string) (waits, notes []string) {
 			r.needs[x.Task] = x
 		}
 	}
-	return r.needs[n].Waits, r.needs[n].Notes
+	return r.needs[n]
 }
 
 // BriefTitles reads the task headings of task n's brief (a regular file
