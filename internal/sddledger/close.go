@@ -3,7 +3,6 @@ package sddledger
 import (
 	"fmt"
 
-	"github.com/sdd-go/sdd-go/internal/exit"
 	"github.com/sdd-go/sdd-go/internal/ledger"
 )
 
@@ -45,7 +44,13 @@ var closeStep = step{
 			if why, err := s.joinsAlone(us, find(us, s.name)); err != nil {
 				return nil, err
 			} else if why != "" {
-				return nil, exit.Ownf(OutOfStep, "%s %s; nothing was written", s.name, why)
+				// Not yet, and no failure: the controller's call goes on,
+				// and Look leaves the task out of next: until then.
+				s.after = append(s.after, func() error {
+					_, err := fmt.Fprintf(s.env.Stdout, "waits: %s %s; nothing was written: it closes once they have\n", s.name, why)
+					return err
+				})
+				return nil, nil
 			}
 			joined, merged, stop, err := s.join()
 			if err != nil || stop != nil {

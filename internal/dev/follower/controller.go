@@ -492,7 +492,22 @@ func (c *controller) sideRound() {
 		return
 	}
 	c.looks++
-	out := c.bash(strings.Join(append(cmds, c.block("Look", c.v)), c.joiner()))
+	command := strings.Join(append(cmds, c.block("Look", c.v)), c.joiner())
+	if c.cdBack != "" {
+		command, c.cdBack = c.cdBack+" && "+command, ""
+	}
+	r := c.t.Bash(command)
+	if r.IsError && c.exitFive(r.Text) {
+		// A step that does not fit (a join that conflicted, a task that
+		// left its worktree): its lines are in; SKILL.md says run Look.
+		c.absorb(strings.TrimPrefix(r.Text, "Exit code 5\n"))
+		c.lookAgain()
+		return
+	}
+	if r.IsError {
+		c.fail("a Bash call failed:\n%s\n--- it printed:\n%s", command, r.Text)
+	}
+	out := r.Text
 	c.absorb(out)
 	// Look's part: from its first line on, after the commands' lines.
 	if i := strings.LastIndex(out, "\nworkspace: "); i >= 0 {
@@ -574,6 +589,12 @@ func (c *controller) atOnce() bool {
 		}
 	}
 	return false
+}
+
+// exitFive says whether a call's failure is sdd-ledger's exit 5, for
+// which SKILL.md says to run Look and take its row.
+func (c *controller) exitFive(out string) bool {
+	return strings.HasPrefix(out, "Exit code 5\n") && strings.Contains(oneLine(c.skill.Body), "5: the step does not fit the ledger (run **Look** and take its row)")
 }
 
 // sideJoined says whether, side by side, a round's command steps go in

@@ -61,6 +61,18 @@ func SideScenario(k int) Scenario {
 	return sc
 }
 
+// SideConflictScenario is SideScenario(2) in which Tasks 1 and 2 each
+// also write notes.txt, which neither Files list names: each joins alone,
+// and Task 2's join conflicts with Task 1's notes; its fix round merges
+// and keeps both.
+func SideConflictScenario() Scenario {
+	sc := SideScenario(2)
+	sc.Tasks[0].Commits[0].Files = append(append([]File(nil), sc.Tasks[0].Commits[0].Files...), File{Path: "notes.txt", Content: "greeting: hello\n"})
+	sc.Tasks[1].Commits[0].Files = append(append([]File(nil), sc.Tasks[1].Commits[0].Files...), File{Path: "notes.txt", Content: "farewell: bye\n"})
+	sc.Resolved = map[string]string{"notes.txt": "greeting: hello\nfarewell: bye\n"}
+	return sc
+}
+
 // DoneBeforeScenario is the walk-through in which Task 1's first commit
 // also writes Task 3's index.txt as the plan wants it: Task 3's
 // implementer finds its work in the tree and commits nothing, its package

@@ -41,6 +41,9 @@ type Scenario struct {
 	Lost string
 
 	FinalMinors []string // what the final reviewer reports as Minor
+	// Resolved are the files a join conflicted on, as a fix round
+	// resolves them (run side by side).
+	Resolved map[string]string
 }
 
 // Task is one task of the plan and what its implementer and reviewers do.
@@ -302,7 +305,7 @@ func (sc Scenario) UserRules() []string {
 		// Tasks side by side: each implementer works in its worktree,
 		// git as git -C, any other command after a cd to it
 		// (implementer-prompt.md).
-		rules = append(rules, "Bash(git -C * add *)", "Bash(git -C * commit *)", "Bash(cd:*)")
+		rules = append(rules, "Bash(git -C * add *)", "Bash(git -C * commit *)", "Bash(git -C * merge *)", "Bash(cd:*)")
 	}
 	seen := map[string]bool{}
 	for _, t := range sc.Tasks {

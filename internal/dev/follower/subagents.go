@@ -364,6 +364,29 @@ func (sc Scenario) implementer(d Dispatch) Script {
 	}
 }
 
+// conflictRe is the finding sdd-ledger records for a join that
+// conflicted: the files, and the branch to merge.
+var conflictRe = regexp.MustCompile(`^joining conflicts with \S+ at [0-9a-f]+ in (.+): in the worktree .+, merge (\S+) into \S+ and resolve it$`)
+
+// resolve merges the feature branch into the task's in the checkout
+// the fix works in, writes each conflicted file as the scenario's
+// Resolved gives it, commits, and returns the commit's short sha.
+func (a *agent) resolve(sc Scenario, feature string, files []string) string {
+	if r := a.t.Bash(a.inDir("git merge -q " + shellQuote(feature))); !r.IsError {
+		a.fail("merging %s gave no conflict: %s", feature, r.Text)
+	}
+	for _, f := range files {
+		right, ok := sc.Resolved[f]
+		if !ok {
+			a.fail("the scenario does not say how %s is resolved", f)
+		}
+		p := a.root() + "/" + f
+		a.read(p) // its conflict markers, as git left them
+		a.write(p, right)
+	}
+	return a.commit(files, "merge "+feature)
+}
+
 // fixer is a fix round's implementer.
 func (sc Scenario) fixer(d Dispatch) Script {
 	return func(t Tools) string {
@@ -396,6 +419,16 @@ func (sc Scenario) fixer(d Dispatch) Script {
 			commits := "none"
 			fixed := false
 			for _, f := range fs {
+				if m := conflictRe.FindStringSubmatch(f.text); m != nil {
+					// A join that conflicted: the feature branch merged
+					// into the task's, each file as the scenario resolves
+					// it.
+					sha := a.resolve(sc, m[2], strings.Split(m[1], ", "))
+					commits = fmt.Sprintf("%s..%s (1)", sha, sha)
+					fixed = true
+					section = append(section, fmt.Sprintf("%s: merged %s, %s resolved; commit %s.", f.id, m[2], m[1], sha))
+					continue
+				}
 				def, ok := sc.defect(d.N, f.text)
 				if !ok {
 					section = append(section, fmt.Sprintf("%s: not changed: the follower's scenario plants no such defect.", f.id))
@@ -722,6 +755,14 @@ func (sc Scenario) reReviewer(d Dispatch) Script {
 			for _, f := range fs {
 				var st fixState
 				evidence := "the diff does not remove it"
+				if m := conflictRe.FindStringSubmatch(f.text); m != nil {
+					// A conflict is resolved once the package merges the
+					// branch and leaves no conflict marker.
+					st.removed = strings.Contains(pkg, " merge "+m[2]+"\n") && !anyContains(added, "<<<<<<<")
+					if st.removed {
+						evidence = m[1] + " merged, no conflict marker left"
+					}
+				}
 				if def, ok := sc.defect(d.N, f.text); ok {
 					st.removed = anyContains(removed, def.Marker) && !anyContains(added, def.Marker)
 					st.attempted = strings.Contains(pkg, "\n+++ b/"+def.Path+"\n")

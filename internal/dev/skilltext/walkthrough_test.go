@@ -719,3 +719,35 @@ func TestWalkThroughSideBySideResume(t *testing.T) {
 	}
 	t.Log(walkLine("six tasks, resumed with three in flight", 6, countDispatches(r.calls), r.calls))
 }
+
+// TestWalkThroughSideBySideConflict: Tasks 1 and 2, whose Files lists are
+// apart, both write notes.txt: each joins alone (Look's waits:), Task 1
+// first; Task 2's join conflicts, the conflict comes back as its finding,
+// its fix round (in its worktree) merges the branch and keeps both notes,
+// the re-review finds it resolved, and the close joins it.
+func TestWalkThroughSideBySideConflict(t *testing.T) {
+	t.Parallel()
+	sc := follower.SideConflictScenario()
+	repo := walkRepo(t, sc.Plan, follower.PlanText(sc.Plan))
+	r := runDirect(t, repo, sc, directOptions{})
+	require.True(t, strings.HasPrefix(r.final, "Done: "), r.final)
+	// Two calls fail, as they should: the close whose join conflicted
+	// (exit 5, its finding recorded) and the fix's merge that stops at
+	// the conflict for its implementer to resolve.
+	failed := failedCalls(r.calls)
+	require.Len(t, failed, 2, "%q", failed)
+	require.Contains(t, failed[0], "sdd-ledger close 'docs/plans/greet-side.md' 2")
+	require.Contains(t, failed[1], "merge -q 'feature/run'")
+	ledger := finishedLedgerOf(r, follower.Workspace(sc.Plan))
+	require.Regexp(t, `\nTask 2: finding — F\d+ joining conflicts with feature/run at [0-9a-f]+ in notes.txt: in the worktree .*task-2-worktree, merge feature/run into sdd/greet-side/task-2 and resolve it\n`, ledger)
+	for n := 1; n <= 3; n++ {
+		require.Contains(t, ledger, fmt.Sprintf("\nTask %d: complete (commits ", n))
+	}
+	require.Equal(t, "greeting: hello\nfarewell: bye\n", readFileT(t, filepath.Join(repo.Root, "notes.txt")), "both tasks' notes, merged")
+	var waits bool
+	for _, k := range controllerCalls(r.calls) {
+		waits = waits || strings.Contains(k.Output, "\nwaits: Task 2 it changed files its Files list does not name (notes.txt)")
+	}
+	require.True(t, waits, "Look said Task 2 joins alone")
+	t.Log(walkLine("side by side, a conflict", 3, countDispatches(r.calls), r.calls))
+}
