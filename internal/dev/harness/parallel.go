@@ -35,6 +35,24 @@ func parallel(t *testing.T, h Host) {
 	t.Logf("side by side in the real CLI: dispatches %v, %d sendings of several dispatches, %d requests, session %v",
 		dispatchesOf(p), together, len(s.Server.Requests()), p.Elapsed.Round(time.Millisecond))
 	assert.Positive(t, together, "no dispatches went side by side")
+	// At once: the two implementers' conversations' requests overlap in
+	// time (a host that ran them one after the other would serve all of
+	// one before the first of the other).
+	span := map[string][2]int{}
+	for _, r := range s.Server.Requests() {
+		for _, n := range []string{"1", "2"} {
+			if strings.HasPrefix(r.Prompt, "You implement Task "+n+" ") {
+				sp, ok := span[n]
+				if !ok {
+					sp = [2]int{r.Seq, r.Seq}
+				}
+				sp[0], sp[1] = min(sp[0], r.Seq), max(sp[1], r.Seq)
+				span[n] = sp
+			}
+		}
+	}
+	t.Logf("the implementers' requests: Task 1 %v, Task 2 %v", span["1"], span["2"])
+	assert.True(t, span["1"][0] < span["2"][1] && span["2"][0] < span["1"][1], "the implementers of Tasks 1 and 2 ran one after the other: requests %v and %v", span["1"], span["2"])
 
 	ledger := finished(t, p, keep, follower.Workspace(follower.SidePlanPath))
 	for n := 1; n <= 3; n++ {

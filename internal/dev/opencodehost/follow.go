@@ -45,6 +45,7 @@ func (adapter) Facts() harness.Facts {
 		Continues: true,
 		Reads:     harness.GoesOn,
 		Dispatch:  harness.Dispatch{Call: "task", Field: "subagent_type", Agent: SubagentType},
+		Parallel:  true,
 		Calls:     harness.OneCallEach("bash", "read", "skill", "task"),
 		Resumes:   resumeStates,
 	}
@@ -206,6 +207,29 @@ func skillBody(sk Skill) (string, bool) {
 // A call that continues a subagent (c.Continue, a fix round) is a task
 // call with its task_id: the prompt is the child session's next user
 // message, and its conversation's script goes on.
+// Agents dispatches the follower's subagents together: several task
+// calls in one message, which OpenCode runs at once (host-opencode.md,
+// side by side).
+func (adapter) Agents(a *scripted.Turns, cs []follower.AgentCall, subs []scripted.Script) []follower.AgentResult {
+	ds := make([]Dispatch, len(cs))
+	scripts := make([]Script, len(cs))
+	for i, c := range cs {
+		if c.Continue != "" {
+			a.Failf("%s: only new dispatches go together", c.Description)
+		}
+		ds[i] = Dispatch{Description: c.Description, Prompt: c.Prompt, SubagentType: c.Type}
+		scripts[i] = scripted.As[Turns](subs[i])
+	}
+	out := make([]follower.AgentResult, len(cs))
+	for i, tk := range (&Turns{a}).Tasks(ds, scripts) {
+		if tk.State != "completed" {
+			a.Failf("%s ended %q: %q", cs[i].Description, tk.State, scripted.Clip(tk.Result.Text, 300))
+		}
+		out[i] = follower.AgentResult{ID: tk.ID, Reply: strings.TrimSpace(tk.Report)}
+	}
+	return out
+}
+
 func (adapter) Agent(a *scripted.Turns, c follower.AgentCall, sub scripted.Script) follower.AgentResult {
 	var script Script
 	if sub != nil {

@@ -143,6 +143,26 @@ func (a *Turns) Task(d Dispatch, script Script) Task {
 	return t
 }
 
+// Tasks dispatches several subagents with task calls in one message,
+// and returns each task, in order.
+func (a *Turns) Tasks(ds []Dispatch, scripts []Script) []Task {
+	calls := make([]scripted.Grouped, len(ds))
+	for i, d := range ds {
+		if scripts[i] != nil {
+			a.Handle(d.Prompt, scripts[i].Play())
+		}
+		calls[i] = scripted.Grouped{Name: "task", Input: map[string]any{"description": d.Description, "prompt": d.Prompt, "subagent_type": d.SubagentType}}
+	}
+	out := make([]Task, len(ds))
+	for i, r := range a.CallGroup(calls) {
+		out[i] = Task{Result: r, Report: taskReport(r.Text)}
+		if m := taskRe.FindStringSubmatch(r.Text); m != nil {
+			out[i].ID, out[i].State = m[1], m[2]
+		}
+	}
+	return out
+}
+
 // taskReport takes the subagent's final text out of the task result: the
 // text between <task_result> and </task_result>.
 func taskReport(text string) string {

@@ -95,17 +95,15 @@ func (Chat) Decode(body []byte, req *Request) error {
 		case "system", "developer":
 			req.System = append(req.System, string(m.Content))
 		case "assistant":
-			// One turn a message, as the server answers: its first call,
-			// else its text.
-			t := &Turn{Text: string(m.Content)}
-			if len(m.ToolCalls) > 0 {
-				c := m.ToolCalls[0]
-				t = &Turn{Call: &Call{ID: c.ID, Name: c.Function.Name, Input: json.RawMessage(c.Function.Arguments)}}
-				if len(m.ToolCalls) > 1 {
-					t.Text = fmt.Sprintf("(%d calls in one message)", len(m.ToolCalls))
-				}
+			// One turn a message, as the server answers: its text, or a
+			// turn for each of its calls (Turn.Also: several in one
+			// message).
+			if len(m.ToolCalls) == 0 {
+				req.Entries = append(req.Entries, Entry{Turn: &Turn{Text: string(m.Content)}})
 			}
-			req.Entries = append(req.Entries, Entry{Turn: t})
+			for _, c := range m.ToolCalls {
+				req.Entries = append(req.Entries, Entry{Turn: &Turn{Call: &Call{ID: c.ID, Name: c.Function.Name, Input: json.RawMessage(c.Function.Arguments)}}})
+			}
 		case "tool":
 			req.Entries = append(req.Entries, Entry{Result: &Result{CallID: m.ToolCallID, Text: string(m.Content)}})
 		default:
@@ -123,14 +121,22 @@ func (Chat) Write(w http.ResponseWriter, req *Request, t Turn) {
 	delta := map[string]any{"role": "assistant", "content": t.Text}
 	if t.Call != nil {
 		finish = "tool_calls"
-		call := map[string]any{"id": t.Call.ID, "type": "function",
-			"function": map[string]any{"name": t.Call.Name, "arguments": string(t.Call.Input)}}
-		msg = map[string]any{"role": "assistant", "content": nil, "tool_calls": []any{call}}
-		// The call whole in one delta, with its index (the SDKs merge the
-		// deltas of one index, and take the call as done once its
-		// arguments parse).
-		call["index"] = 0
-		delta = map[string]any{"role": "assistant", "tool_calls": []any{call}}
+		var calls, indexed []any
+		for i, c := range append([]Call{*t.Call}, t.Also...) {
+			call := map[string]any{"id": c.ID, "type": "function",
+				"function": map[string]any{"name": c.Name, "arguments": string(c.Input)}}
+			calls = append(calls, call)
+			// Each call whole in one delta, with its index (the SDKs
+			// merge the deltas of one index, and take the call as done
+			// once its arguments parse).
+			d := map[string]any{"index": i}
+			for k, v := range call {
+				d[k] = v
+			}
+			indexed = append(indexed, d)
+		}
+		msg = map[string]any{"role": "assistant", "content": nil, "tool_calls": calls}
+		delta = map[string]any{"role": "assistant", "tool_calls": indexed}
 	}
 	usage := map[string]int{"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}
 	if !req.Stream {
