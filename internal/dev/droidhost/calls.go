@@ -203,6 +203,23 @@ type Dispatch struct {
 // is the subagent's model, for the conversation named by d.Prompt,
 // trimmed or not (HandleTrimmed; a continued one has its script already:
 // nil).
+// Tasks dispatches several subagents with Task calls in one message,
+// each awaited, and returns each task, in order.
+func (a *Turns) Tasks(ds []Dispatch, scripts []Script) []Task {
+	calls := make([]scripted.Grouped, len(ds))
+	for i, d := range ds {
+		if scripts[i] != nil {
+			a.HandleTrimmed(d.Prompt, scripts[i].Play())
+		}
+		calls[i] = scripted.Grouped{Name: "Task", Input: map[string]any{"subagent_type": d.SubagentType, "description": d.Description, "prompt": d.Prompt, "await": true}}
+	}
+	out := make([]Task, len(ds))
+	for i, r := range a.CallGroup(calls) {
+		out[i] = ParseTask(r.Text)
+	}
+	return out
+}
+
 func (a *Turns) Task(d Dispatch, script Script) Task {
 	if script != nil {
 		a.HandleTrimmed(d.Prompt, script.Play())

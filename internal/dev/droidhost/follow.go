@@ -43,6 +43,7 @@ func (adapter) Host() string { return "droid" }
 
 func (adapter) Facts() harness.Facts {
 	return harness.Facts{
+		Parallel:  true,
 		Model:     Model,
 		AgentIDs:  true,
 		Continues: true,
@@ -170,6 +171,29 @@ func (adapter) Skill(a *scripted.Turns, name string) follower.Result {
 // returns its session id and report; or sends the prompt to the subagent
 // c.Continue names (Task's resume) and returns that answer (a fix round),
 // as host-droid.md says.
+// Agents dispatches the follower's subagents together: several Task
+// calls in one message, which Droid runs at once (host-droid.md, side by
+// side).
+func (adapter) Agents(a *scripted.Turns, cs []follower.AgentCall, subs []scripted.Script) []follower.AgentResult {
+	ds := make([]Dispatch, len(cs))
+	scripts := make([]Script, len(cs))
+	for i, c := range cs {
+		if c.Continue != "" {
+			a.Failf("%s: only new dispatches go together", c.Description)
+		}
+		ds[i] = Dispatch{SubagentType: c.Type, Description: c.Description, Prompt: c.Prompt}
+		scripts[i] = scripted.As[Turns](subs[i])
+	}
+	out := make([]follower.AgentResult, len(cs))
+	for i, tk := range (&Turns{a}).Tasks(ds, scripts) {
+		if tk.Error != "" {
+			a.Failf("%s: %s", cs[i].Description, scripted.Clip(tk.Error, 500))
+		}
+		out[i] = follower.AgentResult{ID: tk.ID, Reply: strings.TrimSpace(tk.Report)}
+	}
+	return out
+}
+
 func (adapter) Agent(a *scripted.Turns, c follower.AgentCall, sub scripted.Script) follower.AgentResult {
 	var script Script
 	if sub != nil {

@@ -249,7 +249,16 @@ func (a *agent) commit(paths []string, msg string) string {
 	for _, p := range paths {
 		q = append(q, shellQuote(p))
 	}
-	out := a.bash("git add -- " + strings.Join(q, " ") + " && git commit -m " + shellQuote(msg))
+	var out string
+	if a.dir != "" {
+		// In a worktree, git -C: staged in a call of its own, then
+		// committed (Droid's shield refuses a commit whose index an
+		// earlier git -C of the same command may change).
+		a.bash("git add -- " + strings.Join(q, " "))
+		out = a.bash("git commit -m " + shellQuote(msg))
+	} else {
+		out = a.bash("git add -- " + strings.Join(q, " ") + " && git commit -m " + shellQuote(msg))
+	}
 	m := commitLineRe.FindStringSubmatch(out)
 	if m == nil {
 		a.fail("git commit printed no \"[branch sha]\" line:\n%s", out)

@@ -41,6 +41,7 @@ func (adapter) Host() string { return "gemini" }
 
 func (adapter) Facts() harness.Facts {
 	return harness.Facts{
+		Parallel: true,
 		Reads:    harness.Whole,
 		Dispatch: harness.Dispatch{Call: "invoke_agent", Field: "agent_name", Agent: Agent},
 		Calls:    harness.OneCallEach("run_shell_command", "read_file", "activate_skill", "invoke_agent"),
@@ -68,6 +69,11 @@ func (adapter) Start(t *testing.T, repo string, sc follower.Scenario) *harness.S
 // (a commandPrefix names a command's start).
 func userRules(sc follower.Scenario) string {
 	prefixes := []string{"git add", "git commit"}
+	if sc.Human.Side > 1 {
+		// Tasks side by side: git -C <worktree>, and a cd to it before
+		// a test (a prefix names a command's start, not its subcommand).
+		prefixes = append(prefixes, "git -C", "cd")
+	}
 	for _, t := range sc.Tasks {
 		if name, _, _ := strings.Cut(t.Test, " "); t.Test != "" && !slices.Contains(prefixes, name) {
 			prefixes = append(prefixes, name)
@@ -142,6 +148,31 @@ func (adapter) Skill(a *scripted.Turns, name string) follower.Result {
 // Agent runs the follower's subagent with invoke_agent as the
 // generalist, on the session's model (the text's tiers name none here),
 // and reads its complete_task result.
+// Agents dispatches the follower's subagents together: several
+// invoke_agent calls in one turn, which Gemini CLI runs at once
+// (host-gemini.md, side by side).
+func (adapter) Agents(a *scripted.Turns, cs []follower.AgentCall, subs []scripted.Script) []follower.AgentResult {
+	calls := make([]scripted.Grouped, len(cs))
+	for i, c := range cs {
+		if c.Continue != "" {
+			a.Failf("%s: only new dispatches go together", c.Description)
+		}
+		a.HandleTrimmed(c.Prompt, subs[i])
+		calls[i] = scripted.Grouped{Name: "invoke_agent", Input: map[string]any{"agent_name": c.Type, "prompt": c.Prompt}}
+	}
+	out := make([]follower.AgentResult, len(cs))
+	for i, r := range a.CallGroup(calls) {
+		s := ParseSubagent(r)
+		var res struct{ Response string }
+		if json.Unmarshal([]byte(s.Result), &res) == nil && res.Response != "" {
+			out[i] = follower.AgentResult{Reply: strings.TrimSpace(res.Response)}
+		} else {
+			out[i] = follower.AgentResult{Reply: strings.TrimSpace(s.Result)}
+		}
+	}
+	return out
+}
+
 func (adapter) Agent(a *scripted.Turns, c follower.AgentCall, sub scripted.Script) follower.AgentResult {
 	a.HandleTrimmed(c.Prompt, sub)
 	s := ParseSubagent(a.Call("invoke_agent", map[string]any{"agent_name": c.Type, "prompt": c.Prompt}))

@@ -133,6 +133,23 @@ const TaskPrefix = "Task: "
 // subagent tool; script is its model, for the conversation named by task
 // (PromptOf takes TaskPrefix off), trimmed or not (HandleTrimmed). The
 // call returns when the agent's pi process has ended.
+// Dispatches runs several subagents with subagent calls in one message,
+// and returns each one's answer, in order.
+func (a *Turns) Dispatches(agent string, tasks []string, scripts []Script) []Subagent {
+	calls := make([]scripted.Grouped, len(tasks))
+	for i, task := range tasks {
+		if scripts[i] != nil {
+			a.HandleTrimmed(task, scripts[i].Play())
+		}
+		calls[i] = scripted.Grouped{Name: "subagent", Input: map[string]any{"agent": agent, "task": task}}
+	}
+	out := make([]Subagent, len(tasks))
+	for i, r := range a.CallGroup(calls) {
+		out[i] = ParseSubagent(r.Text)
+	}
+	return out
+}
+
 func (a *Turns) Dispatch(agent, task string, script Script) Subagent {
 	if script != nil {
 		a.HandleTrimmed(task, script.Play())

@@ -40,6 +40,7 @@ func (adapter) Host() string { return "pi" }
 
 func (adapter) Facts() harness.Facts {
 	return harness.Facts{
+		Parallel: true,
 		Model:    Model,
 		Reads:    harness.GoesOn,
 		Dispatch: harness.Dispatch{Call: "subagent", Field: "agent", Agent: Agent},
@@ -118,6 +119,29 @@ func (ad adapter) Skill(a *scripted.Turns, name string) follower.Result {
 // host-pi.md names, on Pi's default model (the text's tiers name none
 // here), and returns its last text. Pi cannot give a finished agent a
 // new message: its pi process ended with its answer.
+// Agents dispatches the follower's subagents together: several
+// subagent calls in one message, which Pi runs at once (host-pi.md, side
+// by side).
+func (adapter) Agents(a *scripted.Turns, cs []follower.AgentCall, subs []scripted.Script) []follower.AgentResult {
+	tasks := make([]string, len(cs))
+	scripts := make([]Script, len(cs))
+	for i, c := range cs {
+		if c.Continue != "" || c.Type != cs[0].Type {
+			a.Failf("%s: only new dispatches of one agent go together", c.Description)
+		}
+		tasks[i] = c.Prompt
+		scripts[i] = scripted.As[Turns](subs[i])
+	}
+	out := make([]follower.AgentResult, len(cs))
+	for i, s := range (&Turns{a}).Dispatches(cs[0].Type, tasks, scripts) {
+		if s.Error != "" {
+			a.Failf("%s: %s", cs[i].Description, scripted.Clip(s.Error, 500))
+		}
+		out[i] = follower.AgentResult{Reply: strings.TrimSpace(s.Answer)}
+	}
+	return out
+}
+
 func (adapter) Agent(a *scripted.Turns, c follower.AgentCall, sub scripted.Script) follower.AgentResult {
 	if c.Continue != "" {
 		a.Failf("%s: Pi cannot continue the agent %s: its pi process has ended", c.Description, c.Continue)

@@ -170,9 +170,20 @@ func (Gemini) Write(w http.ResponseWriter, req *Request, t Turn) {
 		args := map[string]any{"result": completeResult(tool, t.Text)}
 		part = geminiPart{FunctionCall: &geminiCall{ID: fmt.Sprintf("sdd-end-%04d", req.Seq), Name: completeTask, Args: args}}
 	}
+	parts := []geminiPart{part}
+	if t.Call != nil && len(d.GenerationConfig.ResponseJSONSchema) == 0 {
+		// Several calls in one turn (Turn.Also): a part for each.
+		for _, c := range t.Also {
+			var args map[string]any
+			if err := json.Unmarshal(c.Input, &args); err != nil {
+				args = map[string]any{}
+			}
+			parts = append(parts, geminiPart{FunctionCall: &geminiCall{ID: c.ID, Name: c.Name, Args: args}})
+		}
+	}
 	// The CLI takes the finish reason and the usage from the stream's
-	// last chunk; with one part, that is the one.
-	cand := map[string]any{"index": 0, "content": map[string]any{"role": "model", "parts": []geminiPart{part}}, "finishReason": "STOP"}
+	// last chunk; with one chunk, that is the one.
+	cand := map[string]any{"index": 0, "content": map[string]any{"role": "model", "parts": parts}, "finishReason": "STOP"}
 	resp := map[string]any{"candidates": []any{cand}, "modelVersion": req.Model,
 		"usageMetadata": map[string]int{"promptTokenCount": 1, "candidatesTokenCount": 1, "totalTokenCount": 2}}
 	if !req.Stream {
