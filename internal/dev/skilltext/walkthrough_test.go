@@ -567,7 +567,10 @@ func TestWalkThroughSideQuestion(t *testing.T) {
 // in its own package, and are on the branch at the end.
 func TestWalkThroughSideBySide(t *testing.T) {
 	t.Parallel()
-	for _, host := range []string{"codex", "claude-code"} {
+	for _, host := range []string{"claude-code", "codex"} {
+		if testing.Short() && host != "claude-code" {
+			continue // one host's file proves the rules; -short drops the repetition
+		}
 		t.Run(host, func(t *testing.T) { sideBySide(t, host) })
 	}
 }
@@ -658,7 +661,10 @@ func TestWalkThroughSixTasksSideBySide(t *testing.T) {
 		strings.Join(sortedLines(repo.Git("log", "--no-merges", "--format=%s", "main..HEAD")), "\n"), "every task's commit on the branch")
 
 	// The cost: no more controller calls than one at a time, plus one a
-	// join.
+	// join (a measure, run in full).
+	if testing.Short() {
+		return
+	}
 	serialRepo := walkRepo(t, sc.Plan, plan)
 	sc.Human.Side = 1
 	serial := runDirect(t, serialRepo, sc, directOptions{})
