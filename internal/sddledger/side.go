@@ -220,11 +220,29 @@ func (s *stepRun) beginBeside() ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := s.briefWorkIn(n); err != nil {
+		return nil, err
+	}
 	s.after = append(s.after, func() error {
 		_, err := fmt.Fprintf(s.env.Stdout, "worktree: %s (branch %s): its implementer works there only\n", wt, b)
 		return err
 	})
 	return append(out, ledger.FormatBranch(s.name, b)), nil
+}
+
+// briefWorkIn ends task n's brief, side by side, with where its
+// implementer works, as the dispatch says it too.
+func (r *run) briefWorkIn(n string) error {
+	path := commands.InWorkspace(r.dir, "task-"+n+"-brief.md")
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		return exit.File(exit.IO, path, err)
+	}
+	if _, err := fmt.Fprintf(f, "\nWork in: %s (your own checkout: run git as git -C there, any other command after a cd to it)\n", r.worktree(n)); err != nil {
+		f.Close()
+		return exit.File(exit.IO, path, err)
+	}
+	return f.Close()
 }
 
 // isWorktreeOf says whether dir is a worktree whose HEAD is branch b.

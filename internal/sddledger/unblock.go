@@ -28,6 +28,11 @@ var unblockStep = step{
 			if err != nil {
 				return nil, err
 			}
+			if u.Branch != "" {
+				if err := s.briefWorkIn(u.Task); err != nil {
+					return nil, err
+				}
+			}
 		}
 		return []string{ledger.FormatUnblocked(s.name, s.args[2])}, nil
 	},
