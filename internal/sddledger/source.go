@@ -96,7 +96,7 @@ func (r *run) BriefTitles(n string) map[string]string {
 // that changes the plan alone is the human's edit of it (a task renamed,
 // the plan moved before carry), never a unit's (notPlan).
 func (r *run) After(sha, head string) (int, error) {
-	out, err := r.git(append([]string{"rev-list", "--count", "--end-of-options", sha + ".." + head}, r.notPlan()...)...)
+	out, err := r.git(append([]string{"rev-list", "--count", sha + ".." + head}, r.notPlan()...)...)
 	if err != nil {
 		return 0, err
 	}
