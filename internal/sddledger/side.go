@@ -343,11 +343,12 @@ func (s *stepRun) block(why string) []string {
 }
 
 // gitQuiet runs git with its stdout and stderr in the output (a merge's
-// story is the command's to tell, not git's to print).
+// story is the command's to tell, not git's to print). Each has a buffer
+// of its own: the two are copied from their pipes side by side.
 func (r *run) gitQuiet(args ...string) (string, error) {
-	var out bytes.Buffer
-	_, err := r.env.Git.Start(r.ctx, &out, &out, args...).Wait()
-	return strings.TrimSpace(out.String()), err
+	var out, errs bytes.Buffer
+	_, err := r.env.Git.Start(r.ctx, &out, &errs, args...).Wait()
+	return strings.TrimSpace(out.String() + "\n" + errs.String()), err
 }
 
 func firstLine(s string) string {
