@@ -32,6 +32,13 @@ func Texts(plan io.Reader, numbers []string, max int) (texts map[string]string, 
 	for _, n := range numbers {
 		want[n] = true
 	}
+	texts, truncated, _, err = readTexts(plan, func(n string) bool { return want[n] }, max)
+	return texts, truncated, err
+}
+
+// readTexts is Texts for the tasks want takes, with their numbers in
+// plan order.
+func readTexts(plan io.Reader, want func(string) bool, max int) (texts map[string]string, truncated map[string]bool, order []string, err error) {
 	texts, truncated = map[string]string{}, map[string]bool{}
 	r := bufio.NewReaderSize(plan, MaxHeadingPrefix+64)
 	inFence := false
@@ -50,14 +57,14 @@ func Texts(plan io.Reader, numbers []string, max int) (texts map[string]string, 
 		if len(chunk) == 0 && rerr != nil {
 			if rerr == io.EOF {
 				done()
-				return texts, truncated, nil
+				return texts, truncated, order, nil
 			}
-			return texts, truncated, rerr
+			return texts, truncated, order, rerr
 		}
 		lineNo++
 		whole := rerr == nil || rerr == io.EOF
 		if rerr != nil && rerr != io.EOF && !errors.Is(rerr, bufio.ErrBufferFull) {
-			return texts, truncated, rerr
+			return texts, truncated, order, rerr
 		}
 		text := bytes.TrimSuffix(chunk, []byte("\n"))
 		if bytes.HasPrefix(text, []byte("```")) {
@@ -66,13 +73,14 @@ func Texts(plan io.Reader, numbers []string, max int) (texts map[string]string, 
 		if !inFence {
 			decided, heading, _ := Classify(text, whole, "")
 			if !decided {
-				return texts, truncated, &HeadingTooLongError{Line: lineNo}
+				return texts, truncated, order, &HeadingTooLongError{Line: lineNo}
 			}
 			if heading {
 				done()
-				if h := headingOf(text); want[h.Number] {
+				if h := headingOf(text); want(h.Number) {
 					if _, seen := texts[h.Number]; !seen {
 						cur = h.Number
+						order = append(order, cur)
 					}
 				}
 			}
@@ -85,11 +93,11 @@ func Texts(plan io.Reader, numbers []string, max int) (texts map[string]string, 
 			}
 		}
 		if err := skipRest(r, whole); err != nil {
-			return texts, truncated, err
+			return texts, truncated, order, err
 		}
 		if rerr == io.EOF {
 			done()
-			return texts, truncated, nil
+			return texts, truncated, order, nil
 		}
 	}
 }

@@ -1,9 +1,6 @@
 package plantask
 
 import (
-	"bufio"
-	"bytes"
-	"errors"
 	"io"
 	"path"
 	"slices"
@@ -102,65 +99,19 @@ type taskText struct {
 	cut    bool
 }
 
-// allTexts reads every task's text in one pass, by Extract's rules (a
-// heading inside a ``` fence does not count), each cut at maxGraphText.
+// allTexts reads every task's text in one pass, as Texts does (a heading
+// inside a ``` fence does not count; the first heading of a number), in
+// plan order, each cut at maxGraphText.
 func allTexts(plan io.Reader) ([]taskText, error) {
-	r := bufio.NewReaderSize(plan, MaxHeadingPrefix+64)
-	var out []taskText
-	var b bytes.Buffer
-	cur := -1
-	inFence := false
-	var lineNo int64
-	done := func() {
-		if cur >= 0 {
-			out[cur].text = b.String()
-		}
-		b.Reset()
+	texts, cut, order, err := readTexts(plan, func(string) bool { return true }, maxGraphText)
+	if err != nil {
+		return nil, err
 	}
-	for {
-		chunk, rerr := r.ReadSlice('\n')
-		if len(chunk) == 0 && rerr != nil {
-			if rerr == io.EOF {
-				done()
-				return out, nil
-			}
-			return nil, rerr
-		}
-		lineNo++
-		whole := rerr == nil || rerr == io.EOF
-		if rerr != nil && rerr != io.EOF && !errors.Is(rerr, bufio.ErrBufferFull) {
-			return nil, rerr
-		}
-		text := bytes.TrimSuffix(chunk, []byte("\n"))
-		if bytes.HasPrefix(text, []byte("```")) {
-			inFence = !inFence
-		}
-		if !inFence {
-			decided, heading, _ := Classify(text, whole, "")
-			if !decided {
-				return nil, &HeadingTooLongError{Line: lineNo}
-			}
-			if heading {
-				done()
-				out = append(out, taskText{number: headingOf(text).Number})
-				cur = len(out) - 1
-			}
-		}
-		if cur >= 0 {
-			if !whole || b.Len()+len(chunk) > maxGraphText {
-				out[cur].cut = true
-			} else {
-				b.Write(chunk)
-			}
-		}
-		if err := skipRest(r, whole); err != nil {
-			return nil, err
-		}
-		if rerr == io.EOF {
-			done()
-			return out, nil
-		}
+	out := make([]taskText, len(order))
+	for i, n := range order {
+		out[i] = taskText{number: n, text: texts[n], cut: cut[n]}
 	}
+	return out, nil
 }
 
 // outline is what a task's text says of its place among the others.
