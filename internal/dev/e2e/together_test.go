@@ -286,7 +286,7 @@ func signalStopsEveryGit(t *testing.T, bin string, sig syscall.Signal) {
 	status := ee.Sys().(syscall.WaitStatus)
 	assert.True(t, status.Signaled() && status.Signal() == sig, "died of %v: %v", sig, status)
 	for i, pid := range running {
-		waitFor(t, func() bool { return syscall.Kill(pid, 0) != nil })
+		waitFor(t, func() bool { return ended(pid) })
 		t.Logf("%s's git stopped", parts[i])
 	}
 	assert.NoFileExists(t, filepath.Join(r.Root, "out.diff"))
