@@ -223,7 +223,11 @@ func TestConcurrentCallsAgree(t *testing.T) {
 	assert.Equal(t, map[string]bool{ws(r, "plan"): true}, same["a/plan.md"])
 
 	// Two colliding plans racing for the same name: never one directory.
-	for round := 0; round < 5; round++ {
+	rounds := 5
+	if testing.Short() {
+		rounds = 2 // make test-full runs them all
+	}
+	for round := 0; round < rounds; round++ {
 		require.NoError(t, os.RemoveAll(filepath.Join(r.Root, ".superpowers")))
 		dirs := workspacesAtOnce(t, r, append(repeat("a/plan.md", 8), repeat("b/plan.md", 8)...))
 		dirA, dirB := assertOneEach(t, dirs, "a/plan.md", "b/plan.md")

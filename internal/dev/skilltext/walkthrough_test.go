@@ -566,18 +566,18 @@ func TestWalkThroughSideQuestion(t *testing.T) {
 // starts once both have joined. Every task's commits are reviewed once,
 // in its own package, and are on the branch at the end.
 func TestWalkThroughSideBySide(t *testing.T) {
+	if testing.Short() {
+		t.Skip("TestWalkThroughSixTasksSideBySide proves these rules on Claude Code's file; -short drops the repetition")
+	}
 	t.Parallel()
 	for _, host := range []string{"claude-code", "codex"} {
-		if testing.Short() && host != "claude-code" {
-			continue // one host's file proves the rules; -short drops the repetition
-		}
 		t.Run(host, func(t *testing.T) { sideBySide(t, host) })
 	}
 }
 
-// sideBySide is TestWalkThroughSideBySide on host's file: Codex's says
-// nothing of dispatches side by side (one a message), Claude Code's that
-// several Agent calls of one message run at once.
+// sideBySide is TestWalkThroughSideBySide on host's file: Codex's sends
+// the dispatches as spawn_agent calls, then waits for each; Claude Code's
+// sends several Agent calls in one message, which run at once.
 func sideBySide(t *testing.T, host string) {
 	repo := walkRepo(t, follower.SidePlanPath, follower.SidePlan)
 	r := runDirect(t, repo, follower.SideScenario(2), directOptions{host: host})
@@ -659,6 +659,8 @@ func TestWalkThroughSixTasksSideBySide(t *testing.T) {
 	}
 	require.Equal(t, "Task 1: part1.txt\nTask 2: part2.txt\nTask 3: part3.txt\nTask 4: part4.txt\nTask 5: part5.txt\nTask 6: index.txt",
 		strings.Join(sortedLines(repo.Git("log", "--no-merges", "--format=%s", "main..HEAD")), "\n"), "every task's commit on the branch")
+	require.Equal(t, "", repo.Git("branch", "--list", "sdd/*"), "every task's branch removed once joined")
+	require.Equal(t, "", repo.Git("status", "--porcelain"))
 
 	// The cost: no more controller calls than one at a time, plus one a
 	// join (a measure, run in full).
