@@ -31,6 +31,7 @@ type run struct {
 	files   []string
 	titles  map[string]string        // the plan's task titles by number, once read
 	needs   map[string]plantask.Need // the plan's graph, each task's waits, once read
+	asked   asked                    // git's answers for the ledger's facts, this run
 }
 
 func openRun(ctx context.Context, env *cliapp.Env, plan string) (*run, error) {

@@ -346,6 +346,7 @@ func (s *stepRun) block(why string) []string {
 // story is the command's to tell, not git's to print). Each has a buffer
 // of its own: the two are copied from their pipes side by side.
 func (r *run) gitQuiet(args ...string) (string, error) {
+	r.asked.forget() // it may change what the facts read
 	var out, errs bytes.Buffer
 	_, err := r.env.Git.Start(r.ctx, &out, &errs, args...).Wait()
 	return strings.TrimSpace(out.String() + "\n" + errs.String()), err

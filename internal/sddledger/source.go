@@ -92,15 +92,40 @@ func (r *run) BriefTitles(n string) map[string]string {
 	return out
 }
 
+// asked holds git's answers to Commits and After in one run. A step reads
+// the facts twice, before its lines (is it at its row?) and after them
+// (the row it prints), and the same question asked with nothing changed
+// in the repository between has the same answer: the second reading asks
+// git only what is new. gitQuiet, the one way a run changes the
+// repository (a worktree made, a join), forgets them all.
+type asked struct {
+	commits map[string][2]map[string]bool // by the shas and branches asked: gone, off
+	after   map[string]int                // by sha and head
+}
+
+func (a *asked) forget() { *a = asked{} }
+
 // After counts the commits after sha up to head that are work: a commit
 // that changes the plan alone is the human's edit of it (a task renamed,
 // the plan moved before carry), never a unit's (notPlan).
 func (r *run) After(sha, head string) (int, error) {
+	key := sha + " " + head
+	if n, ok := r.asked.after[key]; ok {
+		return n, nil
+	}
 	out, err := r.git(append([]string{"rev-list", "--count", sha + ".." + head}, r.notPlan()...)...)
 	if err != nil {
 		return 0, err
 	}
-	return strconv.Atoi(out)
+	n, err := strconv.Atoi(out)
+	if err != nil {
+		return 0, err
+	}
+	if r.asked.after == nil {
+		r.asked.after = map[string]int{}
+	}
+	r.asked.after[key] = n
+	return n, nil
 }
 
 // Commits asks git about every recorded sha in two calls: which are
@@ -109,6 +134,25 @@ func (r *run) After(sha, head string) (int, error) {
 // branches contain (rev-list lists every commit they reach and those do
 // not, so each such sha is among what it prints).
 func (r *run) Commits(shas, branches []string) (gone, off map[string]bool, err error) {
+	key := strings.Join(shas, " ") + "|" + strings.Join(branches, " ")
+	if a, ok := r.asked.commits[key]; ok {
+		return a[0], a[1], nil
+	}
+	if gone, off, err = r.commits(shas, branches); err != nil {
+		return nil, nil, err
+	}
+	if r.asked.commits == nil {
+		r.asked.commits = map[string][2]map[string]bool{}
+	}
+	r.asked.commits[key] = [2]map[string]bool{gone, off}
+	return gone, off, nil
+}
+
+// commits is Commits asked of git: cat-file says which shas are commits,
+// which branches name one, and whether HEAD does (a checkout with no
+// commit yet contains none); rev-list which of the commits neither HEAD
+// nor the branches reach.
+func (r *run) commits(shas, branches []string) (gone, off map[string]bool, err error) {
 	gone, off = map[string]bool{}, map[string]bool{}
 	var in bytes.Buffer
 	for _, s := range shas {
@@ -117,15 +161,19 @@ func (r *run) Commits(shas, branches []string) (gone, off map[string]bool, err e
 	for _, b := range branches {
 		in.WriteString("refs/heads/" + b + "\n")
 	}
+	in.WriteString("HEAD\n")
 	var out bytes.Buffer
 	if err := r.env.Git.Filter(r.ctx, &in, &out, "cat-file", "--batch-check=%(objectname) %(objecttype)"); err != nil {
 		return nil, nil, err
 	}
 	var commits []string
 	lines := strings.Split(strings.TrimRight(out.String(), "\n"), "\n")
+	headIsCommit := false
 	for i, l := range lines {
 		sha, kind, _ := strings.Cut(l, " ")
 		switch {
+		case i == len(shas)+len(branches):
+			headIsCommit = kind == "commit"
 		case i >= len(shas):
 			// A branch: "<name> missing" when it names nothing.
 			if kind != "commit" {
@@ -146,7 +194,7 @@ func (r *run) Commits(shas, branches []string) (gone, off map[string]bool, err e
 		want[s] = true
 		in.WriteString(s + "\n")
 	}
-	if _, err := r.env.Git.Output(r.ctx, "rev-parse", "--verify", "--quiet", "HEAD^{commit}"); err != nil {
+	if !headIsCommit {
 		// No commit on the branch at all (an orphan checkout): it contains
 		// none of them.
 		for _, s := range commits {

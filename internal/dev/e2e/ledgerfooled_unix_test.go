@@ -178,3 +178,30 @@ func TestLedgerSignalNeverCutsALine(t *testing.T) {
 	}
 	t.Logf("%d tries left the ledger as it was, %d with the verb's lines whole", untouched, whole)
 }
+
+// A step reads the facts twice, before its lines (is the unit at its
+// row?) and after them (the row it prints), but asks git once: a close at
+// row check makes one cat-file call (which reads HEAD too) and two
+// rev-list calls (the commits off the branch, the work after the last
+// sha), where it made two, two and three.
+func TestLedgerStepAsksGitOnce(t *testing.T) {
+	t.Parallel()
+	l := atCheck(t, 2)
+	real, err := exec.LookPath("git")
+	require.NoError(t, err)
+	dir := t.TempDir()
+	calls := filepath.Join(dir, "calls")
+	wrapper := fmt.Sprintf("#!/bin/sh\nprintf '%%s\\n' \"$1\" >> '%s'\nexec '%s' \"$@\"\n", calls, real)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "git"), []byte(wrapper), 0o755))
+	cmd := exec.Command(testutil.Bin(t, "sdd-ledger"), "close", "plan.md", "1")
+	cmd.Dir, cmd.Env = l.r.Root, withPath(l.r.Env, dir)
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	require.Contains(t, string(out), " row=done\n")
+	asked := map[string]int{}
+	for _, c := range strings.Fields(readFile(t, calls)) {
+		asked[c]++
+	}
+	assert.Equal(t, 1, asked["cat-file"], "%v", asked)
+	assert.Equal(t, 2, asked["rev-list"], "%v", asked)
+}
