@@ -35,12 +35,14 @@ func runReviewPackage(ctx context.Context, env *cliapp.Env, args []string) error
 	return writePackage(ctx, env, args, "")
 }
 
-// TaskPackage writes the package of base..head into the plan's workspace
-// as review-package does, leaving out exclude (a path from the
-// repository's top; "" for none): sdd-ledger's package of a unit's work,
-// which leaves out the plan (its edits are the human's, not the task's).
-func TaskPackage(ctx context.Context, env *cliapp.Env, plan, base, head, exclude string) error {
-	return writePackage(ctx, env, []string{plan, base, head}, exclude)
+// TaskPackage writes the package of base..head to out as review-package
+// does, leaving out exclude (a path from the repository's top; "" for
+// none): sdd-ledger's package of a unit's work, which leaves out the plan
+// (its edits are the human's, not the task's). base and head are commits
+// the ledger has checked, out the file in its workspace it names: none of
+// review-package's own checks and lookups is asked of git again.
+func TaskPackage(ctx context.Context, env *cliapp.Env, plan, base, head, out, exclude string) error {
+	return packageTo(ctx, env, plan, base, head, out, exclude)
 }
 
 func writePackage(ctx context.Context, env *cliapp.Env, args []string, exclude string) error {
@@ -73,8 +75,17 @@ func writePackage(ctx context.Context, env *cliapp.Env, args []string, exclude s
 		if err != nil {
 			return err
 		}
-		out = InWorkspace(dir, "review-"+git.TrimCommandSubstitution(b)+".."+git.TrimCommandSubstitution(h)+".diff")
+		out = InWorkspace(dir, PackageName(git.TrimCommandSubstitution(b), git.TrimCommandSubstitution(h)))
 	}
+	return packageTo(ctx, env, plan, base, head, out, exclude)
+}
+
+// PackageName is the name of the package of base..head in a workspace,
+// from the two revisions as git abbreviates them.
+func PackageName(base7, head7 string) string { return "review-" + base7 + ".." + head7 + ".diff" }
+
+// packageTo writes the package of base..head to out and says so.
+func packageTo(ctx context.Context, env *cliapp.Env, plan, base, head, out, exclude string) error {
 	f, err := OpenOutput(out, plan)
 	if err != nil {
 		return err

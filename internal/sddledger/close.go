@@ -94,11 +94,7 @@ func settled(u *ledger.Facts, decisions []string) []string {
 func (s *stepRun) complete(out []string) ([]string, error) {
 	u := s.u
 	heads := u.Heads()
-	b7, err := s.short(u.Base())
-	if err != nil {
-		return nil, err
-	}
-	h7, err := s.short(heads[len(heads)-1])
+	b7, h7, err := s.shorts(u.Base(), heads[len(heads)-1])
 	if err != nil {
 		return nil, err
 	}

@@ -36,11 +36,7 @@ var earlierDoneStep = step{
 			return nil, err
 		}
 		head := commits[to-1].sha
-		b7, err := s.short(base)
-		if err != nil {
-			return nil, err
-		}
-		h7, err := s.short(head)
+		b7, h7, err := s.shorts(base, head)
 		if err != nil {
 			return nil, err
 		}

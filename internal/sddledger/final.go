@@ -55,7 +55,7 @@ var finalStep = step{
 			return []string{ledger.FormatBase(ledger.FinalUnit, base),
 				ledger.FormatComplete(ledger.FinalUnit, h7, h7, "nothing to review: "+start+" holds every commit of the branch")}, nil
 		}
-		if err := commands.TaskPackage(s.ctx, s.env, s.plan, base, head, s.planInRepo()); err != nil {
+		if err := s.writePackage(base, head); err != nil {
 			return nil, err
 		}
 		// In a plan of one task (or one batch) the whole branch is that

@@ -69,9 +69,21 @@ var packageStep = step{
 				return nil, err
 			}
 		}
-		if err := commands.TaskPackage(s.ctx, s.env, s.plan, from, head, s.planInRepo()); err != nil {
+		if err := s.writePackage(from, head); err != nil {
 			return nil, err
 		}
 		return append(out, ledger.FormatReviewedHead(s.name, head)), nil
 	},
+}
+
+// writePackage writes the package of base..head, two commits the ledger
+// has checked, into the workspace as review-package names it, leaving the
+// plan out.
+func (s *stepRun) writePackage(base, head string) error {
+	b7, h7, err := s.shorts(base, head)
+	if err != nil {
+		return err
+	}
+	out := commands.InWorkspace(s.dir, commands.PackageName(b7, h7))
+	return commands.TaskPackage(s.ctx, s.env, s.plan, base, head, out, s.planInRepo())
 }

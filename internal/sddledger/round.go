@@ -25,11 +25,7 @@ var roundStep = step{
 			}
 		}
 		heads := u.Heads()
-		a7, err := s.short(heads[len(heads)-2])
-		if err != nil {
-			return nil, err
-		}
-		b7, err := s.short(heads[len(heads)-1])
+		a7, b7, err := s.shorts(heads[len(heads)-2], heads[len(heads)-1])
 		if err != nil {
 			return nil, err
 		}

@@ -239,6 +239,16 @@ func (r *run) head() (string, error) { return r.git("rev-parse", "--verify", "HE
 
 func (r *run) short(sha string) (string, error) { return r.git("rev-parse", "--short", sha) }
 
+// shorts is short of two shas (rev-parse shortens one revision a call).
+func (r *run) shorts(a, b string) (string, string, error) {
+	a7, err := r.short(a)
+	if err != nil {
+		return "", "", err
+	}
+	b7, err := r.short(b)
+	return a7, b7, err
+}
+
 // units computes every unit's facts and row from lines.
 func (r *run) units(lines []ledger.Line) ([]*ledger.Facts, error) {
 	var nums []string
