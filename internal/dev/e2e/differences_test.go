@@ -45,6 +45,16 @@ func readFile(t *testing.T, p string) string {
 	return string(b)
 }
 
+// requireWorkspace runs sdd-workspace plan in dir and requires it to
+// print workspace and to mark it with planPath (its plan-path file).
+func requireWorkspace(t *testing.T, r *testutil.Repo, dir, plan, workspace, planPath string) {
+	t.Helper()
+	res := r.Run(dir, "sdd-workspace", plan)
+	require.Equal(t, 0, res.Code, "%s: %s", plan, res.Stderr)
+	assert.Equal(t, workspace+"\n", res.Stdout, plan)
+	assert.Equal(t, planPath+"\n", readFile(t, filepath.Join(workspace, "plan-path")), plan)
+}
+
 // Difference 1: help and version as the only argument.
 func TestHelpAndVersion(t *testing.T) {
 	t.Parallel()
@@ -87,10 +97,7 @@ func TestSameBasenamePlansGetDistinctWorkspaces(t *testing.T) {
 		"other/b/plan.md": ws(r, "plan-b-2"),
 	}
 	for _, plan := range []string{"docs/a/plan.md", "docs/b/plan.md", "other/b/plan.md"} {
-		res := r.Run("", "sdd-workspace", plan)
-		require.Equal(t, 0, res.Code, res.Stderr)
-		assert.Equal(t, want[plan]+"\n", res.Stdout, plan)
-		assert.Equal(t, plan+"\n", readFile(t, filepath.Join(want[plan], "plan-path")))
+		requireWorkspace(t, r, "", plan, want[plan], plan)
 	}
 	// Asked again, in another order, each plan finds its own.
 	for _, plan := range []string{"other/b/plan.md", "docs/a/plan.md", "docs/b/plan.md"} {
@@ -140,10 +147,7 @@ func TestPlanOutsideTheRepositoryIsMarkedAbsolute(t *testing.T) {
 	r := testutil.NewRepo(t)
 	outside := filepath.Join(testutil.RealTempDir(t), "plan.md")
 	require.NoError(t, os.WriteFile(outside, []byte(twoTasks), 0o644))
-	res := r.Run("", "sdd-workspace", outside)
-	require.Equal(t, 0, res.Code, res.Stderr)
-	assert.Equal(t, ws(r, "plan")+"\n", res.Stdout)
-	assert.Equal(t, filepath.ToSlash(outside)+"\n", readFile(t, filepath.Join(ws(r, "plan"), "plan-path")))
+	requireWorkspace(t, r, "", outside, ws(r, "plan"), filepath.ToSlash(outside))
 }
 
 func TestReferenceWorkspaceIsAdopted(t *testing.T) {
@@ -152,10 +156,7 @@ func TestReferenceWorkspaceIsAdopted(t *testing.T) {
 	r.Write("docs/plan.md", twoTasks)
 	// What the bash script leaves: a workspace with a ledger and no marker.
 	r.Write(".superpowers/sdd/plan/progress.md", "# SDD ledger — plan: docs/plan.md\nTask 1: base=abc\n")
-	res := r.Run("", "sdd-workspace", "docs/plan.md")
-	require.Equal(t, 0, res.Code, res.Stderr)
-	assert.Equal(t, ws(r, "plan")+"\n", res.Stdout)
-	assert.Equal(t, "docs/plan.md\n", readFile(t, filepath.Join(ws(r, "plan"), "plan-path")))
+	requireWorkspace(t, r, "", "docs/plan.md", ws(r, "plan"), "docs/plan.md")
 	assert.Equal(t, "# SDD ledger — plan: docs/plan.md\nTask 1: base=abc\n", readFile(t, filepath.Join(ws(r, "plan"), "progress.md")))
 }
 
