@@ -33,9 +33,7 @@ func TestNewOutfileIsCreatedWithUmask(t *testing.T) {
 func TestDevNullAndFIFOAreWrittenDirectly(t *testing.T) {
 	t.Parallel()
 	r := testutil.NewRepo(t)
-	r.Write("plan.md", twoTasks)
-	base := r.Commit("one", "f.txt", "1\n")
-	r.Commit("two", "f.txt", "2\n")
+	base := twoCommits(r, twoTasks)
 
 	res := r.Run("", "task-brief", "plan.md", "1", "/dev/null")
 	assert.Equal(t, 0, res.Code, res.Stderr)

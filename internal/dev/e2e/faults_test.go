@@ -74,9 +74,7 @@ func TestFullDeviceIsAnIOError(t *testing.T) {
 		t.Skip("no /dev/full")
 	}
 	r := testutil.NewRepo(t)
-	r.Write("plan.md", twoTasks)
-	base := r.Commit("one", "f.txt", "1\n")
-	r.Commit("two", "f.txt", "2\n")
+	base := twoCommits(r, twoTasks)
 	res := r.Run("", "task-brief", "plan.md", "1", "/dev/full")
 	assert.Equal(t, 1, res.Code)
 	assert.Equal(t, "task-brief: /dev/full: no space left on device\n", res.Stderr)
@@ -365,6 +363,14 @@ func corruptObjectPassesGitsFailureThrough(t *testing.T, bins string) {
 	assertNoTemps(t, r.Root)
 }
 
+// trustAnyOwner has git trust r, with r's HOME, whichever user owns it
+// (safe.directory): the tests run a command as another user there.
+func trustAnyOwner(t *testing.T, r *testutil.Repo) {
+	t.Helper()
+	home := filepath.Join(filepath.Dir(r.Root), "home")
+	require.NoError(t, os.WriteFile(filepath.Join(home, ".gitconfig"), []byte("[safe]\n\tdirectory = *\n"), 0o644))
+}
+
 // asUnprivileged runs prog as nobody when the tests run as root (root
 // ignores permission bits); otherwise as the current user.
 func asUnprivileged(t *testing.T, dir string, env []string, prog string, args ...string) testutil.Result {
@@ -391,9 +397,7 @@ func TestReadOnlyDirectories(t *testing.T) {
 	r := testutil.NewSharedRepo(t)
 	r.Write("plan.md", twoTasks)
 	r.Commit("plan")
-	// git must trust a repository owned by another user.
-	home := filepath.Join(filepath.Dir(r.Root), "home")
-	require.NoError(t, os.WriteFile(filepath.Join(home, ".gitconfig"), []byte("[safe]\n\tdirectory = *\n"), 0o644))
+	trustAnyOwner(t, r)
 	bins, err := testutil.BuildBinaries()
 	require.NoError(t, err)
 
@@ -450,8 +454,7 @@ func TestUnwritableReferenceWorkspaceIsAdopted(t *testing.T) {
 		r := testutil.NewSharedRepo(t)
 		r.Write("plan.md", twoTasks)
 		r.Commit("plan")
-		home := filepath.Join(filepath.Dir(r.Root), "home")
-		require.NoError(t, os.WriteFile(filepath.Join(home, ".gitconfig"), []byte("[safe]\n\tdirectory = *\n"), 0o644))
+		trustAnyOwner(t, r)
 		// What a run of the reference scripts by another user leaves: the
 		// workspace (this test's user's, 0755) with a brief in it, and a
 		// .gitignore the caller may rewrite.

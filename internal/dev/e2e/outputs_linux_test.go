@@ -46,13 +46,8 @@ type outputCase struct {
 }
 
 func descriptorCases(t *testing.T, r *testutil.Repo) []outputCase {
-	r.Write("plan.md", longTask)
-	base := r.Commit("one", "f.txt", "1\n")
-	r.Commit("two", "f.txt", "2\n")
-	res := r.Run("", "review-package", "plan.md", base, "HEAD", "want.diff")
-	require.Equal(t, 0, res.Code, res.Stderr)
-	pkg := readFile(t, filepath.Join(r.Root, "want.diff"))
-	require.NoError(t, os.Remove(filepath.Join(r.Root, "want.diff")))
+	base := twoCommits(r, longTask)
+	pkg := packageOf(t, r, base)
 	return []outputCase{
 		{"task-brief", []string{"plan.md", "1"}, longBrief, func(out string) string { return "wrote " + out + ": 4 lines\n" }},
 		{"review-package", []string{"plan.md", base, "HEAD"}, pkg, func(out string) string {
@@ -395,13 +390,8 @@ func TestOutfileThatIsAMountPoint(t *testing.T) {
 		t.Skipf("unshare -m is not allowed here: %s", probe.Stderr)
 	}
 	r := testutil.NewRepo(t)
-	r.Write("plan.md", longTask)
-	base := r.Commit("one", "f.txt", "1\n")
-	r.Commit("two", "f.txt", "2\n")
-	res := r.Run("", "review-package", "plan.md", base, "HEAD", "want.diff")
-	require.Equal(t, 0, res.Code, res.Stderr)
-	pkg := readFile(t, filepath.Join(r.Root, "want.diff"))
-	require.NoError(t, os.Remove(filepath.Join(r.Root, "want.diff")))
+	base := twoCommits(r, longTask)
+	pkg := packageOf(t, r, base)
 	r.Write("out.md", "the mount point's own file\n")
 	srcDir := testutil.RealTempDir(t)
 	src := filepath.Join(srcDir, "collected.md")
