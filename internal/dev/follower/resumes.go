@@ -407,8 +407,6 @@ func gitIn(root string, args ...string) error {
 	return nil
 }
 
-// rebaseUnderTheRun is a human's rebase of the run's branch onto a start
-// branch that moved on: every sha the ledger recorded is off the branch.
 // renumberUnderTheRun puts a new Task 2 into the plan, Task 2 under way
 // becoming Task 3: a human's edit of the plan while the run goes on.
 func renumberUnderTheRun(root, _ string) error {
@@ -422,6 +420,8 @@ func renumberUnderTheRun(root, _ string) error {
 	return os.WriteFile(p, []byte(plan), 0o644)
 }
 
+// rebaseUnderTheRun is a human's rebase of the run's branch onto a start
+// branch that moved on: every sha the ledger recorded is off the branch.
 func rebaseUnderTheRun(root, _ string) error {
 	branch := exec.Command("git", "symbolic-ref", "--short", "HEAD")
 	branch.Dir = root
@@ -463,15 +463,9 @@ func commitOnTheRun(root, _ string) error {
 // unblockedThenDone: Task 2's BLOCKED line, the human's word to go on,
 // then Task 2 done and the run finished.
 func unblockedThenDone(ledger string, _ []string) error {
-	for _, want := range []string{
+	return lacks("the ledger", ledger,
 		"Task 2: BLOCKED — the plan does not say which farewell\nTask 2: unblocked — the plan now says bye\n",
-		"\nTask 2: complete (commits ", "\nFinal: complete (commits ",
-	} {
-		if !strings.Contains(ledger, want) {
-			return fmt.Errorf("the ledger lacks %q:\n%s", want, ledger)
-		}
-	}
-	return nil
+		"\nTask 2: complete (commits ", "\nFinal: complete (commits ")
 }
 
 // lateReviewedThenParked: the late commit after the final fix reviewed
@@ -483,16 +477,10 @@ func lateReviewedThenParked(ledger string, _ []string) error {
 	if !ok {
 		return fmt.Errorf("the ledger has no Final: unblocked line:\n%s", ledger)
 	}
-	for _, want := range []string{
-		"\nFinal: fix round 1/1 (0 addressed, 1 open — F1 " + FinalFinding + "; commits ",
-		"\nFinal: parked — F1 " + FinalFinding + " — ruling: the index is informational\n",
-		"\nFinal: complete (commits ",
-	} {
-		if !strings.Contains(after, want) {
-			return fmt.Errorf("after the unblocked line the ledger lacks %q:\n%s", want, ledger)
-		}
-	}
-	return nil
+	return lacks("the ledger after the unblocked line", after,
+		"\nFinal: fix round 1/1 (0 addressed, 1 open — F1 "+FinalFinding+"; commits ",
+		"\nFinal: parked — F1 "+FinalFinding+" — ruling: the index is informational\n",
+		"\nFinal: complete (commits ")
 }
 
 // restartedThenDone: the record begun again on the human's word, Task 1
@@ -502,9 +490,15 @@ func restartedThenDone(ledger string, _ []string) error {
 	if !ok {
 		return fmt.Errorf("the ledger has no restart line:\n%s", ledger)
 	}
-	for _, want := range []string{"Task 1: complete (commits ", "earlier run, human confirmed)", "\nTask 2: complete (commits ", "\nFinal: complete (commits "} {
-		if !strings.Contains(after, want) {
-			return fmt.Errorf("after the restart the ledger lacks %q:\n%s", want, after)
+	return lacks("the ledger after the restart", after, "Task 1: complete (commits ", "earlier run, human confirmed)", "\nTask 2: complete (commits ", "\nFinal: complete (commits ")
+}
+
+// lacks is an error naming the first of wants that text (what) does not
+// hold; nil when it holds them all.
+func lacks(what, text string, wants ...string) error {
+	for _, want := range wants {
+		if !strings.Contains(text, want) {
+			return fmt.Errorf("%s lacks %q:\n%s", what, want, text)
 		}
 	}
 	return nil
