@@ -230,12 +230,21 @@ func manualWorkspaceProblems(t *testing.T, x skillText, shell string, cases []ws
 	return p
 }
 
-func TestManualWorkspace(t *testing.T) {
+// requireRecipeClean requires the recipe problems runs to make, in each
+// POSIX shell, what the commands make.
+func requireRecipeClean(t *testing.T, problems func(t *testing.T, x skillText, shell string) []string) {
+	t.Helper()
 	requireBinaries(t)
 	x := loadText(t)
 	for _, sh := range posixShells(t) {
-		requireClean(t, manualWorkspaceProblems(t, x, sh, wsCases()))
+		requireClean(t, problems(t, x, sh))
 	}
+}
+
+func TestManualWorkspace(t *testing.T) {
+	requireRecipeClean(t, func(t *testing.T, x skillText, sh string) []string {
+		return manualWorkspaceProblems(t, x, sh, wsCases())
+	})
 }
 
 // briefPlans are plans whose task boundaries are easy to get wrong.
@@ -290,11 +299,7 @@ func manualBriefProblems(t *testing.T, x skillText, shell string) []string {
 }
 
 func TestManualBrief(t *testing.T) {
-	requireBinaries(t)
-	x := loadText(t)
-	for _, sh := range posixShells(t) {
-		requireClean(t, manualBriefProblems(t, x, sh))
-	}
+	requireRecipeClean(t, manualBriefProblems)
 }
 
 // manualPackageProblems runs the package recipe, with $b and $h set as
@@ -357,11 +362,7 @@ func takePackages(t *testing.T, workspace, root string) map[string]string {
 }
 
 func TestManualPackage(t *testing.T) {
-	requireBinaries(t)
-	x := loadText(t)
-	for _, sh := range posixShells(t) {
-		requireClean(t, manualPackageProblems(t, x, sh))
-	}
+	requireRecipeClean(t, manualPackageProblems)
 }
 
 func TestManualCatches(t *testing.T) {
