@@ -125,12 +125,7 @@ func Resumes() []Resume {
 		{Name: "new: no ledger", Row: "new", Scenario: walk, Cut: 3, After: "Bash Look", Walk: true,
 			Next: []string{plan, "Bash Start the run+Start task N", "Agent implementer 1 (sonnet)"}},
 		{Name: "new: only its first line", Row: "new", Scenario: walk, Cut: 5, After: "Bash Start the run+Start task N", Walk: true,
-			Edit: func(_, ws string) error {
-				if err := truncateLedger(ws, "Task 1: base="); err != nil {
-					return err
-				}
-				return os.Remove(filepath.Join(ws, "task-1-brief.md"))
-			},
+			Edit: unstarted(1),
 			Next: []string{plan, "Bash Start the run+Start task N", "Agent implementer 1 (sonnet)"}},
 		{Name: "implement", Row: "implement", Scenario: walk, Cut: 5, After: "Bash Start the run+Start task N", Walk: true,
 			Next: []string{plan, "Agent implementer 1 (sonnet)", "Bash Package"}},
@@ -144,12 +139,7 @@ func Resumes() []Resume {
 		{Name: "check", Row: "check", Scenario: walk, Cut: 8, After: "Agent reviewer 1 (sonnet)", Walk: true,
 			Next: []string{plan, "Bash ? sh check1.sh+Close+Start task N", "Agent implementer 2 (sonnet)"}},
 		{Name: "start", Row: "start", Scenario: walk, Cut: 9, After: "Bash ? sh check1.sh+Close+Start task N", Walk: true,
-			Edit: func(_, ws string) error {
-				if err := truncateLedger(ws, "Task 2: base="); err != nil {
-					return err
-				}
-				return os.Remove(filepath.Join(ws, "task-2-brief.md"))
-			},
+			Edit: unstarted(2),
 			Next: []string{plan, "Bash Start task N", "Agent implementer 2 (sonnet)"}},
 		{Name: "fix", Row: "fix", Scenario: walk, Cut: 12, After: "Agent reviewer 2 (sonnet)", Walk: true,
 			Next: []string{plan, "Agent fix 2 (sonnet)", "Bash Package"}},
@@ -238,6 +228,17 @@ func Resumes() []Resume {
 }
 
 func ledgerPath(ws string) string { return filepath.Join(ws, "progress.md") }
+
+// unstarted takes Task n's start back: its base line and all after it,
+// and its brief, as a controller cut before it started the task left them.
+func unstarted(n int) func(_, ws string) error {
+	return func(_, ws string) error {
+		if err := truncateLedger(ws, fmt.Sprintf("Task %d: base=", n)); err != nil {
+			return err
+		}
+		return os.Remove(filepath.Join(ws, fmt.Sprintf("task-%d-brief.md", n)))
+	}
+}
 
 // truncateLedger cuts the ledger before its line that starts with prefix.
 func truncateLedger(ws, prefix string) error {
