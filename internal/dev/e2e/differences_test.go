@@ -22,6 +22,13 @@ import (
 
 const twoTasks = "# Plan\n\n## Task 1: first\n\nDo one.\n\n## Task 2: second\n\nDo two.\n"
 
+// planRepo is a repository with twoTasks as its plan.md, not committed.
+func planRepo(t *testing.T) *testutil.Repo {
+	r := testutil.NewRepo(t)
+	r.Write("plan.md", twoTasks)
+	return r
+}
+
 func ws(r *testutil.Repo, name string) string {
 	return filepath.Join(r.Root, ".superpowers", "sdd", name)
 }
@@ -162,8 +169,7 @@ func TestReferenceWorkspaceIsAdopted(t *testing.T) {
 
 func TestWorkspacePathThatIsAFileFails(t *testing.T) {
 	t.Parallel()
-	r := testutil.NewRepo(t)
-	r.Write("plan.md", twoTasks)
+	r := planRepo(t)
 	r.Write(".superpowers/sdd/plan", "not a directory\n")
 	res := r.Run("", "sdd-workspace", "plan.md")
 	assert.Equal(t, 1, res.Code)
@@ -245,8 +251,7 @@ func repeat(s string, n int) []string {
 func TestFailedBriefLeavesOutfileAlone(t *testing.T) { eachBuild(t, failedBriefLeavesOutfileAlone) }
 
 func failedBriefLeavesOutfileAlone(t *testing.T, bins string) {
-	r := testutil.NewRepo(t)
-	r.Write("plan.md", twoTasks)
+	r := planRepo(t)
 	r.Write("out.md", "previous brief\n")
 	res := r.RunBuild(bins, "", "task-brief", "plan.md", "9", "out.md")
 	assert.Equal(t, 3, res.Code)
@@ -269,8 +274,7 @@ func failedBriefLeavesOutfileAlone(t *testing.T, bins string) {
 func TestFailedPackageLeavesNothing(t *testing.T) { eachBuild(t, failedPackageLeavesNothing) }
 
 func failedPackageLeavesNothing(t *testing.T, bins string) {
-	r := testutil.NewRepo(t)
-	r.Write("plan.md", twoTasks)
+	r := planRepo(t)
 	r.Commit("one", "f.txt", "1\n")
 	r.Commit("two", "f.txt", "2\n")
 	blob := r.Git("rev-parse", "HEAD:f.txt")
@@ -293,8 +297,7 @@ func TestReplacedOutfileKeepsModeAndHardLinkKeepsOldContents(t *testing.T) {
 }
 
 func replacedOutfileKeepsModeAndHardLinkKeepsOldContents(t *testing.T, bins string) {
-	r := testutil.NewRepo(t)
-	r.Write("plan.md", twoTasks)
+	r := planRepo(t)
 	out := r.Write("out.md", "old\n")
 	if runtime.GOOS == "windows" {
 		t.Skip("permission bits are Unix's")
@@ -315,8 +318,7 @@ func replacedOutfileKeepsModeAndHardLinkKeepsOldContents(t *testing.T, bins stri
 func TestSymlinkOutfileIsWrittenThrough(t *testing.T) { eachBuild(t, symlinkOutfileIsWrittenThrough) }
 
 func symlinkOutfileIsWrittenThrough(t *testing.T, bins string) {
-	r := testutil.NewRepo(t)
-	r.Write("plan.md", twoTasks)
+	r := planRepo(t)
 	target := r.Write("real/brief.md", "old\n")
 	link := filepath.Join(r.Root, "brief-link.md")
 	symlink(t, "real/brief.md", link)
@@ -402,8 +404,7 @@ func TestDashAndAssignmentPlanNamesAreFiles(t *testing.T) {
 // Difference 8: a revision that looks like an option never reaches git.
 func TestDashRevisionsAreBadRevisions(t *testing.T) {
 	t.Parallel()
-	r := testutil.NewRepo(t)
-	r.Write("plan.md", twoTasks)
+	r := planRepo(t)
 	r.Commit("one")
 	escape := filepath.Join(testutil.RealTempDir(t), "x")
 	for _, rev := range []string{"--all", "-n", "--default", "--output=" + escape, "-c", "--prefix"} {

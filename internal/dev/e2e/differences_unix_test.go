@@ -19,8 +19,7 @@ import (
 )
 
 func TestNewOutfileIsCreatedWithUmask(t *testing.T) {
-	r := testutil.NewRepo(t)
-	r.Write("plan.md", twoTasks)
+	r := planRepo(t)
 	old := syscall.Umask(0o027)
 	defer syscall.Umask(old)
 	res := r.Run("", "task-brief", "plan.md", "1", "new.md")

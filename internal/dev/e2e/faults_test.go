@@ -60,8 +60,7 @@ exec "$REAL" "$@"
 // plan; it returns the repository and the range's base.
 func bigRepo(t *testing.T, size int) (*testutil.Repo, string) {
 	t.Helper()
-	r := testutil.NewRepo(t)
-	r.Write("plan.md", twoTasks)
+	r := planRepo(t)
 	base := r.Commit("plan")
 	line := strings.Repeat("z", 99) + "\n"
 	r.Commit("big", "big.txt", strings.Repeat(line, size/100))
@@ -101,8 +100,7 @@ func TestMarkerThatCannotBeWrittenIsNamed(t *testing.T) {
 }
 
 func markerThatCannotBeWrittenIsNamed(t *testing.T, bins string) {
-	r := testutil.NewRepo(t)
-	r.Write("plan.md", twoTasks)
+	r := planRepo(t)
 	res := underFileSizeLimit(r, bins, 0, "sdd-workspace", "plan.md")
 	assert.Equal(t, 1, res.Code)
 	assert.Equal(t, "sdd-workspace: "+filepath.Join(ws(r, "plan"), "plan-path")+": file too large\n", res.Stderr)
@@ -348,8 +346,7 @@ func TestCorruptObjectPassesGitsFailureThrough(t *testing.T) {
 }
 
 func corruptObjectPassesGitsFailureThrough(t *testing.T, bins string) {
-	r := testutil.NewRepo(t)
-	r.Write("plan.md", twoTasks)
+	r := planRepo(t)
 	base := r.Commit("plan")
 	r.Commit("add", "f.txt", "content that will be lost\n")
 	blob := r.Git("rev-parse", "HEAD:f.txt")

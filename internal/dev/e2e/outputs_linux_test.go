@@ -205,8 +205,7 @@ func TestDescriptorOutfileThatIsADeletedFile(t *testing.T) {
 // shell's `>`: exit 1 naming it, and nothing made.
 func TestDescriptorOutfileThatIsNotOpen(t *testing.T) {
 	t.Parallel()
-	r := testutil.NewRepo(t)
-	r.Write("plan.md", twoTasks)
+	r := planRepo(t)
 	for _, task := range []string{"1", "9"} {
 		res := r.Run("", "task-brief", "plan.md", task, "/dev/fd/9")
 		assert.Equal(t, 1, res.Code, res.Stderr)
@@ -325,8 +324,7 @@ func TestBuildsDifferInTheirTemporaryFiles(t *testing.T) {
 	builds := testutil.OutputBuilds(t)
 	require.Len(t, builds, 2)
 	for _, b := range builds {
-		r := testutil.NewRepo(t)
-		r.Write("plan.md", twoTasks)
+		r := planRepo(t)
 		dir := filepath.Join(r.Root, "out")
 		require.NoError(t, os.Mkdir(dir, 0o755))
 		const oTmpfile = 0x400000 | syscall.O_DIRECTORY // O_TMPFILE

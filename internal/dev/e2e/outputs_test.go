@@ -113,8 +113,7 @@ func TestReplaceForbiddenByStickyDirectoryIsWrittenInPlace(t *testing.T) {
 // Nothing is made.
 func TestOutfileWithATrailingSlash(t *testing.T) {
 	t.Parallel()
-	r := testutil.NewRepo(t)
-	r.Write("plan.md", twoTasks)
+	r := planRepo(t)
 	base := r.Commit("one", "f.txt", "1\n")
 	r.Write("file", "x\n")
 	for _, out := range []string{"d2/", "nodir/d2/", "file/"} {
