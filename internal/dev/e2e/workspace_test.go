@@ -138,6 +138,14 @@ func TestForeignLedgerIsSkippedUntouched(t *testing.T) {
 	assert.Equal(t, foreign, readFile(t, filepath.Join(ws(r, "plan"), "progress.md")))
 }
 
+// onlyLedger leaves r no workspace but plan's, holding progress as its
+// ledger.
+func onlyLedger(t *testing.T, r *testutil.Repo, progress string) {
+	t.Helper()
+	require.NoError(t, os.RemoveAll(filepath.Join(r.Root, ".superpowers")))
+	r.Write(".superpowers/sdd/plan/progress.md", progress)
+}
+
 func TestOwnLedgerIsAdoptedHoweverItSpellsThePlan(t *testing.T) {
 	t.Parallel()
 	r := testutil.NewRepo(t)
@@ -149,9 +157,8 @@ func TestOwnLedgerIsAdoptedHoweverItSpellsThePlan(t *testing.T) {
 		"docs/plan.md\r", "docs/plan.md \t", // trailing CR and blanks
 	} {
 		t.Run(strings.NewReplacer("/", "_", "\r", "CR", "\t", "TAB").Replace(spelling), func(t *testing.T) {
-			require.NoError(t, os.RemoveAll(filepath.Join(r.Root, ".superpowers")))
 			own := "# SDD ledger — plan: " + spelling + "\nTask 1: base=abc\n"
-			r.Write(".superpowers/sdd/plan/progress.md", own)
+			onlyLedger(t, r, own)
 			requireWorkspace(t, r, "docs", "plan.md", ws(r, "plan"), "docs/plan.md")
 			assert.Equal(t, own, readFile(t, filepath.Join(ws(r, "plan"), "progress.md")))
 		})
@@ -177,8 +184,7 @@ func TestLedgerIdentityLineIsParsedExactly(t *testing.T) {
 		{"own, spelled with ..", ledger("docs/b/../b/plan.md"), true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			require.NoError(t, os.RemoveAll(filepath.Join(r.Root, ".superpowers")))
-			r.Write(".superpowers/sdd/plan/progress.md", c.progress)
+			onlyLedger(t, r, c.progress)
 			res := r.Run("", "sdd-workspace", "docs/b/plan.md")
 			require.Equal(t, 0, res.Code, res.Stderr)
 			if c.adopted {
@@ -220,8 +226,7 @@ func TestConcurrentCallsBesideAForeignLedger(t *testing.T) {
 	r.Write("b/plan.md", twoTasks)
 	r.Write("c/plan.md", twoTasks)
 	for round := 0; round < 3; round++ {
-		require.NoError(t, os.RemoveAll(filepath.Join(r.Root, ".superpowers")))
-		r.Write(".superpowers/sdd/plan/progress.md", ledger("c/plan.md"))
+		onlyLedger(t, r, ledger("c/plan.md"))
 		dirs := workspacesAtOnce(t, r, append(repeat("a/plan.md", 8), repeat("b/plan.md", 8)...))
 		dirA, dirB := assertOneEach(t, dirs, "a/plan.md", "b/plan.md")
 		assert.NotEqual(t, ws(r, "plan"), dirA, "the foreign ledger's directory is never handed out")
