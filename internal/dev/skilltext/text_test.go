@@ -320,15 +320,13 @@ func requireCatches(t *testing.T, problems []string, want string) {
 	assert.Fail(t, "the check misses the break", "no problem holds %q; it found:\n%s", want, strings.Join(problems, "\n"))
 }
 
-// broken is a broken copy of the text and what a check must report on
-// it: a problem holding want.
+// broken is a broken copy of the text; a check must find a problem holding want.
 type broken struct {
 	text skillText
 	want string
 }
 
-// requireCatchesEach requires check to report each break, a subtest a
-// break.
+// requireCatchesEach requires check to report each break, a subtest each.
 func requireCatchesEach(t *testing.T, check func(skillText) []string, breaks map[string]broken) {
 	t.Helper()
 	for name, b := range breaks {
