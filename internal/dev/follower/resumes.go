@@ -297,9 +297,6 @@ func finalComplete(ws string) error {
 	return appendLedger(ws, "Final: complete (commits "+base+".."+head+", review clean)\n")
 }
 
-// dropFinal takes the final review back to before it began: the ledger
-// cut before its Final: base= line, and its package removed, so that the
-// resumed run must build it.
 // mergeIntoMain merges the branch into main, fast-forward: main then holds
 // every commit of it (merged early, before the final review).
 func mergeIntoMain(root string) error {
@@ -317,6 +314,9 @@ func mergeIntoMain(root string) error {
 	return nil
 }
 
+// dropFinal takes the final review back to before it began: the ledger
+// cut before its Final: base= line, and its package removed, so that the
+// resumed run must build it.
 func dropFinal(ws string) error {
 	base, head, err := finalRange(ws)
 	if err != nil {
