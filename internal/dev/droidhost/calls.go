@@ -199,10 +199,15 @@ type Dispatch struct {
 	Resume string
 }
 
-// Task runs d with Task, awaited (the call returns the report); script
-// is the subagent's model, for the conversation named by d.Prompt,
-// trimmed or not (HandleTrimmed; a continued one has its script already:
-// nil).
+// input is d as Task's input, awaited (the call returns the report).
+func (d Dispatch) input() map[string]any {
+	in := map[string]any{"subagent_type": d.SubagentType, "description": d.Description, "prompt": d.Prompt, "await": true}
+	if d.Resume != "" {
+		in["resume"] = d.Resume
+	}
+	return in
+}
+
 // Tasks dispatches several subagents with Task calls in one message,
 // each awaited, and returns each task, in order.
 func (a *Turns) Tasks(ds []Dispatch, scripts []Script) []Task {
@@ -211,7 +216,7 @@ func (a *Turns) Tasks(ds []Dispatch, scripts []Script) []Task {
 		if scripts[i] != nil {
 			a.HandleTrimmed(d.Prompt, scripts[i].Play())
 		}
-		calls[i] = scripted.Grouped{Name: "Task", Input: map[string]any{"subagent_type": d.SubagentType, "description": d.Description, "prompt": d.Prompt, "await": true}}
+		calls[i] = scripted.Grouped{Name: "Task", Input: d.input()}
 	}
 	out := make([]Task, len(ds))
 	for i, r := range a.CallGroup(calls) {
@@ -220,13 +225,12 @@ func (a *Turns) Tasks(ds []Dispatch, scripts []Script) []Task {
 	return out
 }
 
+// Task runs d with Task, awaited; script is the subagent's model, for
+// the conversation named by d.Prompt, trimmed or not (HandleTrimmed; a
+// continued one has its script already: nil).
 func (a *Turns) Task(d Dispatch, script Script) Task {
 	if script != nil {
 		a.HandleTrimmed(d.Prompt, script.Play())
 	}
-	in := map[string]any{"subagent_type": d.SubagentType, "description": d.Description, "prompt": d.Prompt, "await": true}
-	if d.Resume != "" {
-		in["resume"] = d.Resume
-	}
-	return ParseTask(a.Call("Task", in).Text)
+	return ParseTask(a.Call("Task", d.input()).Text)
 }

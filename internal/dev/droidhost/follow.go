@@ -166,40 +166,30 @@ func (adapter) Skill(a *scripted.Turns, name string) follower.Result {
 	return follower.Result{Text: follower.BaseDirPrefix + filepath.Dir(sk.Path) + "\n\n" + sk.Body + "\n"}
 }
 
+// Agents dispatches the follower's subagents together: several Task
+// calls in one message, which Droid runs at once (host-droid.md, side by
+// side).
+func (adapter) Agents(a *scripted.Turns, cs []follower.AgentCall, subs []scripted.Script) []follower.AgentResult {
+	return harness.Together(a, cs, subs, dispatch, (&Turns{a}).Tasks, answer)
+}
+
 // Agent runs the follower's subagent with Task, awaited, as Droid's
 // worker, on the session's model (the text's tiers name none here), and
 // returns its session id and report; or sends the prompt to the subagent
 // c.Continue names (Task's resume) and returns that answer (a fix round),
 // as host-droid.md says.
-// Agents dispatches the follower's subagents together: several Task
-// calls in one message, which Droid runs at once (host-droid.md, side by
-// side).
-func (adapter) Agents(a *scripted.Turns, cs []follower.AgentCall, subs []scripted.Script) []follower.AgentResult {
-	ds := make([]Dispatch, len(cs))
-	scripts := make([]Script, len(cs))
-	for i, c := range cs {
-		if c.Continue != "" {
-			a.Failf("%s: only new dispatches go together", c.Description)
-		}
-		ds[i] = Dispatch{SubagentType: c.Type, Description: c.Description, Prompt: c.Prompt}
-		scripts[i] = scripted.As[Turns](subs[i])
-	}
-	out := make([]follower.AgentResult, len(cs))
-	for i, tk := range (&Turns{a}).Tasks(ds, scripts) {
-		if tk.Error != "" {
-			a.Failf("%s: %s", cs[i].Description, scripted.Clip(tk.Error, 500))
-		}
-		out[i] = follower.AgentResult{ID: tk.ID, Reply: strings.TrimSpace(tk.Report)}
-	}
-	return out
+func (adapter) Agent(a *scripted.Turns, c follower.AgentCall, sub scripted.Script) follower.AgentResult {
+	return answer(a, c, (&Turns{a}).Task(dispatch(c), scripted.As[Turns](sub)))
 }
 
-func (adapter) Agent(a *scripted.Turns, c follower.AgentCall, sub scripted.Script) follower.AgentResult {
-	var script Script
-	if sub != nil {
-		script = scripted.As[Turns](sub)
-	}
-	tk := (&Turns{a}).Task(Dispatch{SubagentType: c.Type, Description: c.Description, Prompt: c.Prompt, Resume: c.Continue}, script)
+// dispatch is c as a Task call.
+func dispatch(c follower.AgentCall) Dispatch {
+	return Dispatch{SubagentType: c.Type, Description: c.Description, Prompt: c.Prompt, Resume: c.Continue}
+}
+
+// answer is what c's Task gave the follower; the test fails on a Task
+// that failed.
+func answer(a *scripted.Turns, c follower.AgentCall, tk Task) follower.AgentResult {
 	if tk.Error != "" {
 		a.Failf("%s: %s", c.Description, scripted.Clip(tk.Error, 500))
 	}

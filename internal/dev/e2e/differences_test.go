@@ -22,6 +22,13 @@ import (
 
 const twoTasks = "# Plan\n\n## Task 1: first\n\nDo one.\n\n## Task 2: second\n\nDo two.\n"
 
+// planRepo is a repository with twoTasks as its plan.md, not committed.
+func planRepo(t *testing.T) *testutil.Repo {
+	r := testutil.NewRepo(t)
+	r.Write("plan.md", twoTasks)
+	return r
+}
+
 func ws(r *testutil.Repo, name string) string {
 	return filepath.Join(r.Root, ".superpowers", "sdd", name)
 }
@@ -43,6 +50,16 @@ func readFile(t *testing.T, p string) string {
 	b, err := os.ReadFile(p)
 	require.NoError(t, err)
 	return string(b)
+}
+
+// requireWorkspace runs sdd-workspace plan in dir and requires it to
+// print workspace and to mark it with planPath (its plan-path file).
+func requireWorkspace(t *testing.T, r *testutil.Repo, dir, plan, workspace, planPath string) {
+	t.Helper()
+	res := r.Run(dir, "sdd-workspace", plan)
+	require.Equal(t, 0, res.Code, "%s: %s", plan, res.Stderr)
+	assert.Equal(t, workspace+"\n", res.Stdout, plan)
+	assert.Equal(t, planPath+"\n", readFile(t, filepath.Join(workspace, "plan-path")), plan)
 }
 
 // Difference 1: help and version as the only argument.
@@ -87,10 +104,7 @@ func TestSameBasenamePlansGetDistinctWorkspaces(t *testing.T) {
 		"other/b/plan.md": ws(r, "plan-b-2"),
 	}
 	for _, plan := range []string{"docs/a/plan.md", "docs/b/plan.md", "other/b/plan.md"} {
-		res := r.Run("", "sdd-workspace", plan)
-		require.Equal(t, 0, res.Code, res.Stderr)
-		assert.Equal(t, want[plan]+"\n", res.Stdout, plan)
-		assert.Equal(t, plan+"\n", readFile(t, filepath.Join(want[plan], "plan-path")))
+		requireWorkspace(t, r, "", plan, want[plan], plan)
 	}
 	// Asked again, in another order, each plan finds its own.
 	for _, plan := range []string{"other/b/plan.md", "docs/a/plan.md", "docs/b/plan.md"} {
@@ -140,10 +154,7 @@ func TestPlanOutsideTheRepositoryIsMarkedAbsolute(t *testing.T) {
 	r := testutil.NewRepo(t)
 	outside := filepath.Join(testutil.RealTempDir(t), "plan.md")
 	require.NoError(t, os.WriteFile(outside, []byte(twoTasks), 0o644))
-	res := r.Run("", "sdd-workspace", outside)
-	require.Equal(t, 0, res.Code, res.Stderr)
-	assert.Equal(t, ws(r, "plan")+"\n", res.Stdout)
-	assert.Equal(t, filepath.ToSlash(outside)+"\n", readFile(t, filepath.Join(ws(r, "plan"), "plan-path")))
+	requireWorkspace(t, r, "", outside, ws(r, "plan"), filepath.ToSlash(outside))
 }
 
 func TestReferenceWorkspaceIsAdopted(t *testing.T) {
@@ -152,17 +163,13 @@ func TestReferenceWorkspaceIsAdopted(t *testing.T) {
 	r.Write("docs/plan.md", twoTasks)
 	// What the bash script leaves: a workspace with a ledger and no marker.
 	r.Write(".superpowers/sdd/plan/progress.md", "# SDD ledger — plan: docs/plan.md\nTask 1: base=abc\n")
-	res := r.Run("", "sdd-workspace", "docs/plan.md")
-	require.Equal(t, 0, res.Code, res.Stderr)
-	assert.Equal(t, ws(r, "plan")+"\n", res.Stdout)
-	assert.Equal(t, "docs/plan.md\n", readFile(t, filepath.Join(ws(r, "plan"), "plan-path")))
+	requireWorkspace(t, r, "", "docs/plan.md", ws(r, "plan"), "docs/plan.md")
 	assert.Equal(t, "# SDD ledger — plan: docs/plan.md\nTask 1: base=abc\n", readFile(t, filepath.Join(ws(r, "plan"), "progress.md")))
 }
 
 func TestWorkspacePathThatIsAFileFails(t *testing.T) {
 	t.Parallel()
-	r := testutil.NewRepo(t)
-	r.Write("plan.md", twoTasks)
+	r := planRepo(t)
 	r.Write(".superpowers/sdd/plan", "not a directory\n")
 	res := r.Run("", "sdd-workspace", "plan.md")
 	assert.Equal(t, 1, res.Code)
@@ -248,8 +255,7 @@ func repeat(s string, n int) []string {
 func TestFailedBriefLeavesOutfileAlone(t *testing.T) { eachBuild(t, failedBriefLeavesOutfileAlone) }
 
 func failedBriefLeavesOutfileAlone(t *testing.T, bins string) {
-	r := testutil.NewRepo(t)
-	r.Write("plan.md", twoTasks)
+	r := planRepo(t)
 	r.Write("out.md", "previous brief\n")
 	res := r.RunBuild(bins, "", "task-brief", "plan.md", "9", "out.md")
 	assert.Equal(t, 3, res.Code)
@@ -272,8 +278,7 @@ func failedBriefLeavesOutfileAlone(t *testing.T, bins string) {
 func TestFailedPackageLeavesNothing(t *testing.T) { eachBuild(t, failedPackageLeavesNothing) }
 
 func failedPackageLeavesNothing(t *testing.T, bins string) {
-	r := testutil.NewRepo(t)
-	r.Write("plan.md", twoTasks)
+	r := planRepo(t)
 	r.Commit("one", "f.txt", "1\n")
 	r.Commit("two", "f.txt", "2\n")
 	blob := r.Git("rev-parse", "HEAD:f.txt")
@@ -296,8 +301,7 @@ func TestReplacedOutfileKeepsModeAndHardLinkKeepsOldContents(t *testing.T) {
 }
 
 func replacedOutfileKeepsModeAndHardLinkKeepsOldContents(t *testing.T, bins string) {
-	r := testutil.NewRepo(t)
-	r.Write("plan.md", twoTasks)
+	r := planRepo(t)
 	out := r.Write("out.md", "old\n")
 	if runtime.GOOS == "windows" {
 		t.Skip("permission bits are Unix's")
@@ -318,8 +322,7 @@ func replacedOutfileKeepsModeAndHardLinkKeepsOldContents(t *testing.T, bins stri
 func TestSymlinkOutfileIsWrittenThrough(t *testing.T) { eachBuild(t, symlinkOutfileIsWrittenThrough) }
 
 func symlinkOutfileIsWrittenThrough(t *testing.T, bins string) {
-	r := testutil.NewRepo(t)
-	r.Write("plan.md", twoTasks)
+	r := planRepo(t)
 	target := r.Write("real/brief.md", "old\n")
 	link := filepath.Join(r.Root, "brief-link.md")
 	symlink(t, "real/brief.md", link)
@@ -405,8 +408,7 @@ func TestDashAndAssignmentPlanNamesAreFiles(t *testing.T) {
 // Difference 8: a revision that looks like an option never reaches git.
 func TestDashRevisionsAreBadRevisions(t *testing.T) {
 	t.Parallel()
-	r := testutil.NewRepo(t)
-	r.Write("plan.md", twoTasks)
+	r := planRepo(t)
 	r.Commit("one")
 	escape := filepath.Join(testutil.RealTempDir(t), "x")
 	for _, rev := range []string{"--all", "-n", "--default", "--output=" + escape, "-c", "--prefix"} {

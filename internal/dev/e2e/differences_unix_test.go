@@ -19,8 +19,7 @@ import (
 )
 
 func TestNewOutfileIsCreatedWithUmask(t *testing.T) {
-	r := testutil.NewRepo(t)
-	r.Write("plan.md", twoTasks)
+	r := planRepo(t)
 	old := syscall.Umask(0o027)
 	defer syscall.Umask(old)
 	res := r.Run("", "task-brief", "plan.md", "1", "new.md")
@@ -33,9 +32,7 @@ func TestNewOutfileIsCreatedWithUmask(t *testing.T) {
 func TestDevNullAndFIFOAreWrittenDirectly(t *testing.T) {
 	t.Parallel()
 	r := testutil.NewRepo(t)
-	r.Write("plan.md", twoTasks)
-	base := r.Commit("one", "f.txt", "1\n")
-	r.Commit("two", "f.txt", "2\n")
+	base := twoCommits(r, twoTasks)
 
 	res := r.Run("", "task-brief", "plan.md", "1", "/dev/null")
 	assert.Equal(t, 0, res.Code, res.Stderr)

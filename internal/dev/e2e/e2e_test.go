@@ -6,7 +6,6 @@ package e2e
 import (
 	"flag"
 	"fmt"
-	"os"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -19,16 +18,10 @@ var update = flag.Bool("update", false, "rewrite testscript golden files")
 var binDir string
 
 func TestMain(m *testing.M) {
-	flag.Parse()
-	dir, err := testutil.BuildBinaries()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	binDir = dir
-	code := m.Run()
-	testutil.CleanupBinaries()
-	os.Exit(code)
+	testutil.MainWithBinaries(m, func(dir string) error {
+		binDir = dir
+		return nil
+	})
 }
 
 func TestScripts(t *testing.T) {

@@ -72,8 +72,7 @@ func TestOutfileThroughSymlinkedDirectories(t *testing.T) {
 // the path, and no file appears anywhere.
 func TestTaskNumberWithDotDotInTheDefaultOutfile(t *testing.T) {
 	t.Parallel()
-	r := testutil.NewRepo(t)
-	r.Write("plan.md", twoTasks)
+	r := planRepo(t)
 	require.Equal(t, 0, r.Run("", "sdd-workspace", "plan.md").Code)
 	before := snapshot(t, r.Root)
 	for _, n := range []string{"../../../x", "../../x", "../x", "1/../../x"} {
@@ -131,8 +130,7 @@ func TestOutfileDotDotAcrossFileSystems(t *testing.T) {
 // PATH records every argv of every run.
 func TestDashRevisionsNeverReachGit(t *testing.T) {
 	t.Parallel()
-	r := testutil.NewRepo(t)
-	r.Write("plan.md", twoTasks)
+	r := planRepo(t)
 	r.Commit("one", "f.txt", "1\n")
 	r.Commit("two", "f.txt", "2\n")
 	require.Equal(t, 0, r.Run("", "sdd-workspace", "plan.md").Code)
@@ -200,8 +198,7 @@ func TestDashRevisionsNeverReachGit(t *testing.T) {
 // and then "bad BASE: HEAD", exit 2.)
 func TestGitThatCannotStart(t *testing.T) {
 	t.Parallel()
-	r := testutil.NewRepo(t)
-	r.Write("plan.md", twoTasks)
+	r := planRepo(t)
 	r.Commit("one")
 	cases := []struct {
 		name, content string
@@ -303,8 +300,7 @@ func TestVersionOfAPlainBuild(t *testing.T) {
 // be. The search goes on in the absolute entries.
 func TestGitInARelativePathEntryIsPassedOver(t *testing.T) {
 	t.Parallel()
-	r := testutil.NewRepo(t)
-	r.Write("plan.md", twoTasks)
+	r := planRepo(t)
 	ran := filepath.Join(t.TempDir(), "ran")
 	r.Write("git", "#!/bin/sh\n: > "+ran+"\nexit 1\n")
 	testutil.Chmod(t, filepath.Join(r.Root, "git"), 0o755)

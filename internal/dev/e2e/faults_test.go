@@ -60,8 +60,7 @@ exec "$REAL" "$@"
 // plan; it returns the repository and the range's base.
 func bigRepo(t *testing.T, size int) (*testutil.Repo, string) {
 	t.Helper()
-	r := testutil.NewRepo(t)
-	r.Write("plan.md", twoTasks)
+	r := planRepo(t)
 	base := r.Commit("plan")
 	line := strings.Repeat("z", 99) + "\n"
 	r.Commit("big", "big.txt", strings.Repeat(line, size/100))
@@ -74,9 +73,7 @@ func TestFullDeviceIsAnIOError(t *testing.T) {
 		t.Skip("no /dev/full")
 	}
 	r := testutil.NewRepo(t)
-	r.Write("plan.md", twoTasks)
-	base := r.Commit("one", "f.txt", "1\n")
-	r.Commit("two", "f.txt", "2\n")
+	base := twoCommits(r, twoTasks)
 	res := r.Run("", "task-brief", "plan.md", "1", "/dev/full")
 	assert.Equal(t, 1, res.Code)
 	assert.Equal(t, "task-brief: /dev/full: no space left on device\n", res.Stderr)
@@ -103,8 +100,7 @@ func TestMarkerThatCannotBeWrittenIsNamed(t *testing.T) {
 }
 
 func markerThatCannotBeWrittenIsNamed(t *testing.T, bins string) {
-	r := testutil.NewRepo(t)
-	r.Write("plan.md", twoTasks)
+	r := planRepo(t)
 	res := underFileSizeLimit(r, bins, 0, "sdd-workspace", "plan.md")
 	assert.Equal(t, 1, res.Code)
 	assert.Equal(t, "sdd-workspace: "+filepath.Join(ws(r, "plan"), "plan-path")+": file too large\n", res.Stderr)
@@ -350,8 +346,7 @@ func TestCorruptObjectPassesGitsFailureThrough(t *testing.T) {
 }
 
 func corruptObjectPassesGitsFailureThrough(t *testing.T, bins string) {
-	r := testutil.NewRepo(t)
-	r.Write("plan.md", twoTasks)
+	r := planRepo(t)
 	base := r.Commit("plan")
 	r.Commit("add", "f.txt", "content that will be lost\n")
 	blob := r.Git("rev-parse", "HEAD:f.txt")
@@ -363,6 +358,14 @@ func corruptObjectPassesGitsFailureThrough(t *testing.T, bins string) {
 	assert.Contains(t, res.Stderr, blob[:7])
 	assert.NoFileExists(t, filepath.Join(r.Root, "out.diff"))
 	assertNoTemps(t, r.Root)
+}
+
+// trustAnyOwner has git trust r, with r's HOME, whichever user owns it
+// (safe.directory): the tests run a command as another user there.
+func trustAnyOwner(t *testing.T, r *testutil.Repo) {
+	t.Helper()
+	home := filepath.Join(filepath.Dir(r.Root), "home")
+	require.NoError(t, os.WriteFile(filepath.Join(home, ".gitconfig"), []byte("[safe]\n\tdirectory = *\n"), 0o644))
 }
 
 // asUnprivileged runs prog as nobody when the tests run as root (root
@@ -391,9 +394,7 @@ func TestReadOnlyDirectories(t *testing.T) {
 	r := testutil.NewSharedRepo(t)
 	r.Write("plan.md", twoTasks)
 	r.Commit("plan")
-	// git must trust a repository owned by another user.
-	home := filepath.Join(filepath.Dir(r.Root), "home")
-	require.NoError(t, os.WriteFile(filepath.Join(home, ".gitconfig"), []byte("[safe]\n\tdirectory = *\n"), 0o644))
+	trustAnyOwner(t, r)
 	bins, err := testutil.BuildBinaries()
 	require.NoError(t, err)
 
@@ -450,8 +451,7 @@ func TestUnwritableReferenceWorkspaceIsAdopted(t *testing.T) {
 		r := testutil.NewSharedRepo(t)
 		r.Write("plan.md", twoTasks)
 		r.Commit("plan")
-		home := filepath.Join(filepath.Dir(r.Root), "home")
-		require.NoError(t, os.WriteFile(filepath.Join(home, ".gitconfig"), []byte("[safe]\n\tdirectory = *\n"), 0o644))
+		trustAnyOwner(t, r)
 		// What a run of the reference scripts by another user leaves: the
 		// workspace (this test's user's, 0755) with a brief in it, and a
 		// .gitignore the caller may rewrite.

@@ -80,8 +80,7 @@ func TestConcurrentPackagesToOneOutfile(t *testing.T) {
 }
 
 func concurrentPackagesToOneOutfile(t *testing.T, bins string) {
-	r := testutil.NewRepo(t)
-	r.Write("plan.md", twoTasks)
+	r := planRepo(t)
 	var commits []string
 	writers, rounds := 16, 3
 	if testing.Short() {
@@ -135,8 +134,7 @@ func snapshot(t *testing.T, root string) []string {
 func TestHostileNamesAndArguments(t *testing.T) {
 	t.Parallel()
 	top := testutil.RealTempDir(t)
-	r := testutil.NewRepo(t)
-	r.Write("plan.md", twoTasks)
+	r := planRepo(t)
 	r.Commit("one", "f.txt", "1\n")
 	r.Commit("two", "f.txt", "2\n")
 	pwned := filepath.Join(top, "pwned")

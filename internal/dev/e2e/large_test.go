@@ -130,8 +130,7 @@ func TestLargePlans(t *testing.T) {
 
 func TestLargeReviewPackage(t *testing.T) {
 	t.Parallel()
-	r := testutil.NewRepo(t)
-	r.Write("plan.md", twoTasks)
+	r := planRepo(t)
 	base := r.Commit("plan")
 	// About 300 MB of diff: 30 files of 10 MB of distinct lines.
 	for i := 0; i < 30; i++ {

@@ -71,6 +71,16 @@ func (l *ledgerRun) review(out, answer string) {
 	require.NoError(l.t, os.WriteFile(strings.TrimSuffix(m[1], ".diff")+".md", []byte(answer), 0o644))
 }
 
+// reviewTask1 starts the run and takes Task 1 to its review: begun, its
+// work committed, answer the review of its package.
+func (l *ledgerRun) reviewTask1(answer string) {
+	l.t.Helper()
+	l.run("start", "plan.md")
+	l.run("task", "plan.md", "1")
+	l.r.Commit("task 1", "f1.txt", "one\n")
+	l.review(l.run("package", "plan.md", "1", "a1"), answer)
+}
+
 // appendOnly runs a verb and checks that the ledger after it holds the
 // ledger before it as its first bytes (a refused verb: the same bytes),
 // and that the lines a success printed as recorded are what it added.
@@ -326,10 +336,7 @@ func TestLedgerConcurrentStarts(t *testing.T) {
 func TestLedgerRefusesTextsThatMakeNoLine(t *testing.T) {
 	t.Parallel()
 	l := newLedgerRun(t, 1)
-	l.run("start", "plan.md")
-	l.run("task", "plan.md", "1")
-	l.r.Commit("task 1", "f1.txt", "one\n")
-	l.review(l.run("package", "plan.md", "1", "a1"), oneOpen)
+	l.reviewTask1(oneOpen)
 	// Line breaks of every kind a reader takes for one (LF, CR, NEL, LS,
 	// PS), control characters C0 and C1 (CSI), bytes that are no UTF-8,
 	// and blanks at an end, which the ledger would not read back.
@@ -380,10 +387,7 @@ func TestLedgerRefusesTextsThatMakeNoLine(t *testing.T) {
 func TestLedgerCloseTakesManyDecisions(t *testing.T) {
 	t.Parallel()
 	l := newLedgerRun(t, 2)
-	l.run("start", "plan.md")
-	l.run("task", "plan.md", "1")
-	l.r.Commit("task 1", "f1.txt", "one\n")
-	l.review(l.run("package", "plan.md", "1", "a1"), cleanReview)
+	l.reviewTask1(cleanReview)
 	args := []string{"close", "plan.md", "1"}
 	for i := 1; i <= 100; i++ {
 		args = append(args, fmt.Sprintf("decision %d", i))

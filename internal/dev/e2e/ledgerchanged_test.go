@@ -22,15 +22,22 @@ func renumber(plan string) string {
 		"### Task 2: Add src/logo.txt\n\n**Files:**\n- Create: `src/logo.txt`\n\nAdd a logo.\n\n### Task 3: Spell color in f2", 1)
 }
 
+// committedBatch is a run of microPlan(3) whose three tasks are one
+// batch, begun and committed, not yet packaged.
+func committedBatch(t *testing.T) *ledgerRun {
+	l := newMicroRun(t, 3)
+	l.run("start", "plan.md")
+	l.run("task", "plan.md", "1", "3")
+	l.commitMicro(1, 3)
+	return l
+}
+
 // Item 1: a batch renumbered in the plan after its review. Its close
 // would complete the new Task 2, never done, and put the old Task 3, done,
 // back at start: the batch stops at row renumbered, naming each task.
 func TestLedgerRenumberedBatchStops(t *testing.T) {
 	t.Parallel()
-	l := newMicroRun(t, 3)
-	l.run("start", "plan.md")
-	l.run("task", "plan.md", "1", "3")
-	l.commitMicro(1, 3)
+	l := committedBatch(t)
 	l.review(l.run("package", "plan.md", "1", "a1"), cleanReview)
 	l.r.Commit("plan: a logo first", "plan.md", renumber(microPlan(3)))
 	out := l.look()
@@ -73,10 +80,7 @@ func TestLedgerBatchWithoutItsFirstTaskStops(t *testing.T) {
 // is back at start.
 func TestLedgerRestartMidBatchRecordsTheBatch(t *testing.T) {
 	t.Parallel()
-	l := newMicroRun(t, 3)
-	l.run("start", "plan.md")
-	l.run("task", "plan.md", "1", "3")
-	l.commitMicro(1, 3)
+	l := committedBatch(t)
 	l.run("package", "plan.md", "1", "a1")
 	l.r.Git("commit", "-q", "--amend", "-m", "f3: color, amended")
 	assert.Contains(t, l.look(), "next: Task 1 row=rewritten\n")
@@ -124,10 +128,7 @@ func TestLedgerRenamedPlanIsNamedAndCarried(t *testing.T) {
 	t.Parallel()
 	l := newLedgerRun(t, 2)
 	l.r.Commit("another plan", "old.md", "# Old\n\n## Task 1: gone\nx\n")
-	l.run("start", "plan.md")
-	l.run("task", "plan.md", "1")
-	l.r.Commit("task 1", "f1.txt", "one\n")
-	l.review(l.run("package", "plan.md", "1", "a1"), cleanReview)
+	l.reviewTask1(cleanReview)
 	l.run("close", "plan.md", "1", "f1.txt holds one")
 	l.r.Run("", "sdd-ledger", "start", "old.md")
 	l.r.Git("rm", "-q", "old.md")

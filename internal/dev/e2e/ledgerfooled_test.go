@@ -49,10 +49,7 @@ func (l *ledgerRun) rebaseOnUpstream() {
 // minors.
 func atCheck(t *testing.T, tasks int) *ledgerRun {
 	l := newLedgerRun(t, tasks)
-	l.run("start", "plan.md")
-	l.run("task", "plan.md", "1")
-	l.r.Commit("task 1", "f1.txt", "one\n")
-	l.review(l.run("package", "plan.md", "1", "a1"), "Spec: ⚠️\nOpen: none\nMinor: m1; m2\nNot verifiable: run it\nReview: r.md\n")
+	l.reviewTask1("Spec: ⚠️\nOpen: none\nMinor: m1; m2\nNot verifiable: run it\nReview: r.md\n")
 	require.Contains(t, l.look(), "Task 1: last=reviewed_head after=0 review=in pass=first spec=⚠️ open=0 round=0 left=5 shas=ok plan=ok needs=- row=check\n")
 	return l
 }
@@ -60,10 +57,7 @@ func atCheck(t *testing.T, tasks int) *ledgerRun {
 // atFix is a run at Task 1's row fix: its review in with F1 open.
 func atFix(t *testing.T, tasks int) *ledgerRun {
 	l := newLedgerRun(t, tasks)
-	l.run("start", "plan.md")
-	l.run("task", "plan.md", "1")
-	l.r.Commit("task 1", "f1.txt", "one\n")
-	l.review(l.run("package", "plan.md", "1", "a1"), oneOpen)
+	l.reviewTask1(oneOpen)
 	require.Contains(t, l.look(), " row=fix\n")
 	return l
 }
@@ -165,10 +159,7 @@ func TestLedgerLineBreakInAReviewIsRecordedCleanly(t *testing.T) {
 		}
 		t.Run(name, func(t *testing.T) {
 			l := newLedgerRun(t, 2)
-			l.run("start", "plan.md")
-			l.run("task", "plan.md", "1")
-			l.r.Commit("task 1", "f1.txt", "one\n")
-			l.review(l.run("package", "plan.md", "1", "a1"), "Spec: ✅\nOpen: F1 [Important] f1.txt:1 50%"+bytes+"100% broken\nMinor: a"+bytes+"b\nNot verifiable: none\nReview: r.md\n")
+			l.reviewTask1("Spec: ✅\nOpen: F1 [Important] f1.txt:1 50%" + bytes + "100% broken\nMinor: a" + bytes + "b\nNot verifiable: none\nReview: r.md\n")
 			out := l.look()
 			assert.Contains(t, out, " open=1 round=0 left=5 shas=ok plan=ok needs=- row=fix\n")
 			l.r.Commit("fix", "f1.txt", "one, fixed\n")

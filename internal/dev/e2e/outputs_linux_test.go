@@ -46,13 +46,8 @@ type outputCase struct {
 }
 
 func descriptorCases(t *testing.T, r *testutil.Repo) []outputCase {
-	r.Write("plan.md", longTask)
-	base := r.Commit("one", "f.txt", "1\n")
-	r.Commit("two", "f.txt", "2\n")
-	res := r.Run("", "review-package", "plan.md", base, "HEAD", "want.diff")
-	require.Equal(t, 0, res.Code, res.Stderr)
-	pkg := readFile(t, filepath.Join(r.Root, "want.diff"))
-	require.NoError(t, os.Remove(filepath.Join(r.Root, "want.diff")))
+	base := twoCommits(r, longTask)
+	pkg := packageOf(t, r, base)
 	return []outputCase{
 		{"task-brief", []string{"plan.md", "1"}, longBrief, func(out string) string { return "wrote " + out + ": 4 lines\n" }},
 		{"review-package", []string{"plan.md", base, "HEAD"}, pkg, func(out string) string {
@@ -210,8 +205,7 @@ func TestDescriptorOutfileThatIsADeletedFile(t *testing.T) {
 // shell's `>`: exit 1 naming it, and nothing made.
 func TestDescriptorOutfileThatIsNotOpen(t *testing.T) {
 	t.Parallel()
-	r := testutil.NewRepo(t)
-	r.Write("plan.md", twoTasks)
+	r := planRepo(t)
 	for _, task := range []string{"1", "9"} {
 		res := r.Run("", "task-brief", "plan.md", task, "/dev/fd/9")
 		assert.Equal(t, 1, res.Code, res.Stderr)
@@ -330,8 +324,7 @@ func TestBuildsDifferInTheirTemporaryFiles(t *testing.T) {
 	builds := testutil.OutputBuilds(t)
 	require.Len(t, builds, 2)
 	for _, b := range builds {
-		r := testutil.NewRepo(t)
-		r.Write("plan.md", twoTasks)
+		r := planRepo(t)
 		dir := filepath.Join(r.Root, "out")
 		require.NoError(t, os.Mkdir(dir, 0o755))
 		const oTmpfile = 0x400000 | syscall.O_DIRECTORY // O_TMPFILE
@@ -395,13 +388,8 @@ func TestOutfileThatIsAMountPoint(t *testing.T) {
 		t.Skipf("unshare -m is not allowed here: %s", probe.Stderr)
 	}
 	r := testutil.NewRepo(t)
-	r.Write("plan.md", longTask)
-	base := r.Commit("one", "f.txt", "1\n")
-	r.Commit("two", "f.txt", "2\n")
-	res := r.Run("", "review-package", "plan.md", base, "HEAD", "want.diff")
-	require.Equal(t, 0, res.Code, res.Stderr)
-	pkg := readFile(t, filepath.Join(r.Root, "want.diff"))
-	require.NoError(t, os.Remove(filepath.Join(r.Root, "want.diff")))
+	base := twoCommits(r, longTask)
+	pkg := packageOf(t, r, base)
 	r.Write("out.md", "the mount point's own file\n")
 	srcDir := testutil.RealTempDir(t)
 	src := filepath.Join(srcDir, "collected.md")

@@ -25,6 +25,26 @@ import (
 // written over its start shows.
 const longTask = "## Task 1: long\n" + "one line of the task\n" + "two lines of the task\n" + "three lines of the task\n" + "## Task 2: short\nx\n"
 
+// twoCommits writes plan as r's plan.md and commits two changes of f.txt
+// on it; base is the first commit.
+func twoCommits(r *testutil.Repo, plan string) (base string) {
+	r.Write("plan.md", plan)
+	base = r.Commit("one", "f.txt", "1\n")
+	r.Commit("two", "f.txt", "2\n")
+	return base
+}
+
+// packageOf is the package review-package writes of base..HEAD to a
+// plain file (removed again): what an OUTFILE of any other kind must hold.
+func packageOf(t *testing.T, r *testutil.Repo, base string) string {
+	t.Helper()
+	res := r.Run("", "review-package", "plan.md", base, "HEAD", "want.diff")
+	require.Equal(t, 0, res.Code, res.Stderr)
+	pkg := readFile(t, filepath.Join(r.Root, "want.diff"))
+	require.NoError(t, os.Remove(filepath.Join(r.Root, "want.diff")))
+	return pkg
+}
+
 const longBrief = "## Task 1: long\n" + "one line of the task\n" + "two lines of the task\n" + "three lines of the task\n"
 
 // assertOnly fails unless dir holds exactly names (and .git).
@@ -51,14 +71,9 @@ func TestReplaceForbiddenByStickyDirectoryIsWrittenInPlace(t *testing.T) {
 	}
 	eachBuild(t, func(t *testing.T, bins string) {
 		r := testutil.NewSharedRepo(t)
-		r.Write("plan.md", longTask)
-		base := r.Commit("one", "f.txt", "1\n")
-		r.Commit("two", "f.txt", "2\n")
-		home := filepath.Join(filepath.Dir(r.Root), "home")
-		require.NoError(t, os.WriteFile(filepath.Join(home, ".gitconfig"), []byte("[safe]\n\tdirectory = *\n"), 0o644))
-		res := r.Run("", "review-package", "plan.md", base, "HEAD", "want.diff")
-		require.Equal(t, 0, res.Code, res.Stderr)
-		pkg := readFile(t, filepath.Join(r.Root, "want.diff"))
+		base := twoCommits(r, longTask)
+		trustAnyOwner(t, r)
+		pkg := packageOf(t, r, base)
 
 		sticky := filepath.Join(r.Root, "sticky")
 		require.NoError(t, os.Mkdir(sticky, 0o755))
@@ -98,8 +113,7 @@ func TestReplaceForbiddenByStickyDirectoryIsWrittenInPlace(t *testing.T) {
 // Nothing is made.
 func TestOutfileWithATrailingSlash(t *testing.T) {
 	t.Parallel()
-	r := testutil.NewRepo(t)
-	r.Write("plan.md", twoTasks)
+	r := planRepo(t)
 	base := r.Commit("one", "f.txt", "1\n")
 	r.Write("file", "x\n")
 	for _, out := range []string{"d2/", "nodir/d2/", "file/"} {
@@ -154,9 +168,7 @@ func shRun(t *testing.T, r *testutil.Repo, redirections, bin string, args ...str
 func TestSuccessLineThatCannotBeWritten(t *testing.T) {
 	t.Parallel()
 	r := testutil.NewRepo(t)
-	r.Write("plan.md", twoTasks)
-	base := r.Commit("one", "f.txt", "1\n")
-	r.Commit("two", "f.txt", "2\n")
+	base := twoCommits(r, twoTasks)
 	for _, c := range []struct{ redirection, reason string }{
 		{">/dev/full", "no space left on device"},
 		{"</dev/null 1<&0", "bad file descriptor"},
@@ -192,9 +204,7 @@ func TestSuccessLineThatCannotBeWritten(t *testing.T) {
 func TestClosedStandardDescriptors(t *testing.T) {
 	t.Parallel()
 	r := testutil.NewRepo(t)
-	r.Write("plan.md", twoTasks)
-	base := r.Commit("one", "f.txt", "1\n")
-	r.Commit("two", "f.txt", "2\n")
+	base := twoCommits(r, twoTasks)
 	for _, redirection := range []string{"<&-", ">&-", "2>&-", "<&- >&- 2>&-"} {
 		stdoutOpen := !strings.Contains(redirection, ">&-")
 		res := shRun(t, r, redirection, testutil.Bin(t, "task-brief"), "plan.md", "1", "out.md")

@@ -288,10 +288,7 @@ func TestEverySignalEndsTheCommandAsItEndsTheScript(t *testing.T) {
 	r, base := bigRepo(t, 200_000)
 	pidFile := filepath.Join(t.TempDir(), "pid")
 	hangs, ends := signalGits(t, pidFile)
-	res := r.Run("", "review-package", "plan.md", base, "HEAD", "want.diff")
-	require.Equal(t, 0, res.Code, res.Stderr)
-	want := readFile(t, filepath.Join(r.Root, "want.diff"))
-	require.NoError(t, os.Remove(filepath.Join(r.Root, "want.diff")))
+	want := packageOf(t, r, base)
 	ref := referenceScripts(t)
 	out := filepath.Join(r.Root, "old.diff")
 	gitFor := func(e ending) string {
@@ -365,9 +362,7 @@ func TestSignalIgnoredAtStartStaysIgnored(t *testing.T) {
 	r, base := bigRepo(t, 200_000)
 	pidFile := filepath.Join(t.TempDir(), "pid")
 	_, ends := signalGits(t, pidFile)
-	res := r.Run("", "review-package", "plan.md", base, "HEAD", "want.diff")
-	require.Equal(t, 0, res.Code, res.Stderr)
-	want := readFile(t, filepath.Join(r.Root, "want.diff"))
+	want := packageOf(t, r, base)
 	groupDefault := map[syscall.Signal]bool{syscall.SIGILL: true, syscall.SIGTRAP: true, syscall.SIGBUS: true,
 		syscall.SIGFPE: true, syscall.SIGSEGV: true, syscall.SIGSTKFLT: true, syscall.SIGSYS: true, syscall.SIGPROF: true}
 	for _, b := range testutil.OutputBuilds(t) {
@@ -458,9 +453,7 @@ func runWithStdout(t *testing.T, dir string, env []string, stdout *os.File, prel
 // The output is written either way.
 func TestBrokenStdoutEndsTheCommandAsItEndsTheScript(t *testing.T) {
 	r := testutil.NewRepo(t)
-	r.Write("plan.md", twoTasks)
-	base := r.Commit("one", "f.txt", "1\n")
-	r.Commit("two", "f.txt", "2\n")
+	base := twoCommits(r, twoTasks)
 	ref := referenceScripts(t)
 	cases := []struct {
 		name string

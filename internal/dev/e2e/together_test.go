@@ -56,8 +56,7 @@ exec "$REAL" "$@"
 // few files; it returns the repository and BASE.
 func taskRepo(t *testing.T) (*testutil.Repo, string) {
 	t.Helper()
-	r := testutil.NewRepo(t)
-	r.Write("plan.md", twoTasks)
+	r := planRepo(t)
 	var files []string
 	for i := range 4 {
 		files = append(files, fmt.Sprintf("f%d.txt", i), strings.Repeat(fmt.Sprintf("line %d\n", i), 40))

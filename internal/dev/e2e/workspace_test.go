@@ -45,10 +45,7 @@ func TestDotDotAfterASymlinkIsTheKernels(t *testing.T) {
 	assert.Equal(t, ws(r, "plan")+"\n", res.Stdout)
 
 	// Another file: it must not share the root plan's workspace.
-	res = r.Run("", "sdd-workspace", "link/../plan.md")
-	require.Equal(t, 0, res.Code, res.Stderr)
-	assert.Equal(t, ws(r, "plan-other")+"\n", res.Stdout)
-	assert.Equal(t, "other/plan.md\n", readFile(t, filepath.Join(ws(r, "plan-other"), "plan-path")))
+	requireWorkspace(t, r, "", "link/../plan.md", ws(r, "plan-other"), "other/plan.md")
 	assert.Equal(t, "plan.md\n", readFile(t, filepath.Join(ws(r, "plan"), "plan-path")))
 
 	// Its brief is the other plan's text, in its own workspace.
@@ -62,10 +59,7 @@ func TestDotDotAfterASymlinkWithoutARootPlan(t *testing.T) {
 	// The script succeeds here (it only takes the basename); so must we,
 	// where a lexical clean looks for a plan.md at the root and fails.
 	r := symlinkedPlans(t, false)
-	res := r.Run("", "sdd-workspace", "link/../plan.md")
-	require.Equal(t, 0, res.Code, res.Stderr)
-	assert.Equal(t, ws(r, "plan")+"\n", res.Stdout)
-	assert.Equal(t, "other/plan.md\n", readFile(t, filepath.Join(ws(r, "plan"), "plan-path")))
+	requireWorkspace(t, r, "", "link/../plan.md", ws(r, "plan"), "other/plan.md")
 }
 
 func TestEverySpellingOfTheKernelsPlanIsOnePlan(t *testing.T) {
@@ -124,10 +118,7 @@ func TestForeignLedgerIsSkippedUntouched(t *testing.T) {
 	r.Write(".superpowers/sdd/plan/progress.md", foreign)
 	r.Write(".superpowers/sdd/plan/task-1-brief.md", "A's brief\n")
 
-	res := r.Run("", "sdd-workspace", "docs/b/plan.md")
-	require.Equal(t, 0, res.Code, res.Stderr)
-	assert.Equal(t, ws(r, "plan-b")+"\n", res.Stdout)
-	assert.Equal(t, "docs/b/plan.md\n", readFile(t, filepath.Join(ws(r, "plan-b"), "plan-path")))
+	requireWorkspace(t, r, "", "docs/b/plan.md", ws(r, "plan-b"), "docs/b/plan.md")
 	// Plan A's directory is exactly as it was: no marker, same files.
 	assert.NoFileExists(t, filepath.Join(ws(r, "plan"), "plan-path"))
 	assert.Equal(t, foreign, readFile(t, filepath.Join(ws(r, "plan"), "progress.md")))
@@ -137,17 +128,22 @@ func TestForeignLedgerIsSkippedUntouched(t *testing.T) {
 	assert.Len(t, entries, 2)
 
 	// Briefs and packages of B go to B's directory.
-	res = r.Run("", "task-brief", "docs/b/plan.md", "1")
+	res := r.Run("", "task-brief", "docs/b/plan.md", "1")
 	require.Equal(t, 0, res.Code, res.Stderr)
 	assert.Equal(t, "wrote "+filepath.Join(ws(r, "plan-b"), "task-1-brief.md")+": 4 lines\n", res.Stdout)
 	assert.Equal(t, "A's brief\n", readFile(t, filepath.Join(ws(r, "plan"), "task-1-brief.md")))
 
 	// Plan A itself still adopts its own directory.
-	res = r.Run("", "sdd-workspace", "docs/a/plan.md")
-	require.Equal(t, 0, res.Code, res.Stderr)
-	assert.Equal(t, ws(r, "plan")+"\n", res.Stdout)
-	assert.Equal(t, "docs/a/plan.md\n", readFile(t, filepath.Join(ws(r, "plan"), "plan-path")))
+	requireWorkspace(t, r, "", "docs/a/plan.md", ws(r, "plan"), "docs/a/plan.md")
 	assert.Equal(t, foreign, readFile(t, filepath.Join(ws(r, "plan"), "progress.md")))
+}
+
+// onlyLedger leaves r no workspace but plan's, holding progress as its
+// ledger.
+func onlyLedger(t *testing.T, r *testutil.Repo, progress string) {
+	t.Helper()
+	require.NoError(t, os.RemoveAll(filepath.Join(r.Root, ".superpowers")))
+	r.Write(".superpowers/sdd/plan/progress.md", progress)
 }
 
 func TestOwnLedgerIsAdoptedHoweverItSpellsThePlan(t *testing.T) {
@@ -161,13 +157,9 @@ func TestOwnLedgerIsAdoptedHoweverItSpellsThePlan(t *testing.T) {
 		"docs/plan.md\r", "docs/plan.md \t", // trailing CR and blanks
 	} {
 		t.Run(strings.NewReplacer("/", "_", "\r", "CR", "\t", "TAB").Replace(spelling), func(t *testing.T) {
-			require.NoError(t, os.RemoveAll(filepath.Join(r.Root, ".superpowers")))
 			own := "# SDD ledger — plan: " + spelling + "\nTask 1: base=abc\n"
-			r.Write(".superpowers/sdd/plan/progress.md", own)
-			res := r.Run("docs", "sdd-workspace", "plan.md")
-			require.Equal(t, 0, res.Code, res.Stderr)
-			assert.Equal(t, ws(r, "plan")+"\n", res.Stdout)
-			assert.Equal(t, "docs/plan.md\n", readFile(t, filepath.Join(ws(r, "plan"), "plan-path")))
+			onlyLedger(t, r, own)
+			requireWorkspace(t, r, "docs", "plan.md", ws(r, "plan"), "docs/plan.md")
 			assert.Equal(t, own, readFile(t, filepath.Join(ws(r, "plan"), "progress.md")))
 		})
 	}
@@ -192,8 +184,7 @@ func TestLedgerIdentityLineIsParsedExactly(t *testing.T) {
 		{"own, spelled with ..", ledger("docs/b/../b/plan.md"), true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			require.NoError(t, os.RemoveAll(filepath.Join(r.Root, ".superpowers")))
-			r.Write(".superpowers/sdd/plan/progress.md", c.progress)
+			onlyLedger(t, r, c.progress)
 			res := r.Run("", "sdd-workspace", "docs/b/plan.md")
 			require.Equal(t, 0, res.Code, res.Stderr)
 			if c.adopted {
@@ -235,8 +226,7 @@ func TestConcurrentCallsBesideAForeignLedger(t *testing.T) {
 	r.Write("b/plan.md", twoTasks)
 	r.Write("c/plan.md", twoTasks)
 	for round := 0; round < 3; round++ {
-		require.NoError(t, os.RemoveAll(filepath.Join(r.Root, ".superpowers")))
-		r.Write(".superpowers/sdd/plan/progress.md", ledger("c/plan.md"))
+		onlyLedger(t, r, ledger("c/plan.md"))
 		dirs := workspacesAtOnce(t, r, append(repeat("a/plan.md", 8), repeat("b/plan.md", 8)...))
 		dirA, dirB := assertOneEach(t, dirs, "a/plan.md", "b/plan.md")
 		assert.NotEqual(t, ws(r, "plan"), dirA, "the foreign ledger's directory is never handed out")

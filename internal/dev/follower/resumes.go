@@ -125,12 +125,7 @@ func Resumes() []Resume {
 		{Name: "new: no ledger", Row: "new", Scenario: walk, Cut: 3, After: "Bash Look", Walk: true,
 			Next: []string{plan, "Bash Start the run+Start task N", "Agent implementer 1 (sonnet)"}},
 		{Name: "new: only its first line", Row: "new", Scenario: walk, Cut: 5, After: "Bash Start the run+Start task N", Walk: true,
-			Edit: func(_, ws string) error {
-				if err := truncateLedger(ws, "Task 1: base="); err != nil {
-					return err
-				}
-				return os.Remove(filepath.Join(ws, "task-1-brief.md"))
-			},
+			Edit: unstarted(1),
 			Next: []string{plan, "Bash Start the run+Start task N", "Agent implementer 1 (sonnet)"}},
 		{Name: "implement", Row: "implement", Scenario: walk, Cut: 5, After: "Bash Start the run+Start task N", Walk: true,
 			Next: []string{plan, "Agent implementer 1 (sonnet)", "Bash Package"}},
@@ -144,12 +139,7 @@ func Resumes() []Resume {
 		{Name: "check", Row: "check", Scenario: walk, Cut: 8, After: "Agent reviewer 1 (sonnet)", Walk: true,
 			Next: []string{plan, "Bash ? sh check1.sh+Close+Start task N", "Agent implementer 2 (sonnet)"}},
 		{Name: "start", Row: "start", Scenario: walk, Cut: 9, After: "Bash ? sh check1.sh+Close+Start task N", Walk: true,
-			Edit: func(_, ws string) error {
-				if err := truncateLedger(ws, "Task 2: base="); err != nil {
-					return err
-				}
-				return os.Remove(filepath.Join(ws, "task-2-brief.md"))
-			},
+			Edit: unstarted(2),
 			Next: []string{plan, "Bash Start task N", "Agent implementer 2 (sonnet)"}},
 		{Name: "fix", Row: "fix", Scenario: walk, Cut: 12, After: "Agent reviewer 2 (sonnet)", Walk: true,
 			Next: []string{plan, "Agent fix 2 (sonnet)", "Bash Package"}},
@@ -239,6 +229,17 @@ func Resumes() []Resume {
 
 func ledgerPath(ws string) string { return filepath.Join(ws, "progress.md") }
 
+// unstarted takes Task n's start back: its base line and all after it,
+// and its brief, as a controller cut before it started the task left them.
+func unstarted(n int) func(_, ws string) error {
+	return func(_, ws string) error {
+		if err := truncateLedger(ws, fmt.Sprintf("Task %d: base=", n)); err != nil {
+			return err
+		}
+		return os.Remove(filepath.Join(ws, fmt.Sprintf("task-%d-brief.md", n)))
+	}
+}
+
 // truncateLedger cuts the ledger before its line that starts with prefix.
 func truncateLedger(ws, prefix string) error {
 	b, err := os.ReadFile(ledgerPath(ws))
@@ -296,9 +297,6 @@ func finalComplete(ws string) error {
 	return appendLedger(ws, "Final: complete (commits "+base+".."+head+", review clean)\n")
 }
 
-// dropFinal takes the final review back to before it began: the ledger
-// cut before its Final: base= line, and its package removed, so that the
-// resumed run must build it.
 // mergeIntoMain merges the branch into main, fast-forward: main then holds
 // every commit of it (merged early, before the final review).
 func mergeIntoMain(root string) error {
@@ -316,6 +314,9 @@ func mergeIntoMain(root string) error {
 	return nil
 }
 
+// dropFinal takes the final review back to before it began: the ledger
+// cut before its Final: base= line, and its package removed, so that the
+// resumed run must build it.
 func dropFinal(ws string) error {
 	base, head, err := finalRange(ws)
 	if err != nil {
@@ -407,8 +408,6 @@ func gitIn(root string, args ...string) error {
 	return nil
 }
 
-// rebaseUnderTheRun is a human's rebase of the run's branch onto a start
-// branch that moved on: every sha the ledger recorded is off the branch.
 // renumberUnderTheRun puts a new Task 2 into the plan, Task 2 under way
 // becoming Task 3: a human's edit of the plan while the run goes on.
 func renumberUnderTheRun(root, _ string) error {
@@ -422,6 +421,8 @@ func renumberUnderTheRun(root, _ string) error {
 	return os.WriteFile(p, []byte(plan), 0o644)
 }
 
+// rebaseUnderTheRun is a human's rebase of the run's branch onto a start
+// branch that moved on: every sha the ledger recorded is off the branch.
 func rebaseUnderTheRun(root, _ string) error {
 	branch := exec.Command("git", "symbolic-ref", "--short", "HEAD")
 	branch.Dir = root
@@ -463,15 +464,9 @@ func commitOnTheRun(root, _ string) error {
 // unblockedThenDone: Task 2's BLOCKED line, the human's word to go on,
 // then Task 2 done and the run finished.
 func unblockedThenDone(ledger string, _ []string) error {
-	for _, want := range []string{
+	return lacks("the ledger", ledger,
 		"Task 2: BLOCKED — the plan does not say which farewell\nTask 2: unblocked — the plan now says bye\n",
-		"\nTask 2: complete (commits ", "\nFinal: complete (commits ",
-	} {
-		if !strings.Contains(ledger, want) {
-			return fmt.Errorf("the ledger lacks %q:\n%s", want, ledger)
-		}
-	}
-	return nil
+		"\nTask 2: complete (commits ", "\nFinal: complete (commits ")
 }
 
 // lateReviewedThenParked: the late commit after the final fix reviewed
@@ -483,16 +478,10 @@ func lateReviewedThenParked(ledger string, _ []string) error {
 	if !ok {
 		return fmt.Errorf("the ledger has no Final: unblocked line:\n%s", ledger)
 	}
-	for _, want := range []string{
-		"\nFinal: fix round 1/1 (0 addressed, 1 open — F1 " + FinalFinding + "; commits ",
-		"\nFinal: parked — F1 " + FinalFinding + " — ruling: the index is informational\n",
-		"\nFinal: complete (commits ",
-	} {
-		if !strings.Contains(after, want) {
-			return fmt.Errorf("after the unblocked line the ledger lacks %q:\n%s", want, ledger)
-		}
-	}
-	return nil
+	return lacks("the ledger after the unblocked line", after,
+		"\nFinal: fix round 1/1 (0 addressed, 1 open — F1 "+FinalFinding+"; commits ",
+		"\nFinal: parked — F1 "+FinalFinding+" — ruling: the index is informational\n",
+		"\nFinal: complete (commits ")
 }
 
 // restartedThenDone: the record begun again on the human's word, Task 1
@@ -502,9 +491,15 @@ func restartedThenDone(ledger string, _ []string) error {
 	if !ok {
 		return fmt.Errorf("the ledger has no restart line:\n%s", ledger)
 	}
-	for _, want := range []string{"Task 1: complete (commits ", "earlier run, human confirmed)", "\nTask 2: complete (commits ", "\nFinal: complete (commits "} {
-		if !strings.Contains(after, want) {
-			return fmt.Errorf("after the restart the ledger lacks %q:\n%s", want, after)
+	return lacks("the ledger after the restart", after, "Task 1: complete (commits ", "earlier run, human confirmed)", "\nTask 2: complete (commits ", "\nFinal: complete (commits ")
+}
+
+// lacks is an error naming the first of wants that text (what) does not
+// hold; nil when it holds them all.
+func lacks(what, text string, wants ...string) error {
+	for _, want := range wants {
+		if !strings.Contains(text, want) {
+			return fmt.Errorf("%s lacks %q:\n%s", what, want, text)
 		}
 	}
 	return nil

@@ -145,9 +145,6 @@ func (adapter) Skill(a *scripted.Turns, name string) follower.Result {
 	return follower.Result{Text: follower.BaseDirPrefix + sk.Dir + "\n\n" + sk.Instructions + "\n"}
 }
 
-// Agent runs the follower's subagent with invoke_agent as the
-// generalist, on the session's model (the text's tiers name none here),
-// and reads its complete_task result.
 // Agents dispatches the follower's subagents together: several
 // invoke_agent calls in one turn, which Gemini CLI runs at once
 // (host-gemini.md, side by side).
@@ -158,24 +155,32 @@ func (adapter) Agents(a *scripted.Turns, cs []follower.AgentCall, subs []scripte
 			a.Failf("%s: only new dispatches go together", c.Description)
 		}
 		a.HandleTrimmed(c.Prompt, subs[i])
-		calls[i] = scripted.Grouped{Name: "invoke_agent", Input: map[string]any{"agent_name": c.Type, "prompt": c.Prompt}}
+		calls[i] = scripted.Grouped{Name: "invoke_agent", Input: invokeInput(c)}
 	}
 	out := make([]follower.AgentResult, len(cs))
 	for i, r := range a.CallGroup(calls) {
-		s := ParseSubagent(r)
-		var res struct{ Response string }
-		if json.Unmarshal([]byte(s.Result), &res) == nil && res.Response != "" {
-			out[i] = follower.AgentResult{Reply: strings.TrimSpace(res.Response)}
-		} else {
-			out[i] = follower.AgentResult{Reply: strings.TrimSpace(s.Result)}
-		}
+		out[i] = answer(r)
 	}
 	return out
 }
 
+// Agent runs the follower's subagent with invoke_agent as the
+// generalist, on the session's model (the text's tiers name none here),
+// and reads its complete_task result.
 func (adapter) Agent(a *scripted.Turns, c follower.AgentCall, sub scripted.Script) follower.AgentResult {
 	a.HandleTrimmed(c.Prompt, sub)
-	s := ParseSubagent(a.Call("invoke_agent", map[string]any{"agent_name": c.Type, "prompt": c.Prompt}))
+	return answer(a.Call("invoke_agent", invokeInput(c)))
+}
+
+// invokeInput is c as invoke_agent's input.
+func invokeInput(c follower.AgentCall) map[string]any {
+	return map[string]any{"agent_name": c.Type, "prompt": c.Prompt}
+}
+
+// answer is the subagent's answer in an invoke_agent result: the
+// response its complete_task gave, else the result as it came.
+func answer(r scripted.Result) follower.AgentResult {
+	s := ParseSubagent(r)
 	var res struct{ Response string }
 	if json.Unmarshal([]byte(s.Result), &res) == nil && res.Response != "" {
 		return follower.AgentResult{Reply: strings.TrimSpace(res.Response)}

@@ -41,10 +41,6 @@ func promptOf(text string) string {
 type Session = harness.EventSession[Event]
 
 // events is how a session's -o stream-json output reads (events.go).
-// Run is not harness.Events.Run: the CLI's side requests (its routing
-// classifier, its loop check) name no conversation and get the wire's
-// answer, not a script's, and a call's failure is the error mark the
-// Gemini API carries, held in every conversation.
 var events = harness.Events[Event]{CLI: "gemini", Read: ReadEvents, Line: func(e Event) string { return e.Line }, Final: final}
 
 // final is the session's last words: the assistant's texts, which
@@ -66,6 +62,11 @@ func final(events []Event) string {
 // request was answered in its schema, and no call of any conversation
 // (the subagents' among them) came back an error. Failures are the
 // test's (t.Errorf), with the transcript logged.
+//
+// Run is not harness.Events.Run: the CLI's side requests (its routing
+// classifier, its loop check) name no conversation and get the wire's
+// answer, not a script's, and a call's failure is the error mark the
+// Gemini API carries, held in every conversation.
 func (h *Host) Run(prompt string, controller scripted.Script) *Session {
 	h.T.Helper()
 	s, readErr := events.Play(h.Machine, prompt, controller, h.Env(), h.Gemini, Args(prompt)...)

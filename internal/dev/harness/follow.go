@@ -181,6 +181,29 @@ type GroupAdapter interface {
 	Agents(a *scripted.Turns, cs []follower.AgentCall, subs []scripted.Script) []follower.AgentResult
 }
 
+// Together is GroupAdapter.Agents for a host that sends the new
+// dispatches cs as calls of one message: each the call dispatch makes of
+// it, its subagent's script subs[i] over the host's view V, all of them
+// sent by send, each result read by answer. A fix round (c.Continue)
+// fails the script: it goes alone.
+func Together[D, R any, V ~struct{ *scripted.Turns }](a *scripted.Turns, cs []follower.AgentCall, subs []scripted.Script,
+	dispatch func(follower.AgentCall) D, send func([]D, []scripted.For[V]) []R,
+	answer func(*scripted.Turns, follower.AgentCall, R) follower.AgentResult) []follower.AgentResult {
+	ds := make([]D, len(cs))
+	scripts := make([]scripted.For[V], len(cs))
+	for i, c := range cs {
+		if c.Continue != "" {
+			a.Failf("%s: only new dispatches go together", c.Description)
+		}
+		ds[i], scripts[i] = dispatch(c), scripted.As[V](subs[i])
+	}
+	out := make([]follower.AgentResult, len(cs))
+	for i, r := range send(ds, scripts) {
+		out[i] = answer(a, cs[i], r)
+	}
+	return out
+}
+
 // Agents dispatches the follower's subagents for calls in one message,
 // where the host's adapter can (else one after the other, each in a
 // message of its own).

@@ -89,29 +89,30 @@ func TestInstallRedoesAnIncompleteInstall(t *testing.T) {
 	assert.FileExists(t, filepath.Join(dir, completeMarker))
 }
 
+// failedInstall is the error of an install of fake with npm for
+// platform that fails: it must leave no directory.
+func failedInstall(t *testing.T, npm, platform string) error {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "1.0.0")
+	_, err := fake.Install(context.Background(), npm, dir, platform, io.Discard)
+	assert.NoDirExists(t, dir)
+	return err
+}
+
 func TestInstallRefusesAnotherVersion(t *testing.T) {
 	npm, _ := fakeNPM(t, "0.0.1", false)
-	dir := filepath.Join(t.TempDir(), "1.0.0")
-	_, err := fake.Install(context.Background(), npm, dir, "linux-x64", io.Discard)
-	require.ErrorContains(t, err, `--version printed "fake 0.0.1", want fake 1.0.0`)
-	assert.NoDirExists(t, dir)
+	require.ErrorContains(t, failedInstall(t, npm, "linux-x64"), `--version printed "fake 0.0.1", want fake 1.0.0`)
 }
 
 func TestInstallNeedsEveryPackagesFiles(t *testing.T) {
 	npm, _ := fakeNPM(t, "1.0.0", true)
-	dir := filepath.Join(t.TempDir(), "1.0.0")
-	_, err := fake.Install(context.Background(), npm, dir, "linux-x64", io.Discard)
-	require.ErrorContains(t, err, "npm install fake-plugin@1.0.0 left no node_modules/fake-plugin/package.json")
-	assert.NoDirExists(t, dir)
+	require.ErrorContains(t, failedInstall(t, npm, "linux-x64"), "npm install fake-plugin@1.0.0 left no node_modules/fake-plugin/package.json")
 }
 
 func TestInstallRefusesAnotherPlatform(t *testing.T) {
 	npm, calls := fakeNPM(t, "1.0.0", false)
-	dir := filepath.Join(t.TempDir(), "1.0.0")
-	_, err := fake.Install(context.Background(), npm, dir, "linux-386", io.Discard)
-	require.EqualError(t, err, "no Fake build for platform linux-386")
+	require.EqualError(t, failedInstall(t, npm, "linux-386"), "no Fake build for platform linux-386")
 	assert.Empty(t, calls())
-	assert.NoDirExists(t, dir)
 }
 
 // nodeFake is a JavaScript CLI: one package for every platform, its

@@ -196,6 +196,13 @@ func skillBody(sk Skill) (string, bool) {
 	return strings.TrimLeft(rest[:i], "\n"), true
 }
 
+// Agents dispatches the follower's subagents together: several task
+// calls in one message, which OpenCode runs at once (host-opencode.md,
+// side by side).
+func (adapter) Agents(a *scripted.Turns, cs []follower.AgentCall, subs []scripted.Script) []follower.AgentResult {
+	return harness.Together(a, cs, subs, dispatch, (&Turns{a}).Tasks, answer)
+}
+
 // Agent dispatches the follower's subagent for the prompt with the task
 // tool, as OpenCode's general subagent, and returns the child session's
 // id (the task_id) and its final text. The task tool has no model: a
@@ -207,35 +214,18 @@ func skillBody(sk Skill) (string, bool) {
 // A call that continues a subagent (c.Continue, a fix round) is a task
 // call with its task_id: the prompt is the child session's next user
 // message, and its conversation's script goes on.
-// Agents dispatches the follower's subagents together: several task
-// calls in one message, which OpenCode runs at once (host-opencode.md,
-// side by side).
-func (adapter) Agents(a *scripted.Turns, cs []follower.AgentCall, subs []scripted.Script) []follower.AgentResult {
-	ds := make([]Dispatch, len(cs))
-	scripts := make([]Script, len(cs))
-	for i, c := range cs {
-		if c.Continue != "" {
-			a.Failf("%s: only new dispatches go together", c.Description)
-		}
-		ds[i] = Dispatch{Description: c.Description, Prompt: c.Prompt, SubagentType: c.Type}
-		scripts[i] = scripted.As[Turns](subs[i])
-	}
-	out := make([]follower.AgentResult, len(cs))
-	for i, tk := range (&Turns{a}).Tasks(ds, scripts) {
-		if tk.State != "completed" {
-			a.Failf("%s ended %q: %q", cs[i].Description, tk.State, scripted.Clip(tk.Result.Text, 300))
-		}
-		out[i] = follower.AgentResult{ID: tk.ID, Reply: strings.TrimSpace(tk.Report)}
-	}
-	return out
+func (adapter) Agent(a *scripted.Turns, c follower.AgentCall, sub scripted.Script) follower.AgentResult {
+	return answer(a, c, (&Turns{a}).Task(dispatch(c), scripted.As[Turns](sub)))
 }
 
-func (adapter) Agent(a *scripted.Turns, c follower.AgentCall, sub scripted.Script) follower.AgentResult {
-	var script Script
-	if sub != nil {
-		script = scripted.As[Turns](sub)
-	}
-	tk := (&Turns{a}).Task(Dispatch{Description: c.Description, Prompt: c.Prompt, SubagentType: c.Type, TaskID: c.Continue}, script)
+// dispatch is c as a task call.
+func dispatch(c follower.AgentCall) Dispatch {
+	return Dispatch{Description: c.Description, Prompt: c.Prompt, SubagentType: c.Type, TaskID: c.Continue}
+}
+
+// answer is what c's task gave the follower; the test fails on a task
+// that did not complete.
+func answer(a *scripted.Turns, c follower.AgentCall, tk Task) follower.AgentResult {
 	if tk.State != "completed" {
 		a.Failf("%s ended %q: %q", c.Description, tk.State, scripted.Clip(tk.Result.Text, 300))
 	}

@@ -131,11 +131,20 @@ func (a *Turns) Task(d Dispatch, script Script) Task {
 	if script != nil {
 		a.Handle(d.Prompt, script.Play())
 	}
+	return parseTask(a.Call("task", d.input()))
+}
+
+// input is d as the task tool's input.
+func (d Dispatch) input() map[string]any {
 	in := map[string]any{"description": d.Description, "prompt": d.Prompt, "subagent_type": d.SubagentType}
 	if d.TaskID != "" {
 		in["task_id"] = d.TaskID
 	}
-	r := a.Call("task", in)
+	return in
+}
+
+// parseTask reads a task call's result.
+func parseTask(r scripted.Result) Task {
 	t := Task{Result: r, Report: taskReport(r.Text)}
 	if m := taskRe.FindStringSubmatch(r.Text); m != nil {
 		t.ID, t.State = m[1], m[2]
@@ -151,14 +160,11 @@ func (a *Turns) Tasks(ds []Dispatch, scripts []Script) []Task {
 		if scripts[i] != nil {
 			a.Handle(d.Prompt, scripts[i].Play())
 		}
-		calls[i] = scripted.Grouped{Name: "task", Input: map[string]any{"description": d.Description, "prompt": d.Prompt, "subagent_type": d.SubagentType}}
+		calls[i] = scripted.Grouped{Name: "task", Input: d.input()}
 	}
 	out := make([]Task, len(ds))
 	for i, r := range a.CallGroup(calls) {
-		out[i] = Task{Result: r, Report: taskReport(r.Text)}
-		if m := taskRe.FindStringSubmatch(r.Text); m != nil {
-			out[i].ID, out[i].State = m[1], m[2]
-		}
+		out[i] = parseTask(r)
 	}
 	return out
 }

@@ -129,10 +129,6 @@ func ParseSubagent(text string) Subagent {
 // extension passes "Task: " and the call's task as its one message.
 const TaskPrefix = "Task: "
 
-// Dispatch runs agent (one of ~/.pi/agent/agents) on task with the
-// subagent tool; script is its model, for the conversation named by task
-// (PromptOf takes TaskPrefix off), trimmed or not (HandleTrimmed). The
-// call returns when the agent's pi process has ended.
 // Dispatches runs several subagents with subagent calls in one message,
 // and returns each one's answer, in order.
 func (a *Turns) Dispatches(agent string, tasks []string, scripts []Script) []Subagent {
@@ -150,6 +146,10 @@ func (a *Turns) Dispatches(agent string, tasks []string, scripts []Script) []Sub
 	return out
 }
 
+// Dispatch runs agent (one of ~/.pi/agent/agents) on task with the
+// subagent tool; script is its model, for the conversation named by task
+// (PromptOf takes TaskPrefix off), trimmed or not (HandleTrimmed). The
+// call returns when the agent's pi process has ended.
 func (a *Turns) Dispatch(agent, task string, script Script) Subagent {
 	if script != nil {
 		a.HandleTrimmed(task, script.Play())

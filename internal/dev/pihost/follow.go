@@ -115,38 +115,36 @@ func (ad adapter) Skill(a *scripted.Turns, name string) follower.Result {
 	})
 }
 
-// Agent runs the follower's subagent with the subagent tool as the agent
-// host-pi.md names, on Pi's default model (the text's tiers name none
-// here), and returns its last text. Pi cannot give a finished agent a
-// new message: its pi process ended with its answer.
 // Agents dispatches the follower's subagents together: several
 // subagent calls in one message, which Pi runs at once (host-pi.md, side
 // by side).
 func (adapter) Agents(a *scripted.Turns, cs []follower.AgentCall, subs []scripted.Script) []follower.AgentResult {
-	tasks := make([]string, len(cs))
-	scripts := make([]Script, len(cs))
-	for i, c := range cs {
-		if c.Continue != "" || c.Type != cs[0].Type {
-			a.Failf("%s: only new dispatches of one agent go together", c.Description)
+	for _, c := range cs {
+		if c.Type != cs[0].Type {
+			a.Failf("%s: only dispatches of one agent go together", c.Description)
 		}
-		tasks[i] = c.Prompt
-		scripts[i] = scripted.As[Turns](subs[i])
 	}
-	out := make([]follower.AgentResult, len(cs))
-	for i, s := range (&Turns{a}).Dispatches(cs[0].Type, tasks, scripts) {
-		if s.Error != "" {
-			a.Failf("%s: %s", cs[i].Description, scripted.Clip(s.Error, 500))
-		}
-		out[i] = follower.AgentResult{Reply: strings.TrimSpace(s.Answer)}
+	task := func(c follower.AgentCall) string { return c.Prompt }
+	send := func(tasks []string, scripts []Script) []Subagent {
+		return (&Turns{a}).Dispatches(cs[0].Type, tasks, scripts)
 	}
-	return out
+	return harness.Together(a, cs, subs, task, send, answer)
 }
 
+// Agent runs the follower's subagent with the subagent tool as the agent
+// host-pi.md names, on Pi's default model (the text's tiers name none
+// here), and returns its last text. Pi cannot give a finished agent a
+// new message: its pi process ended with its answer.
 func (adapter) Agent(a *scripted.Turns, c follower.AgentCall, sub scripted.Script) follower.AgentResult {
 	if c.Continue != "" {
 		a.Failf("%s: Pi cannot continue the agent %s: its pi process has ended", c.Description, c.Continue)
 	}
-	s := (&Turns{a}).Dispatch(c.Type, c.Prompt, scripted.As[Turns](sub))
+	return answer(a, c, (&Turns{a}).Dispatch(c.Type, c.Prompt, scripted.As[Turns](sub)))
+}
+
+// answer is what c's subagent call gave the follower; the test fails on
+// a call that failed.
+func answer(a *scripted.Turns, c follower.AgentCall, s Subagent) follower.AgentResult {
 	if s.Error != "" {
 		a.Failf("%s: %s", c.Description, scripted.Clip(s.Error, 500))
 	}

@@ -35,7 +35,7 @@ func TestParseRefuses(t *testing.T) {
 func TestCheck(t *testing.T) {
 	rules := Rules([]string{"Skill", "Read", "Bash(sdd-ledger:*)", "Bash(git add:*)", "Bash(git commit:*)", "Bash(sh check1.sh)"})
 	require.Len(t, rules, 4)
-	for line, ok := range map[string]bool{
+	requireAllows(t, rules, map[string]bool{
 		"sdd-ledger look 'docs/p.md' 'main'":        true,
 		"sh check1.sh && sdd-ledger close 'p.md' 1": true,
 		"sh check1.sh -x":                           false,
@@ -45,20 +45,23 @@ func TestCheck(t *testing.T) {
 		"sdd-ledger look p main && rm -rf x":        false,
 		"sdd-ledger look p main && echo $x":         false,
 		"git  add  x":                               true,
-	} {
-		err := Check(line, rules)
-		assert.Equal(t, ok, err == nil, "%q: %v", line, err)
-	}
+	})
 	// Claude Code's wildcard words, as measured in 2.1.328: a quoted path
 	// with blanks is one word.
-	rules = Rules([]string{"Bash(git -C * add *)", "Bash(git -C * commit *)"})
-	for line, ok := range map[string]bool{
+	requireAllows(t, Rules([]string{"Bash(git -C * add *)", "Bash(git -C * commit *)"}), map[string]bool{
 		"git -C '/r/my repo' add a.txt":         true,
 		"git -C '/r/my repo' commit -m 'x'":     true,
 		"git -C '/r/my repo' push":              false,
 		"git add a.txt":                         false,
 		"git -C '/r' add a && git -C '/r' push": false,
-	} {
+	})
+}
+
+// requireAllows requires Check with rules to pass each line marked true
+// and refuse each marked false.
+func requireAllows(t *testing.T, rules []Rule, lines map[string]bool) {
+	t.Helper()
+	for line, ok := range lines {
 		err := Check(line, rules)
 		assert.Equal(t, ok, err == nil, "%q: %v", line, err)
 	}

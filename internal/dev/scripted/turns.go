@@ -40,7 +40,11 @@ func (s For[V]) Play() Script {
 
 // As is s over the host's view V: a script of the follower's (a
 // subagent's, the controller's) dispatched or run with a host's calls.
+// As of nil is nil: the continued subagent's script runs on.
 func As[V ~struct{ *Turns }](s Script) For[V] {
+	if s == nil {
+		return nil
+	}
 	return func(v *V) { s(struct{ *Turns }(*v).Turns) }
 }
 

@@ -147,10 +147,7 @@ func TestSteps(t *testing.T) {
 func TestStepsCatch(t *testing.T) {
 	x := loadText(t)
 	look := "sdd-ledger look '<plan file>' '<start branch>'"
-	for name, c := range map[string]struct {
-		broken skillText
-		want   string
-	}{
+	requireCatchesEach(t, checkSteps, map[string]broken{
 		"a substitution":    {x.edit(t, skillMD, look, "sdd-ledger look '<plan file>' \"$(git branch --show-current)\""), "would wait for a person"},
 		"a variable":        {x.edit(t, skillMD, look, "p='<plan file>' && sdd-ledger look \"$p\" main"), "would wait for a person"},
 		"a redirection":     {x.edit(t, skillMD, look, look+" > '<workspace>/look.txt'"), "would wait for a person"},
@@ -160,9 +157,7 @@ func TestStepsCatch(t *testing.T) {
 		"a computed path":   {x.edit(t, skillMD, look, "ls '.superpowers/sdd/greet'"), "no allow rule names"},
 		"git allowed":       {x.edit(t, skillMD, "allowed-tools: Bash(sdd-ledger:*),", "allowed-tools: Bash(git:*), Bash(sdd-ledger:*),"), "must be exactly the plugin's commands"},
 		"a command dropped": {x.edit(t, skillMD, "allowed-tools: Bash(sdd-ledger:*), ", "allowed-tools: "), "must be exactly the plugin's commands"},
-	} {
-		t.Run(name, func(t *testing.T) { requireCatches(t, checkSteps(c.broken), c.want) })
-	}
+	})
 }
 
 // checkPlaceholders: SKILL.md's blocks use only the table's placeholders,
@@ -221,19 +216,14 @@ func TestPlaceholders(t *testing.T) {
 
 func TestPlaceholdersCatch(t *testing.T) {
 	x := loadText(t)
-	for name, c := range map[string]struct {
-		broken skillText
-		want   string
-	}{
+	requireCatchesEach(t, checkPlaceholders, map[string]broken{
 		"one not in the table":    {x.edit(t, skillMD, "sdd-ledger package '<plan file>' <N> <agent id>", "sdd-ledger package '<plan file>' <N> <agent name>"), "uses <agent name>, which the placeholder table does not list"},
 		"one the table lost":      {x.edit(t, skillMD, "| `<start branch>` |", "| start branch |"), "uses <start branch>, which the placeholder table does not list"},
 		"an unused table row":     {x.edit(t, skillMD, "| `<agent id>` |", "| `<agent id>`, `<model>` |"), "lists <model>, which no block uses"},
 		"a side file undeclared":  {x.edit(t, "skill/rare.md", "`<first>`\nand `<last>` are", "The first\nand the last are"), "uses <first>, which neither"},
 		"no table":                {x.edit(t, skillMD, "| Placeholder | Value |", "| Name | Value |"), "no placeholder table"},
 		"manual.md's own unknown": {x.edit(t, manualMD, "plan='<plan file>'", "plan='<plan path>'"), "uses <plan path>"},
-	} {
-		t.Run(name, func(t *testing.T) { requireCatches(t, checkPlaceholders(c.broken), c.want) })
-	}
+	})
 }
 
 // checkNames: every step block has a name, no two share one, and every
@@ -272,17 +262,12 @@ func TestNames(t *testing.T) {
 
 func TestNamesCatch(t *testing.T) {
 	x := loadText(t)
-	for name, c := range map[string]struct {
-		broken skillText
-		want   string
-	}{
+	requireCatchesEach(t, checkNames, map[string]broken{
 		"a block without a name": {x.edit(t, skillMD, "**Record the round** writes", "Recording the round writes"), "a block without a name"},
 		"two blocks, one name":   {x.edit(t, "skill/rare.md", "**Carry over**: when", "**Look**: when"), "a second block named \"Look\""},
 		"a mention of no block":  {x.edit(t, "skill/example.md", "**Implementer prompt**. `Status", "**Implementer brief**. `Status"), "**Implementer brief** names no block"},
 		"a mention in a table":   {x.edit(t, skillMD, "| **Start task N**, or", "| **Start the task**, or"), "**Start the task** names no block"},
-	} {
-		t.Run(name, func(t *testing.T) { requireCatches(t, checkNames(c.broken), c.want) })
-	}
+	})
 }
 
 // namedBlock is the step block called name.

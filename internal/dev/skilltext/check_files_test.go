@@ -99,18 +99,13 @@ func TestFrontMatterCatches(t *testing.T) {
 		t.Fatal(err)
 	}
 	desc := fm["description"]
-	for name, c := range map[string]struct {
-		broken skillText
-		want   string
-	}{
+	requireCatchesEach(t, checkFrontMatter, map[string]broken{
 		"a wrong name":      {x.edit(t, skillMD, "name: "+skillName, "name: sdd"), "name is"},
 		"no closing line":   {x.edit(t, skillMD, "review-package:*)\n---\n", "review-package:*)\n\n"), "front matter line"},
 		"a long listing":    {x.edit(t, skillMD, "description: "+desc, "description: "+desc+", whatever the size"+strings.Repeat(" of the plan", 3)), "too long"},
 		"an unquoted colon": {x.edit(t, skillMD, "description: "+desc, "description: Use: "+desc), "needs quoting"},
 		"an extra key":      {x.edit(t, skillMD, "description: ", "when_to_use: always\ndescription: "), "when_to_use"},
-	} {
-		t.Run(name, func(t *testing.T) { requireCatches(t, checkFrontMatter(c.broken), c.want) })
-	}
+	})
 }
 
 var (
@@ -191,10 +186,7 @@ func TestLinks(t *testing.T) {
 
 func TestLinksCatch(t *testing.T) {
 	x := loadText(t)
-	for name, c := range map[string]struct {
-		broken skillText
-		want   string
-	}{
+	requireCatchesEach(t, checkLinks, map[string]broken{
 		"a missing anchor":         {x.edit(t, skillMD, "[the ways on](rare.md#history)", "[the ways on](rare.md#the-history)"), "no heading with the anchor #the-history"},
 		"a missing file":           {x.edit(t, "docs/skill.md", "(../skill/SKILL.md)", "(../skill/skill.md)"), "no file skill/skill.md"},
 		"a missing local anchor":   {x.edit(t, skillMD, "[Before Task 1](#before-task-1)", "[Before Task 1](#before-the-first-task)"), "#before-the-first-task"},
@@ -206,7 +198,5 @@ func TestLinksCatch(t *testing.T) {
 		"a protocol link":          {x.edit(t, "docs/protocol.md", "(../skill/SKILL.md)", "(../skills/SKILL.md)"), "no file skills/SKILL.md"},
 		"a dispatch names a typo":  {x.edit(t, skillMD, "<skill dir>/implementer-prompt.md and follow it", "<skill dir>/implementer.md and follow it"), "<skill dir>/implementer.md"},
 		"a link inside the skill/": {x.edit(t, "skill/rare.md", "[SKILL.md](SKILL.md)", "[SKILL.md](Skill.md)"), "no file skill/Skill.md"},
-	} {
-		t.Run(name, func(t *testing.T) { requireCatches(t, checkLinks(c.broken), c.want) })
-	}
+	})
 }

@@ -146,10 +146,7 @@ func TestReplies(t *testing.T) {
 func TestRepliesCatch(t *testing.T) {
 	x := loadText(t)
 	const impl, rev, rr = "skill/implementer-prompt.md", "skill/task-reviewer-prompt.md", "skill/re-review-prompt.md"
-	for name, c := range map[string]struct {
-		broken skillText
-		want   string
-	}{
+	requireCatchesEach(t, checkReplies, map[string]broken{
 		"a status renamed":        {x.edit(t, impl, "| NEEDS_CONTEXT |", "| NEEDS_INFO |"), "the controller branches on"},
 		"a line dropped":          {x.edit(t, impl, "Tests: <one line: command and result>\n", ""), "the answer has 3 lines"},
 		"a label renamed":         {x.edit(t, rev, "Open: <F1", "Findings: <F1"), "the controller reads \"Open: …\""},
@@ -162,7 +159,5 @@ func TestRepliesCatch(t *testing.T) {
 		"a second block":          {x.edit(t, rr, "## Your answer\n", "## Your answer\n\n```text\nexample\n```\n"), "2 fenced blocks"},
 		"no final Spec: n/a":      {x.edit(t, rev, finalSpec, "`Spec: none`"), "Spec: n/a"},
 		"SKILL.md loses a status": {x.edit(t, skillMD, "`NEEDS_CONTEXT` (answer, dispatch again)", "`MORE` (answer, dispatch again)"), "SKILL.md never names NEEDS_CONTEXT"},
-	} {
-		t.Run(name, func(t *testing.T) { requireCatches(t, checkReplies(c.broken), c.want) })
-	}
+	})
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/sdd-go/sdd-go/internal/dev/follower"
+	"github.com/sdd-go/sdd-go/internal/dev/testutil"
 )
 
 // finalLines are the ledger's Final: lines at the end of a run.
@@ -27,14 +28,9 @@ func TestFinalFix(t *testing.T) {
 	t.Parallel()
 	t.Run("fixed", func(t *testing.T) {
 		t.Parallel()
-		repo := walkRepo(t, follower.WalkPlanPath, follower.WalkPlan)
-		r := runDirect(t, repo, follower.FinalDefectScenario(1, ""), directOptions{})
-		requireFinished(t, r)
-		got := actions(t, "", r.calls)
-		i := slices.Index(got, "Agent final reviewer 0 (opus)")
-		require.Positive(t, i)
+		repo, r := runFinalDefect(t, 1, "")
 		assert.Equal(t, []string{"Agent final reviewer 0 (opus)", "Agent fix 0 (sonnet)", "Bash Package",
-			"Agent re-reviewer 0 (sonnet)", "Bash Record the round+Close+Finish", "Say"}, got[i:])
+			"Agent re-reviewer 0 (sonnet)", "Bash Record the round+Close+Finish", "Say"}, fromFinalReview(t, r))
 		c := branchCommits(repo, "main")
 		require.Len(t, c, 6, "the final fix is the branch's last commit")
 		assert.Equal(t, "Final: fix F1", repo.Git("log", "-1", "--format=%s"))
@@ -57,14 +53,9 @@ func TestFinalFix(t *testing.T) {
 	})
 	t.Run("left open, parked", func(t *testing.T) {
 		t.Parallel()
-		repo := walkRepo(t, follower.WalkPlanPath, follower.WalkPlan)
-		r := runDirect(t, repo, follower.FinalDefectScenario(2, "park: the index is informational"), directOptions{})
-		requireFinished(t, r)
-		got := actions(t, "", r.calls)
-		i := slices.Index(got, "Agent final reviewer 0 (opus)")
-		require.Positive(t, i)
+		repo, r := runFinalDefect(t, 2, "park: the index is informational")
 		assert.Equal(t, []string{"Agent final reviewer 0 (opus)", "Agent fix 0 (sonnet)", "Bash Package",
-			"Agent re-reviewer 0 (sonnet)", "Bash Record the round", "Read rare.md", "Bash Park+Close+Finish", "Say"}, got[i:])
+			"Agent re-reviewer 0 (sonnet)", "Bash Record the round", "Read rare.md", "Bash Park+Close+Finish", "Say"}, fromFinalReview(t, r))
 		c := branchCommits(repo, "main")
 		m := repo.Git("rev-parse", "main")
 		s := func(x string) string { return short(repo, x) }
@@ -81,10 +72,29 @@ func TestFinalFix(t *testing.T) {
 	})
 	t.Run("left open, blocks", func(t *testing.T) {
 		t.Parallel()
-		repo := walkRepo(t, follower.WalkPlanPath, follower.WalkPlan)
-		r := runDirect(t, repo, follower.FinalDefectScenario(2, "block: the release reads the index"), directOptions{})
+		repo, r := runFinalDefect(t, 2, "block: the release reads the index")
 		require.True(t, strings.HasPrefix(r.final, "Final is BLOCKED: F1 "+follower.FinalFinding), r.final)
 		ledger := readFileT(t, filepath.Join(repo.Root, ".superpowers", "sdd", "greet", "progress.md"))
 		assert.True(t, strings.HasSuffix(ledger, "Final: BLOCKED — F1 "+follower.FinalFinding+": the release reads the index\n"), ledger)
 	})
+}
+
+// runFinalDefect runs the walk-through whose final review finds a defect
+// (follower.FinalDefectScenario: fixed in round fixedIn, else ruled by
+// ruling).
+func runFinalDefect(t *testing.T, fixedIn int, ruling string) (*testutil.Repo, *directRun) {
+	t.Helper()
+	repo := walkRepo(t, follower.WalkPlanPath, follower.WalkPlan)
+	return repo, runDirect(t, repo, follower.FinalDefectScenario(fixedIn, ruling), directOptions{})
+}
+
+// fromFinalReview is what a finished run did from its final review's
+// dispatch on.
+func fromFinalReview(t *testing.T, r *directRun) []string {
+	t.Helper()
+	requireFinished(t, r)
+	got := actions(t, "", r.calls)
+	i := slices.Index(got, "Agent final reviewer 0 (opus)")
+	require.Positive(t, i)
+	return got[i:]
 }

@@ -214,44 +214,40 @@ func ledgerHas(ledger string, wants ...string) []string {
 	return p
 }
 
+// fixedRun runs sc on its plan with dir's text: the run must finish with
+// each file holding its text and the ledger holding lines.
+func fixedRun(sc func() follower.Scenario, files map[string]string, lines ...string) mutantRun {
+	return func(t *testing.T, dir string) []string {
+		s := sc()
+		repo := walkRepo(t, s.Plan, follower.PlanText(s.Plan))
+		r := runDirect(t, repo, s, directOptions{skillDir: dir})
+		p := finishedRun(r)
+		for path, want := range files {
+			p = append(p, fileIs(repo.Root, path, want)...)
+		}
+		return append(p, ledgerHas(finishedLedgerOf(r, follower.Workspace(s.Plan)), lines...)...)
+	}
+}
+
 // disputeRun: a batch's fix round fixes one finding and disputes the
 // other; the re-review rules the disputed one NOT ADDRESSED (the diff does
 // not settle it), and round 2 fixes it.
-func disputeRun(t *testing.T, dir string) []string {
-	repo := walkRepo(t, follower.MicroPlanPath, follower.MicroPlan)
-	r := runDirect(t, repo, follower.MicroDisputeScenario(), directOptions{skillDir: dir})
-	p := finishedRun(r)
-	p = append(p, fileIs(repo.Root, "palette/p3.txt", "color\n")...)
-	p = append(p, fileIs(repo.Root, "palette/p5.txt", "color\n")...)
-	return append(p, ledgerHas(finishedLedgerOf(r, "color"),
-		"Task 1: fix round 1/5 (1 addressed, 1 open — F2 Task 5: "+follower.DisputedFinding+"; commits ",
-		"Task 1: fix round 2/5 (1 addressed, 0 open — none; commits ")...)
-}
+var disputeRun = fixedRun(follower.MicroDisputeScenario, map[string]string{"palette/p3.txt": "color\n", "palette/p5.txt": "color\n"},
+	"Task 1: fix round 1/5 (1 addressed, 1 open — F2 Task 5: "+follower.DisputedFinding+"; commits ",
+	"Task 1: fix round 2/5 (1 addressed, 0 open — none; commits ")
 
 // breakingFixRun: Task 2's fix brings in a defect; the re-review reports
 // it as New, numbered on from the findings it ruled on (F2), and round 2
 // fixes it.
-func breakingFixRun(t *testing.T, dir string) []string {
-	repo := walkRepo(t, follower.WalkPlanPath, follower.WalkPlan)
-	r := runDirect(t, repo, follower.BreakingFixScenario(), directOptions{skillDir: dir})
-	p := finishedRun(r)
-	p = append(p, fileIs(repo.Root, "greet.txt", "hello\n")...)
-	return append(p, ledgerHas(finishedLedger(r),
-		"Task 2: fix round 1/5 (1 addressed, 1 open — F2 "+follower.BrokenByFix+"; commits ",
-		"Task 2: fix round 2/5 (1 addressed, 0 open — none; commits ")...)
-}
+var breakingFixRun = fixedRun(follower.BreakingFixScenario, map[string]string{"greet.txt": "hello\n"},
+	"Task 2: fix round 1/5 (1 addressed, 1 open — F2 "+follower.BrokenByFix+"; commits ",
+	"Task 2: fix round 2/5 (1 addressed, 0 open — none; commits ")
 
 // reopenRun: Task 3's Minor finding is deferred; the final review finds
 // the ledger's line of it must be fixed now, and the final fix fixes it.
-func reopenRun(t *testing.T, dir string) []string {
-	repo := walkRepo(t, follower.WalkPlanPath, follower.WalkPlan)
-	r := runDirect(t, repo, follower.ReopenScenario(), directOptions{skillDir: dir})
-	p := finishedRun(r)
-	p = append(p, fileIs(repo.Root, "index.txt", "greet.txt\nbye.txt\n")...)
-	return append(p, ledgerHas(finishedLedger(r),
-		"Task 3: minor (deferred): "+follower.ReopenedMinor,
-		"Final: fix round 1/1 (1 addressed, 0 open — none; commits ")...)
-}
+var reopenRun = fixedRun(follower.ReopenScenario, map[string]string{"index.txt": "greet.txt\nbye.txt\n"},
+	"Task 3: minor (deferred): "+follower.ReopenedMinor,
+	"Final: fix round 1/1 (1 addressed, 0 open — none; commits ")
 
 // gitSpanRe is a git command the controller's words give the human.
 var gitSpanRe = regexp.MustCompile("`(git [^`]+)`")

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -229,12 +230,21 @@ func manualWorkspaceProblems(t *testing.T, x skillText, shell string, cases []ws
 	return p
 }
 
-func TestManualWorkspace(t *testing.T) {
+// requireRecipeClean requires the recipe problems runs to make, in each
+// POSIX shell, what the commands make.
+func requireRecipeClean(t *testing.T, problems func(t *testing.T, x skillText, shell string) []string) {
+	t.Helper()
 	requireBinaries(t)
 	x := loadText(t)
 	for _, sh := range posixShells(t) {
-		requireClean(t, manualWorkspaceProblems(t, x, sh, wsCases()))
+		requireClean(t, problems(t, x, sh))
 	}
+}
+
+func TestManualWorkspace(t *testing.T) {
+	requireRecipeClean(t, func(t *testing.T, x skillText, sh string) []string {
+		return manualWorkspaceProblems(t, x, sh, wsCases())
+	})
 }
 
 // briefPlans are plans whose task boundaries are easy to get wrong.
@@ -289,11 +299,7 @@ func manualBriefProblems(t *testing.T, x skillText, shell string) []string {
 }
 
 func TestManualBrief(t *testing.T) {
-	requireBinaries(t)
-	x := loadText(t)
-	for _, sh := range posixShells(t) {
-		requireClean(t, manualBriefProblems(t, x, sh))
-	}
+	requireRecipeClean(t, manualBriefProblems)
 }
 
 // manualPackageProblems runs the package recipe, with $b and $h set as
@@ -356,11 +362,7 @@ func takePackages(t *testing.T, workspace, root string) map[string]string {
 }
 
 func TestManualPackage(t *testing.T) {
-	requireBinaries(t)
-	x := loadText(t)
-	for _, sh := range posixShells(t) {
-		requireClean(t, manualPackageProblems(t, x, sh))
-	}
+	requireRecipeClean(t, manualPackageProblems)
 }
 
 func TestManualCatches(t *testing.T) {
@@ -368,56 +370,37 @@ func TestManualCatches(t *testing.T) {
 	sh := posixShells(t)[0]
 	x := loadText(t)
 	cases := wsCases()
-	pick := func(names ...string) []wsCase {
-		var out []wsCase
-		for _, c := range cases {
-			for _, n := range names {
-				if c.name == n {
-					out = append(out, c)
+	// workspace runs the workspace recipe on the cases of these names.
+	workspace := func(names ...string) func(*testing.T, skillText, string) []string {
+		return func(t *testing.T, x skillText, sh string) []string {
+			var picked []wsCase
+			for _, c := range cases {
+				if slices.Contains(names, c.name) {
+					picked = append(picked, c)
 				}
 			}
+			require.Len(t, picked, len(names))
+			return manualWorkspaceProblems(t, x, sh, picked)
 		}
-		require.Len(t, out, len(names))
-		return out
 	}
-	t.Run("no .gitignore", func(t *testing.T) {
-		broken := x.edit(t, manualMD, "printf '*\\n' > \"$sdd/.gitignore\"\n", "")
-		requireCatches(t, manualWorkspaceProblems(t, broken, sh, pick("fresh")), "other files than sdd-workspace")
-	})
-	t.Run("a gone plan adopted", func(t *testing.T) {
-		broken := x.edit(t, manualMD, "[ \"${rel#./}\" = \"$id\" ] || continue", "true")
-		requireCatches(t, manualWorkspaceProblems(t, broken, sh, pick("no marker, a ledger of a plan that is gone: skipped")), "the recipe picks")
-	})
-	t.Run("no second name", func(t *testing.T) {
-		broken := x.edit(t, manualMD, "1) ws=$sdd/$(fit \"$slug-$parent\" '') ;;", "1) ws=$sdd/$(fit \"$slug-$parent\" '-1') ;;")
-		requireCatches(t, manualWorkspaceProblems(t, broken, sh, pick("taken by another plan's marker")), "the recipe picks")
-	})
-	t.Run("a marker without a newline", func(t *testing.T) {
-		broken := x.edit(t, manualMD, "mkdir \"$ws\" && printf '%s\\n' \"$id\"", "mkdir \"$ws\" && printf '%s' \"$id\"")
-		requireCatches(t, manualWorkspaceProblems(t, broken, sh, pick("fresh")), "plan-path")
-	})
-	t.Run("long names not cut", func(t *testing.T) {
-		broken := x.edit(t, manualMD, "  STEM=$1 TAIL=$2 MAX=$max", "  STEM=$1 TAIL=$2 MAX=9999")
-		requireCatches(t, manualWorkspaceProblems(t, broken, sh, pick("a long name taken")), "the recipe exits")
-	})
-	t.Run("a character split", func(t *testing.T) {
-		broken := x.edit(t, manualMD, "k < 3 && n > 1", "k < 0 && n > 1")
-		requireCatches(t, manualWorkspaceProblems(t, broken, sh, pick("a long name taken, cut before a character")), "the recipe picks")
-	})
-	t.Run("headings in fences", func(t *testing.T) {
-		broken := x.edit(t, manualMD, "/^```/ { fenced = !fenced } ", "")
-		requireCatches(t, manualBriefProblems(t, broken, sh), "fences and Task 12")
-	})
-	t.Run("Task 1 runs into Task 12", func(t *testing.T) {
-		broken := x.edit(t, manualMD, `(h want "([^0-9]|$)")`, `(h want)`)
-		requireCatches(t, manualBriefProblems(t, broken, sh), "task 1: the recipe writes")
-	})
-	t.Run("less context", func(t *testing.T) {
-		broken := x.edit(t, manualMD, "git diff -U10", "git diff -U3")
-		requireCatches(t, manualPackageProblems(t, broken, sh), "other files than review-package")
-	})
-	t.Run("full shas in the name", func(t *testing.T) {
-		broken := x.edit(t, manualMD, "review-$(git rev-parse --short \"$b\")", "review-$b")
-		requireCatches(t, manualPackageProblems(t, broken, sh), "other files than review-package")
-	})
+	for _, c := range []struct {
+		name, old, new string
+		problems       func(*testing.T, skillText, string) []string
+		want           string
+	}{
+		{"no .gitignore", "printf '*\\n' > \"$sdd/.gitignore\"\n", "", workspace("fresh"), "other files than sdd-workspace"},
+		{"a gone plan adopted", "[ \"${rel#./}\" = \"$id\" ] || continue", "true", workspace("no marker, a ledger of a plan that is gone: skipped"), "the recipe picks"},
+		{"no second name", "1) ws=$sdd/$(fit \"$slug-$parent\" '') ;;", "1) ws=$sdd/$(fit \"$slug-$parent\" '-1') ;;", workspace("taken by another plan's marker"), "the recipe picks"},
+		{"a marker without a newline", "mkdir \"$ws\" && printf '%s\\n' \"$id\"", "mkdir \"$ws\" && printf '%s' \"$id\"", workspace("fresh"), "plan-path"},
+		{"long names not cut", "  STEM=$1 TAIL=$2 MAX=$max", "  STEM=$1 TAIL=$2 MAX=9999", workspace("a long name taken"), "the recipe exits"},
+		{"a character split", "k < 3 && n > 1", "k < 0 && n > 1", workspace("a long name taken, cut before a character"), "the recipe picks"},
+		{"headings in fences", "/^```/ { fenced = !fenced } ", "", manualBriefProblems, "fences and Task 12"},
+		{"Task 1 runs into Task 12", `(h want "([^0-9]|$)")`, `(h want)`, manualBriefProblems, "task 1: the recipe writes"},
+		{"less context", "git diff -U10", "git diff -U3", manualPackageProblems, "other files than review-package"},
+		{"full shas in the name", "review-$(git rev-parse --short \"$b\")", "review-$b", manualPackageProblems, "other files than review-package"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			requireCatches(t, c.problems(t, x.edit(t, manualMD, c.old, c.new), sh), c.want)
+		})
+	}
 }

@@ -42,7 +42,7 @@ func sideRun(t *testing.T, dir string) []string {
 	repo := walkRepo(t, sc.Plan, plan)
 	sc.Human = follower.Human{Answered: true, Side: 3}
 	r := runDirect(t, repo, sc, directOptions{skillDir: dir})
-	p := finished(r)
+	p := finishedRun(r)
 	d := countDispatches(r.calls)
 	if s, all := dispatchSteps(r.calls), d.implementers+d.reviewers+d.fixes; 10*s > 6*all {
 		p = append(p, fmt.Sprintf("%d dispatch steps for %d dispatches", s, all))
@@ -54,14 +54,14 @@ func sideRun(t *testing.T, dir string) []string {
 // on Codex's file: Task 1's check runs in its worktree.
 func sideWalkRun(t *testing.T, dir string) []string {
 	repo := walkRepo(t, follower.SidePlanPath, follower.SidePlan)
-	return finished(runDirect(t, repo, follower.SideScenario(2), directOptions{skillDir: dir, host: "codex"}))
+	return finishedRun(runDirect(t, repo, follower.SideScenario(2), directOptions{skillDir: dir, host: "codex"}))
 }
 
 // sideWalkClaudeRun is sideWalkRun on Claude Code's file, whose
 // session keeps a command's cd for the next one.
 func sideWalkClaudeRun(t *testing.T, dir string) []string {
 	repo := walkRepo(t, follower.SidePlanPath, follower.SidePlan)
-	return finished(runDirect(t, repo, follower.SideScenario(2), directOptions{skillDir: dir}))
+	return finishedRun(runDirect(t, repo, follower.SideScenario(2), directOptions{skillDir: dir}))
 }
 
 // joinedRun resumes from the state "joined: a merge commit to check" and
@@ -76,7 +76,7 @@ func joinedRun(t *testing.T, dir string) []string {
 	if len(got) < 3+len(c.Next) || strings.Join(got[3:3+len(c.Next)], "|") != strings.Join(c.Next, "|") {
 		return []string{fmt.Sprintf("after the cut: %q, the state says %q", got, c.Next)}
 	}
-	return finished(r)
+	return finishedRun(r)
 }
 
 // sideQuestionRun is the walk-through's plan with Files lists, the human
@@ -88,15 +88,6 @@ func sideQuestionRun(t *testing.T, dir string) []string {
 		return []string{"the run did not ask how many tasks at a time: " + r.final}
 	}
 	return nil
-}
-
-// finished says what kept a run from finishing cleanly.
-func finished(r *directRun) []string {
-	var p []string
-	if !strings.HasPrefix(r.final, "Done: ") {
-		p = append(p, "the run did not finish: "+r.final)
-	}
-	return append(p, failedCalls(r.calls)...)
 }
 
 // scenarioRun runs sc to its end and requires it to finish cleanly, then

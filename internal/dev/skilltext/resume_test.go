@@ -268,6 +268,19 @@ func snapshotTree(t *testing.T, dir string) map[string]string {
 	return out
 }
 
+// resumeEarlierDone resumes after ask with the human's answer that
+// Task 1 was done by the earlier run: the answer is recorded in the call
+// that starts Task 2, and the run finishes.
+func resumeEarlierDone(t *testing.T, repo *testutil.Repo, ask *directRun) *directRun {
+	t.Helper()
+	sc := follower.WalkScenario()
+	sc.Human = follower.Human{Answered: true, Done: []follower.Earlier{{N: 1, First: 1, Last: 2}}}
+	r := resumeRun(t, repo, ask, sc, "")
+	requireNext(t, "", r, "Read greet.md", "Read rare.md", "Bash Start the run+Earlier run, done", "Bash Start task N", "Agent implementer 2 (sonnet)")
+	requireFinished(t, r)
+	return r
+}
+
 // earlierDoneLedger is the start of the ledger that records Task 1 as done
 // by an earlier run.
 func earlierDoneLedger(repo *testutil.Repo) string {
@@ -299,11 +312,7 @@ func TestResumeIdentityOnlyLedger(t *testing.T) {
 	assert.Contains(t, ask.final, "greet.txt")
 	assert.Equal(t, before, snapshotTree(t, ws), "nothing is written before the human answers")
 
-	sc := follower.WalkScenario()
-	sc.Human = follower.Human{Answered: true, Done: []follower.Earlier{{N: 1, First: 1, Last: 2}}}
-	r := resumeRun(t, repo, ask, sc, "")
-	requireNext(t, "", r, "Read greet.md", "Read rare.md", "Bash Start the run+Earlier run, done", "Bash Start task N", "Agent implementer 2 (sonnet)")
-	requireFinished(t, r)
+	r := resumeEarlierDone(t, repo, ask)
 	got := finishedLedger(r)
 	require.True(t, strings.HasPrefix(got, earlierDoneLedger(repo)), got)
 }
@@ -326,11 +335,7 @@ func TestResumeFlatLedger(t *testing.T) {
 	assert.Contains(t, ask.final, "Task 1: greeting — done")
 	assert.NoFileExists(t, filepath.Join(ws, "progress.md"))
 
-	sc := follower.WalkScenario()
-	sc.Human = follower.Human{Answered: true, Done: []follower.Earlier{{N: 1, First: 1, Last: 2}}}
-	r := resumeRun(t, repo, ask, sc, "")
-	requireNext(t, "", r, "Read greet.md", "Read rare.md", "Bash Start the run+Earlier run, done", "Bash Start task N", "Agent implementer 2 (sonnet)")
-	requireFinished(t, r)
+	r := resumeEarlierDone(t, repo, ask)
 	got := finishedLedger(r)
 	require.True(t, strings.HasPrefix(got, strings.Replace(earlierDoneLedger(repo), "\nTask 1: settled", "\nTask 1: minor (deferred): greet.txt lacks a trailing comment\nTask 1: settled", 1)), got)
 	assert.Equal(t, flatText, readFileT(t, flat), "the flat ledger is never edited")

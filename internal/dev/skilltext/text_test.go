@@ -320,8 +320,20 @@ func requireCatches(t *testing.T, problems []string, want string) {
 	assert.Fail(t, "the check misses the break", "no problem holds %q; it found:\n%s", want, strings.Join(problems, "\n"))
 }
 
-// posixShells are the shells the blocks and recipes are read and run
-// with: sh first, then bash, the host's; the test skips without them.
+// broken is a broken copy of the text; a check must find a problem holding want.
+type broken struct {
+	text skillText
+	want string
+}
+
+// requireCatchesEach requires check to report each break, a subtest each.
+func requireCatchesEach(t *testing.T, check func(skillText) []string, breaks map[string]broken) {
+	t.Helper()
+	for name, b := range breaks {
+		t.Run(name, func(t *testing.T) { requireCatches(t, check(b.text), b.want) })
+	}
+}
+
 // fullOnly skips t under go test -short (make test), which keeps the
 // walk-throughs and the checks of the text: the runs that hold the text
 // state by state and mutant by mutant are make test-full's.

@@ -179,19 +179,14 @@ func TestUsageCatches(t *testing.T) {
 	usages := realUsages(t)
 	x := loadText(t)
 	const task = "sdd-ledger task '<plan file>' <N>\n"
-	for name, c := range map[string]struct {
-		broken skillText
-		want   string
-	}{
+	requireCatchesEach(t, func(x skillText) []string { return checkUsage(x, usages) }, map[string]broken{
 		"an extra argument":  {x.edit(t, skillMD, "sdd-ledger round '<plan file>' <N>\n", "sdd-ledger round '<plan file>' <N> 2\n"), "the block passes 3"},
 		"a missing argument": {x.edit(t, skillMD, "sdd-ledger look '<plan file>' '<start branch>'", "sdd-ledger look '<plan file>'"), "the block passes 1"},
 		"arguments swapped":  {x.edit(t, skillMD, task, "sdd-ledger task <N> '<plan file>'\n"), "PLAN_FILE is <N>"},
 		"a typed head":       {x.edit(t, skillMD, "sdd-ledger package '<plan file>' <N> <agent id>", "sdd-ledger package '<plan file>' <N> HEAD~1"), "AGENT_ID is HEAD~1"},
 		"an unknown verb":    {x.edit(t, skillMD, "sdd-ledger round '<plan file>' <N>", "sdd-ledger record '<plan file>' <N>"), "no verb \"record\""},
 		"a verb no step":     {x.edit(t, "skill/rare.md", "sdd-ledger carry '<plan file>' '<old workspace>'", "sdd-ledger look '<plan file>' '<start branch>'"), "no step of the skill runs sdd-ledger carry"},
-	} {
-		t.Run(name, func(t *testing.T) { requireCatches(t, checkUsage(c.broken, usages), c.want) })
-	}
+	})
 }
 
 // rawWords splits a command at the blanks outside single quotes, keeping

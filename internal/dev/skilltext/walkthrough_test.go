@@ -36,6 +36,16 @@ func walkRepo(t *testing.T, planPath, plan string) *testutil.Repo {
 	return repo
 }
 
+// runToTheEnd runs sc in a repository whose sc.Plan holds plan, and
+// requires the run to finish.
+func runToTheEnd(t *testing.T, plan string, sc follower.Scenario) (*testutil.Repo, *directRun) {
+	t.Helper()
+	repo := walkRepo(t, sc.Plan, plan)
+	r := runDirect(t, repo, sc, directOptions{})
+	requireFinished(t, r)
+	return repo, r
+}
+
 // controllerCalls are the controller's tool calls (its Say ends a turn and
 // is no tool call).
 func controllerCalls(calls []directCall) []directCall {
@@ -406,9 +416,7 @@ func packageReads(calls []directCall) map[string][]string {
 // role file says, and never whole (the host refuses that).
 func TestWalkThroughLargePackage(t *testing.T) {
 	t.Parallel()
-	repo := walkRepo(t, follower.BigPlanPath, follower.BigPlan)
-	r := runDirect(t, repo, follower.BigScenario(7500), directOptions{})
-	requireFinished(t, r)
+	repo, r := runToTheEnd(t, follower.BigPlan, follower.BigScenario(7500))
 	t.Log(walkLine("large package", 2, countDispatches(r.calls), r.calls))
 	parts := []string{"1/2000", "2001/2000", "4001/2000", "6001/2000"}
 	require.Equal(t, map[string][]string{
@@ -433,9 +441,7 @@ func TestWalkThroughLargePackage(t *testing.T) {
 // rest; read in parts of 2000 lines, it sees every line.
 func TestWalkThroughPackageOver2000Lines(t *testing.T) {
 	t.Parallel()
-	repo := walkRepo(t, follower.BigPlanPath, follower.BigPlan)
-	r := runDirect(t, repo, follower.BigScenario(4000), directOptions{})
-	requireFinished(t, r)
+	_, r := runToTheEnd(t, follower.BigPlan, follower.BigScenario(4000))
 	require.Equal(t, []string{"1/2000", "2001/2000", "4001/2000"}, packageReads(r.calls)["agent-2"])
 	t.Log(walkLine("package over 2000 lines", 2, countDispatches(r.calls), r.calls))
 }
@@ -452,9 +458,7 @@ var writingPlan = strings.NewReplacer("newline.\n\n", "newline.\n\n---\n\n", "##
 // would hold the whole plan (the implementer stub says so).
 func TestWalkThroughWritingPlansFormat(t *testing.T) {
 	t.Parallel()
-	repo := walkRepo(t, follower.WalkPlanPath, writingPlan)
-	r := runDirect(t, repo, follower.WalkScenario(), directOptions{})
-	requireFinished(t, r)
+	_, r := runToTheEnd(t, writingPlan, follower.WalkScenario())
 	require.Equal(t, "## Global Constraints\n- Plain text files only, each ending with a newline.\n\n\n",
 		readFileT(t, filepath.Join(r.keep, "greet", "constraints.md")), "the rule that closes the header is no constraint")
 	t.Log(walkLine("writing-plans format", 3, countDispatches(r.calls), r.calls))
@@ -466,9 +470,7 @@ func TestWalkThroughWritingPlansFormat(t *testing.T) {
 // with its own line, then the final review; dispatches I + R ≤ 4.
 func TestWalkThroughMicroTasks(t *testing.T) {
 	t.Parallel()
-	repo := walkRepo(t, follower.MicroPlanPath, follower.MicroPlan)
-	r := runDirect(t, repo, follower.MicroScenario(), directOptions{})
-	requireFinished(t, r)
+	repo, r := runToTheEnd(t, follower.MicroPlan, follower.MicroScenario())
 	d := countDispatches(r.calls)
 	t.Log(walkLine("micro-tasks", follower.MicroTasks, d, r.calls))
 	if d.implementers+d.reviewers > 4 {
@@ -495,9 +497,7 @@ func TestWalkThroughMicroTasks(t *testing.T) {
 // one close completes every task.
 func TestWalkThroughMicroTasksFixLoop(t *testing.T) {
 	t.Parallel()
-	repo := walkRepo(t, follower.MicroPlanPath, follower.MicroPlan)
-	r := runDirect(t, repo, follower.MicroDefectScenario(), directOptions{})
-	requireFinished(t, r)
+	repo, r := runToTheEnd(t, follower.MicroPlan, follower.MicroDefectScenario())
 	d := countDispatches(r.calls)
 	t.Log(walkLine("micro-tasks with a fix", follower.MicroTasks, d, r.calls))
 	if d.implementers != 1 || d.fixes != 1 {
@@ -519,9 +519,7 @@ func TestWalkThroughMicroTasksFixLoop(t *testing.T) {
 // the reviewer judges the tree, and the run finishes.
 func TestWalkThroughWorkAlreadyDone(t *testing.T) {
 	t.Parallel()
-	repo := walkRepo(t, follower.WalkPlanPath, follower.WalkPlan)
-	r := runDirect(t, repo, follower.DoneBeforeScenario(), directOptions{})
-	requireFinished(t, r)
+	_, r := runToTheEnd(t, follower.WalkPlan, follower.DoneBeforeScenario())
 	require.Empty(t, failedCalls(r.calls))
 	ledger := finishedLedger(r)
 	require.Regexp(t, `(?m)^Task 3: complete \(commits ([0-9a-f]+)\.\.([0-9a-f]+), review clean\)$`, ledger)
@@ -540,9 +538,7 @@ func TestWalkThroughSideQuestion(t *testing.T) {
 	r := runDirect(t, repo, follower.SideScenario(0), directOptions{})
 	require.Contains(t, r.final, "Tasks 1 and 2 need nothing of each other: how many tasks may run at a time", "the question before Task 1")
 
-	repo = walkRepo(t, follower.SidePlanPath, follower.SidePlan)
-	r = runDirect(t, repo, follower.SideScenario(1), directOptions{})
-	requireFinished(t, r)
+	_, r = runToTheEnd(t, follower.SidePlan, follower.SideScenario(1))
 	require.Contains(t, finishedLedgerOf(r, "greet-side"), "\nRun: side by side — 1 at a time\n", "the answer, recorded")
 	var starts []string
 	for _, k := range controllerCalls(r.calls) {

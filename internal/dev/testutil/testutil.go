@@ -7,6 +7,8 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"flag"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -136,6 +138,25 @@ func CleanupBinaries() {
 		}
 		return true
 	})
+}
+
+// MainWithBinaries is a TestMain that builds the commands
+// (BuildBinaries), hands their directory to ready, runs the tests, removes
+// what it built and exits with their status; a failed build or ready
+// exits 1 before any test.
+func MainWithBinaries(m *testing.M, ready func(binDir string) error) {
+	flag.Parse()
+	dir, err := BuildBinaries()
+	if err == nil {
+		err = ready(dir)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	CleanupBinaries()
+	os.Exit(code)
 }
 
 // Build is one set of the commands' binaries.

@@ -46,19 +46,13 @@ func TestMain(m *testing.M) {
 		time.Sleep(time.Minute)
 		os.Exit(0)
 	}
-	flag.Parse()
-	dir, err := testutil.BuildBinaries()
-	if err == nil && os.Getenv(testutil.BinDirEnv) == "" {
-		err = buildInstaller(dir)
-	}
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	binDir = dir
-	code := m.Run()
-	testutil.CleanupBinaries()
-	os.Exit(code)
+	testutil.MainWithBinaries(m, func(dir string) error {
+		binDir = dir
+		if os.Getenv(testutil.BinDirEnv) != "" {
+			return nil
+		}
+		return buildInstaller(dir)
+	})
 }
 
 // buildInstaller adds install-skill.exe to the binaries BuildBinaries made
