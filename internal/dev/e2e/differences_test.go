@@ -24,6 +24,7 @@ const twoTasks = "# Plan\n\n## Task 1: first\n\nDo one.\n\n## Task 2: second\n\n
 
 // planRepo is a repository with twoTasks as its plan.md, not committed.
 func planRepo(t *testing.T) *testutil.Repo {
+	t.Helper()
 	r := testutil.NewRepo(t)
 	r.Write("plan.md", twoTasks)
 	return r

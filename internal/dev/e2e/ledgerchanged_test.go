@@ -25,6 +25,7 @@ func renumber(plan string) string {
 // committedBatch is a run of microPlan(3) whose three tasks are one
 // batch, begun and committed, not yet packaged.
 func committedBatch(t *testing.T) *ledgerRun {
+	t.Helper()
 	l := newMicroRun(t, 3)
 	l.run("start", "plan.md")
 	l.run("task", "plan.md", "1", "3")
