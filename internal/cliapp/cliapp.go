@@ -119,7 +119,7 @@ func Main(cmd Command) int {
 	// A signal that came while the command was ending anyway (sent to the
 	// process group, it also killed git: 128+N, or "file too large" for
 	// SIGXFSZ) ends it silently, before any failure is printed.
-	if sig := h.caught(); sig != nil {
+	if sig := h.caught(err); sig != nil {
 		atomicfile.RemoveTracked()
 		die(sig)
 	}
