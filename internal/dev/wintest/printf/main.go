@@ -47,23 +47,12 @@ func expand(f string) ([]byte, error) {
 			continue
 		}
 		i++
-		switch e := f[i]; e {
-		case 'n':
-			b = append(b, '\n')
-		case 'r':
-			b = append(b, '\r')
-		case 't':
-			b = append(b, '\t')
-		case 'v':
-			b = append(b, '\v')
-		case 'f':
-			b = append(b, '\f')
-		case 'a':
-			b = append(b, '\a')
-		case 'b':
-			b = append(b, '\b')
-		case '\\', '"':
-			b = append(b, e)
+		e := f[i]
+		if c, ok := escapes[e]; ok {
+			b = append(b, c)
+			continue
+		}
+		switch e {
 		case 'x':
 			v, n := 0, 0
 			for ; n < 2 && i+1 < len(f) && isHex(f[i+1]); n++ {
@@ -88,6 +77,10 @@ func expand(f string) ([]byte, error) {
 	}
 	return b, nil
 }
+
+// escapes are the one-letter escapes: \n is a newline, \\ a backslash, and
+// so on.
+var escapes = map[byte]byte{'n': '\n', 'r': '\r', 't': '\t', 'v': '\v', 'f': '\f', 'a': '\a', 'b': '\b', '\\': '\\', '"': '"'}
 
 func isHex(c byte) bool { return '0' <= c && c <= '9' || 'a' <= c|0x20 && c|0x20 <= 'f' }
 
