@@ -128,8 +128,17 @@ func genPathOutfile(r *rand.Rand, cwd string) (string, []node) {
 		{path: sub, kind: 'd', perm: 0o755},
 		{path: cwd + "/ld", kind: 'l', target: target},
 	}
-	decoy := func(p string) node {
-		return node{path: p, kind: 'f', perm: 0o644, data: []byte("decoy: a lexical clean wrote here\n")}
+	// throughLink is out, relative to cwd or (with chance abs) absolute,
+	// and nodes with, half the time, a decoy at cwd/decoy: where a lexical
+	// clean of out would write.
+	throughLink := func(nodes []node, decoy, out string, abs float64) (string, []node) {
+		if chance(r, 0.5) {
+			nodes = append(nodes, node{path: cwd + "/" + decoy, kind: 'f', perm: 0o644, data: []byte("decoy: a lexical clean wrote here\n")})
+		}
+		if chance(r, abs) {
+			out = "$ROOT/" + cwd + "/" + out
+		}
+		return out, nodes
 	}
 	switch r.IntN(6) {
 	case 0, 1:
@@ -137,24 +146,9 @@ func genPathOutfile(r *rand.Rand, cwd string) (string, []node) {
 		if chance(r, 0.5) {
 			nodes = append(nodes, node{path: path.Dir(sub) + "/target.md", kind: 'f', perm: 0o600, data: []byte("old target\n")})
 		}
-		if chance(r, 0.5) {
-			nodes = append(nodes, decoy(cwd+"/target.md"))
-		}
-		out := "ld/out.md"
-		if chance(r, 0.4) {
-			out = "$ROOT/" + cwd + "/ld/out.md"
-		}
-		return out, nodes
+		return throughLink(nodes, "target.md", "ld/out.md", 0.4)
 	case 2, 3:
-		nodes := link
-		if chance(r, 0.5) {
-			nodes = append(nodes, decoy(cwd+"/out.md"))
-		}
-		out := "ld/../out.md"
-		if chance(r, 0.3) {
-			out = "$ROOT/" + cwd + "/ld/../out.md"
-		}
-		return out, nodes
+		return throughLink(link, "out.md", "ld/../out.md", 0.3)
 	case 4:
 		return "./x/../out.md", []node{{path: cwd + "/x", kind: 'd', perm: 0o755}}
 	default:
