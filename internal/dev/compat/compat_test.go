@@ -109,6 +109,30 @@ func uses(cmd, data string) func(*Scenario) bool {
 	}
 }
 
+// mutation is a bash snippet in place of a command (mutate, as
+// wrappers takes it) and what catches it: the scenarios able to show it,
+// and the command every FAIL line must then name.
+type mutation struct {
+	name      string
+	mutate    map[string]string
+	scenarios func(*Scenario) bool
+	command   string
+}
+
+// requireCaught runs m's scenarios with ref as the reference and oursBin
+// as ours, one of them mutated by m: the checker must fail some, and
+// every failure must involve m's command.
+func requireCaught(t *testing.T, ref, oursBin string, m mutation) {
+	t.Helper()
+	sum, out := runChecker(t, ref, oursBin, mutationScenarios, m.scenarios)
+	require.Positive(t, sum.Failed, out)
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		if strings.HasPrefix(l, "FAIL ") {
+			assert.Contains(t, l, m.command, "every failure involves the mutated command")
+		}
+	}
+}
+
 func TestIdentityReferenceIsClean(t *testing.T) {
 	t.Parallel()
 	o := ours(t)
@@ -122,12 +146,7 @@ func TestIdentityReferenceIsClean(t *testing.T) {
 func TestMutationsAreCaught(t *testing.T) {
 	t.Parallel()
 	o := ours(t)
-	for _, tc := range []struct {
-		name      string
-		mutate    map[string]string
-		scenarios func(*Scenario) bool // the scenarios able to show it
-		command   string               // the command the FAIL lines must name
-	}{
+	for _, m := range []mutation{
 		{
 			name: "task-brief strips carriage returns",
 			mutate: map[string]string{"task-brief": `out=$("$OURS" "$@"); rc=$?
@@ -153,15 +172,9 @@ printf '*\n!keep\n' > "$out/../.gitignore"`},
 			command:   "sdd-workspace",
 		},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
+		t.Run(m.name, func(t *testing.T) {
 			t.Parallel()
-			sum, out := runChecker(t, wrappers(t, o, tc.mutate), o, mutationScenarios, tc.scenarios)
-			require.Positive(t, sum.Failed, out)
-			for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
-				if strings.HasPrefix(l, "FAIL ") {
-					assert.Contains(t, l, tc.command, "every failure involves the mutated command")
-				}
-			}
+			requireCaught(t, wrappers(t, o, m.mutate), o, m)
 		})
 	}
 }
@@ -822,12 +835,7 @@ func TestIdentityReferenceIsCleanOnNewShapes(t *testing.T) {
 func TestMutationsOfOursAreCaught(t *testing.T) {
 	t.Parallel()
 	o := ours(t)
-	for _, tc := range []struct {
-		name      string
-		mutate    map[string]string
-		scenarios func(*Scenario) bool
-		command   string
-	}{
+	for _, m := range []mutation{
 		{
 			name: "sdd-workspace marks a workspace whose ledger names another plan",
 			mutate: map[string]string{"sdd-workspace": `out=$("$OURS" "$@") || exit $?
@@ -871,15 +879,9 @@ exit $rc`},
 			command: "task-brief",
 		},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
+		t.Run(m.name, func(t *testing.T) {
 			t.Parallel()
-			sum, out := runChecker(t, wrappers(t, o, nil), wrappers(t, o, tc.mutate), mutationScenarios, tc.scenarios)
-			require.Positive(t, sum.Failed, out)
-			for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
-				if strings.HasPrefix(l, "FAIL ") {
-					assert.Contains(t, l, tc.command, "every failure involves the mutated command")
-				}
-			}
+			requireCaught(t, wrappers(t, o, nil), wrappers(t, o, m.mutate), m)
 		})
 	}
 }
