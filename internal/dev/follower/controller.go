@@ -35,15 +35,7 @@ type stopped string
 func Controller(sc Scenario) Script {
 	return func(t Tools) (last string) {
 		c := &controller{t: t, sc: sc}
-		defer func() {
-			if r := recover(); r != nil {
-				s, ok := r.(stopped)
-				if !ok {
-					panic(r)
-				}
-				last = string(s)
-			}
-		}()
+		defer unwound(func(s stopped) { last = string(s) })
 		c.run()
 		return c.fail("the run ended without last words")
 	}

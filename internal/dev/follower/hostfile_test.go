@@ -43,14 +43,7 @@ func fixRounds(t *testing.T, md string, earlier bool) (rounds []int, failed stri
 	require.NoError(t, err)
 	s := &sayOnly{}
 	c := &controller{t: s, host: host}
-	defer func() {
-		if r := recover(); r != nil {
-			if _, ok := r.(stopped); !ok {
-				panic(r)
-			}
-			failed = s.said
-		}
-	}()
+	defer unwound(func(stopped) { failed = s.said })
 	for r := 1; r <= 5; r++ {
 		if c.continues(r, earlier) {
 			rounds = append(rounds, r)

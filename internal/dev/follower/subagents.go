@@ -152,15 +152,7 @@ type agentFailed string
 // take for success.
 func run(t Tools, d Dispatch, failReply func(string) string, body func(a *agent) string) (out string) {
 	a := &agent{t: t, d: d}
-	defer func() {
-		if r := recover(); r != nil {
-			s, ok := r.(agentFailed)
-			if !ok {
-				panic(r)
-			}
-			out = failReply(string(s))
-		}
-	}()
+	defer unwound(func(s agentFailed) { out = failReply(string(s)) })
 	return body(a)
 }
 

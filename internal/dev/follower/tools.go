@@ -78,6 +78,22 @@ type AgentResult struct {
 // reply (a subagent's answer, or the controller's last words).
 type Script func(t Tools) string
 
+// unwound, deferred, recovers the panic of type T a script unwinds
+// itself with (stopped, agentFailed) and hands it to got; any other panic
+// (a host stopping a replayed script) goes on. It is the deferred call
+// itself because recover works only there.
+func unwound[T any](got func(T)) {
+	r := recover()
+	if r == nil {
+		return
+	}
+	v, ok := r.(T)
+	if !ok {
+		panic(r)
+	}
+	got(v)
+}
+
 // OneMessage is a host whose tools can take several dispatches in one of
 // the controller's messages, run at once (rare.md, Side by side): Agents
 // dispatches calls together and returns each answer, in order. A host
