@@ -56,6 +56,15 @@ func descriptorCases(t *testing.T, r *testutil.Repo) []outputCase {
 	}
 }
 
+// eachDescriptorBuild runs f once per build of the output tests
+// (eachBuild) with a new repository for descriptorCases and a directory
+// for the files the descriptors are open on.
+func eachDescriptorBuild(t *testing.T, f func(t *testing.T, bins string, r *testutil.Repo, dir string)) {
+	eachBuild(t, func(t *testing.T, bins string) {
+		f(t, bins, testutil.NewRepo(t), testutil.RealTempDir(t))
+	})
+}
+
 // A pipe (a shell pipeline, an agent host reading the command's output) is
 // written directly: the output, then the success line, exit 0.
 func TestDescriptorOutfileThatIsAPipe(t *testing.T) {
@@ -97,9 +106,7 @@ func TestDescriptorOutfileThatIsAPipe(t *testing.T) {
 // for `>>`.
 func TestDescriptorOutfileThatIsARegularFile(t *testing.T) {
 	t.Parallel()
-	eachBuild(t, func(t *testing.T, bins string) {
-		r := testutil.NewRepo(t)
-		dir := testutil.RealTempDir(t)
+	eachDescriptorBuild(t, func(t *testing.T, bins string, r *testutil.Repo, dir string) {
 		for _, c := range descriptorCases(t, r) {
 			bin := filepath.Join(bins, c.name)
 			open := func(flags int) (*os.File, string) {
@@ -166,9 +173,7 @@ func TestDescriptorOutfileThatIsARegularFile(t *testing.T) {
 // "out (deleted)" beside it).
 func TestDescriptorOutfileThatIsADeletedFile(t *testing.T) {
 	t.Parallel()
-	eachBuild(t, func(t *testing.T, bins string) {
-		r := testutil.NewRepo(t)
-		dir := testutil.RealTempDir(t)
+	eachDescriptorBuild(t, func(t *testing.T, bins string, r *testutil.Repo, dir string) {
 		for _, c := range descriptorCases(t, r) {
 			bin := filepath.Join(bins, c.name)
 			for _, fd := range []int{1, 3} {
