@@ -60,7 +60,7 @@ func TestLedgerBatchWithoutItsFirstTaskStops(t *testing.T) {
 	l := newMicroRun(t, 3)
 	l.run("start", "plan.md")
 	l.run("task", "plan.md", "1")
-	l.r.Commit("f1: color", "src/f1.txt", "color\n")
+	l.commitMicro(1, 1)
 	l.review(l.run("package", "plan.md", "1", "a1"), cleanReview)
 	l.run("close", "plan.md", "1")
 	l.run("task", "plan.md", "2", "3")
