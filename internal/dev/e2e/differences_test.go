@@ -289,10 +289,7 @@ func failedPackageLeavesNothing(t *testing.T, bins string) {
 	assert.Equal(t, "previous package\n", readFile(t, filepath.Join(r.Root, "out.diff")))
 	res = r.RunBuild(bins, "", "review-package", "plan.md", blob, "HEAD")
 	assert.Equal(t, 129, res.Code)
-	entries, _ := os.ReadDir(ws(r, "plan"))
-	for _, e := range entries {
-		assert.False(t, strings.HasPrefix(e.Name(), "review-"), "left %s", e.Name())
-	}
+	assertNoPackages(t, ws(r, "plan"))
 	assertNoTemps(t, r.Root)
 }
 
@@ -354,6 +351,15 @@ func assertNoTemps(t *testing.T, root string) {
 	})
 	sort.Strings(left)
 	assert.Empty(t, left)
+}
+
+// assertNoPackages fails if dir, a workspace, holds a review package.
+func assertNoPackages(t *testing.T, dir string) {
+	t.Helper()
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		assert.False(t, strings.HasPrefix(e.Name(), "review-"), "left %s", e.Name())
+	}
 }
 
 // Difference 4: the task number is literal.

@@ -139,14 +139,6 @@ func fileSizeLimitLeavesNothing(t *testing.T, bins string) {
 	assertNoTemps(t, r.Root)
 }
 
-func assertNoPackages(t *testing.T, dir string) {
-	t.Helper()
-	entries, _ := os.ReadDir(dir)
-	for _, e := range entries {
-		assert.False(t, strings.HasPrefix(e.Name(), "review-"), "left %s", e.Name())
-	}
-}
-
 // Signals (docs/spec.md, every command): SIGINT, SIGTERM and SIGHUP stop
 // git, remove the temporary file and end the command by that same signal,
 // as its parent (a shell loop, timeout, an agent host) sees the script end.
