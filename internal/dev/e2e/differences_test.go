@@ -283,14 +283,9 @@ func failedPackageLeavesNothing(t *testing.T, bins string) {
 	r.Commit("one", "f.txt", "1\n")
 	r.Commit("two", "f.txt", "2\n")
 	blob := r.Git("rev-parse", "HEAD:f.txt")
-	r.Write("out.diff", "previous package\n")
-	res := r.RunBuild(bins, "", "review-package", "plan.md", blob, "HEAD", "out.diff")
-	assert.Equal(t, 129, res.Code)
-	assert.Equal(t, "previous package\n", readFile(t, filepath.Join(r.Root, "out.diff")))
-	res = r.RunBuild(bins, "", "review-package", "plan.md", blob, "HEAD")
-	assert.Equal(t, 129, res.Code)
-	assertNoPackages(t, ws(r, "plan"))
-	assertNoTemps(t, r.Root)
+	failedPackage(t, r, func(args ...string) testutil.Result {
+		return r.RunBuild(bins, "", "review-package", args...)
+	}, blob, "HEAD", 129)
 }
 
 func TestReplacedOutfileKeepsModeAndHardLinkKeepsOldContents(t *testing.T) {
@@ -351,6 +346,22 @@ func assertNoTemps(t *testing.T, root string) {
 	})
 	sort.Strings(left)
 	assert.Empty(t, left)
+}
+
+// failedPackage runs review-package (through run) on plan.md's base..head
+// twice, each run to exit with status: to an OUTFILE holding an old
+// package, which must keep it, and to the default OUTFILE, which must not
+// be made; neither may leave a temporary file. It returns the first run.
+func failedPackage(t *testing.T, r *testutil.Repo, run func(args ...string) testutil.Result, base, head string, status int) testutil.Result {
+	t.Helper()
+	r.Write("old.diff", "old package\n")
+	res := run("plan.md", base, head, "old.diff")
+	assert.Equal(t, status, res.Code)
+	assert.Equal(t, "old package\n", readFile(t, filepath.Join(r.Root, "old.diff")))
+	assert.Equal(t, status, run("plan.md", base, head).Code)
+	assertNoPackages(t, ws(r, "plan"))
+	assertNoTemps(t, r.Root)
+	return res
 }
 
 // assertNoPackages fails if dir, a workspace, holds a review package.

@@ -317,17 +317,11 @@ func gitDyingMidStreamLeavesNoPackage(t *testing.T, bins string) {
 		t.Run(c.name, func(t *testing.T) {
 			r, base := bigRepo(t, 100_000)
 			env := withPath(r.Env, faultyGit(t, c.body))
-			r.Write("old.diff", "old package\n")
-			bin := filepath.Join(bins, "review-package")
-			res := testutil.RunIn(r.Root, env, bin, "plan.md", base, "HEAD", "old.diff")
-			assert.Equal(t, c.status, res.Code)
+			res := failedPackage(t, r, func(args ...string) testutil.Result {
+				return testutil.RunIn(r.Root, env, filepath.Join(bins, "review-package"), args...)
+			}, base, "HEAD", c.status)
 			assert.Equal(t, c.stderr, res.Stderr)
 			assert.Empty(t, res.Stdout)
-			assert.Equal(t, "old package\n", readFile(t, filepath.Join(r.Root, "old.diff")))
-			res = testutil.RunIn(r.Root, env, bin, "plan.md", base, "HEAD")
-			assert.Equal(t, c.status, res.Code)
-			assertNoPackages(t, ws(r, "plan"))
-			assertNoTemps(t, r.Root)
 		})
 	}
 }
