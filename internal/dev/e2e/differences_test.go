@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -44,13 +43,6 @@ func symlink(t *testing.T, oldname, newname string) {
 		}
 		t.Fatal(err)
 	}
-}
-
-func readFile(t *testing.T, p string) string {
-	t.Helper()
-	b, err := os.ReadFile(p)
-	require.NoError(t, err)
-	return string(b)
 }
 
 // requireWorkspace runs sdd-workspace plan in dir and requires it to
@@ -332,45 +324,6 @@ func symlinkOutfileIsWrittenThrough(t *testing.T, bins string) {
 	res = r.RunBuild(bins, "", "task-brief", "plan.md", "2", "dangling.md")
 	require.Equal(t, 0, res.Code, res.Stderr)
 	assert.Equal(t, "## Task 2: second\n\nDo two.\n", readFile(t, filepath.Join(r.Root, "real/new.md")))
-}
-
-// assertNoTemps fails if an atomic write left a temporary file anywhere.
-func assertNoTemps(t *testing.T, root string) {
-	t.Helper()
-	var left []string
-	_ = filepath.Walk(root, func(p string, info os.FileInfo, err error) error {
-		if err == nil && strings.HasPrefix(info.Name(), ".sdd-") {
-			left = append(left, p)
-		}
-		return nil
-	})
-	sort.Strings(left)
-	assert.Empty(t, left)
-}
-
-// failedPackage runs review-package (through run) on plan.md's base..head
-// twice, each run to exit with status: to an OUTFILE holding an old
-// package, which must keep it, and to the default OUTFILE, which must not
-// be made; neither may leave a temporary file. It returns the first run.
-func failedPackage(t *testing.T, r *testutil.Repo, run func(args ...string) testutil.Result, base, head string, status int) testutil.Result {
-	t.Helper()
-	r.Write("old.diff", "old package\n")
-	res := run("plan.md", base, head, "old.diff")
-	assert.Equal(t, status, res.Code)
-	assert.Equal(t, "old package\n", readFile(t, filepath.Join(r.Root, "old.diff")))
-	assert.Equal(t, status, run("plan.md", base, head).Code)
-	assertNoPackages(t, ws(r, "plan"))
-	assertNoTemps(t, r.Root)
-	return res
-}
-
-// assertNoPackages fails if dir, a workspace, holds a review package.
-func assertNoPackages(t *testing.T, dir string) {
-	t.Helper()
-	entries, _ := os.ReadDir(dir)
-	for _, e := range entries {
-		assert.False(t, strings.HasPrefix(e.Name(), "review-"), "left %s", e.Name())
-	}
 }
 
 // Difference 4: the task number is literal.

@@ -6,9 +6,15 @@ package e2e
 import (
 	"flag"
 	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/sdd-go/sdd-go/internal/dev/testutil"
 )
@@ -55,5 +61,52 @@ func TestScripts(t *testing.T) {
 func eachBuild(t *testing.T, f func(t *testing.T, bins string)) {
 	for _, b := range testutil.OutputBuilds(t) {
 		t.Run(b.Name, func(t *testing.T) { f(t, b.Dir) })
+	}
+}
+
+// readFile is the file at p, which must be there.
+func readFile(t *testing.T, p string) string {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	require.NoError(t, err)
+	return string(b)
+}
+
+// assertNoTemps fails if an atomic write left a temporary file anywhere.
+func assertNoTemps(t *testing.T, root string) {
+	t.Helper()
+	var left []string
+	_ = filepath.Walk(root, func(p string, info os.FileInfo, err error) error {
+		if err == nil && strings.HasPrefix(info.Name(), ".sdd-") {
+			left = append(left, p)
+		}
+		return nil
+	})
+	sort.Strings(left)
+	assert.Empty(t, left)
+}
+
+// failedPackage runs review-package (through run) on plan.md's base..head
+// twice, each run to exit with status: to an OUTFILE holding an old
+// package, which must keep it, and to the default OUTFILE, which must not
+// be made; neither may leave a temporary file. It returns the first run.
+func failedPackage(t *testing.T, r *testutil.Repo, run func(args ...string) testutil.Result, base, head string, status int) testutil.Result {
+	t.Helper()
+	r.Write("old.diff", "old package\n")
+	res := run("plan.md", base, head, "old.diff")
+	assert.Equal(t, status, res.Code)
+	assert.Equal(t, "old package\n", readFile(t, filepath.Join(r.Root, "old.diff")))
+	assert.Equal(t, status, run("plan.md", base, head).Code)
+	assertNoPackages(t, ws(r, "plan"))
+	assertNoTemps(t, r.Root)
+	return res
+}
+
+// assertNoPackages fails if dir, a workspace, holds a review package.
+func assertNoPackages(t *testing.T, dir string) {
+	t.Helper()
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		assert.False(t, strings.HasPrefix(e.Name(), "review-"), "left %s", e.Name())
 	}
 }
