@@ -35,8 +35,9 @@ import (
 // host-droid.md names (AgentCall.Type); the tests check it is this one.
 const SubagentType = "worker"
 
-// adapter is Droid as the shared scenarios drive it (harness.Host): droid,
-// whose dispatches it sets.
+// adapter is Droid as the shared scenarios drive it (harness.Host): the
+// value droid, whose Agent and Agents are harness.Tasks' (a zero adapter
+// has none).
 type adapter struct {
 	harness.Tasks[Dispatch, Task, Turns]
 }

@@ -32,8 +32,9 @@ import (
 // Code's general-purpose).
 const SubagentType = "general"
 
-// adapter is OpenCode as the shared scenarios drive it (harness.Host): opencode,
-// whose dispatches it sets.
+// adapter is OpenCode as the shared scenarios drive it (harness.Host): the
+// value opencode, whose Agent and Agents are harness.Tasks' (a zero adapter
+// has none).
 type adapter struct {
 	harness.Tasks[Dispatch, Task, Turns]
 }
