@@ -211,26 +211,20 @@ func (d Dispatch) input() map[string]any {
 // Tasks dispatches several subagents with Task calls in one message,
 // each awaited, and returns each task, in order.
 func (a *Turns) Tasks(ds []Dispatch, scripts []Script) []Task {
-	calls := make([]scripted.Grouped, len(ds))
-	for i, d := range ds {
-		if scripts[i] != nil {
-			a.HandleTrimmed(d.Prompt, scripts[i].Play())
-		}
-		calls[i] = scripted.Grouped{Name: "Task", Input: d.input()}
-	}
-	out := make([]Task, len(ds))
-	for i, r := range a.CallGroup(calls) {
-		out[i] = ParseTask(r.Text)
-	}
-	return out
+	return taskCalls.Several(a, ds, scripts)
 }
 
 // Task runs d with Task, awaited; script is the subagent's model, for
 // the conversation named by d.Prompt, trimmed or not (HandleTrimmed; a
 // continued one has its script already: nil).
-func (a *Turns) Task(d Dispatch, script Script) Task {
-	if script != nil {
-		a.HandleTrimmed(d.Prompt, script.Play())
-	}
-	return ParseTask(a.Call("Task", d.input()).Text)
+func (a *Turns) Task(d Dispatch, script Script) Task { return taskCalls.One(a, d, script) }
+
+// tasks are Task calls: the prompt handled trimmed too (Droid may pass
+// it on so), each result read by ParseTask.
+var taskCalls = scripted.Dispatcher[Dispatch, Task, Turns]{
+	Trimmed: true,
+	Call: func(d Dispatch) (string, scripted.Grouped) {
+		return d.Prompt, scripted.Grouped{Name: "Task", Input: d.input()}
+	},
+	Read: func(r scripted.Result) Task { return ParseTask(r.Text) },
 }

@@ -35,8 +35,12 @@ import (
 // host-droid.md names (AgentCall.Type); the tests check it is this one.
 const SubagentType = "worker"
 
-// adapter is Droid as the shared scenarios drive it (harness.Host).
-type adapter struct{}
+// adapter is Droid as the shared scenarios drive it (harness.Host): the
+// value droid, whose Agent and Agents are harness.Tasks' (a zero adapter
+// has none).
+type adapter struct {
+	harness.Tasks[Dispatch, Task, Turns]
+}
 
 // Host is Droid: its file of the skill is host-droid.md.
 func (adapter) Host() string { return "droid" }
@@ -166,21 +170,15 @@ func (adapter) Skill(a *scripted.Turns, name string) follower.Result {
 	return follower.Result{Text: follower.BaseDirPrefix + filepath.Dir(sk.Path) + "\n\n" + sk.Body + "\n"}
 }
 
-// Agents dispatches the follower's subagents together: several Task
-// calls in one message, which Droid runs at once (host-droid.md, side by
-// side).
-func (adapter) Agents(a *scripted.Turns, cs []follower.AgentCall, subs []scripted.Script) []follower.AgentResult {
-	return harness.Together(a, cs, subs, dispatch, (&Turns{a}).Tasks, answer)
-}
-
+// droid is the adapter, its dispatches Task calls (harness.Tasks):
 // Agent runs the follower's subagent with Task, awaited, as Droid's
 // worker, on the session's model (the text's tiers name none here), and
 // returns its session id and report; or sends the prompt to the subagent
 // c.Continue names (Task's resume) and returns that answer (a fix round),
-// as host-droid.md says.
-func (adapter) Agent(a *scripted.Turns, c follower.AgentCall, sub scripted.Script) follower.AgentResult {
-	return answer(a, c, (&Turns{a}).Task(dispatch(c), scripted.As[Turns](sub)))
-}
+// as host-droid.md says. Agents dispatches the follower's subagents
+// together: several Task calls in one message, which Droid runs at once
+// (host-droid.md, side by side).
+var droid = adapter{harness.Tasks[Dispatch, Task, Turns]{Dispatch: dispatch, One: (*Turns).Task, Several: (*Turns).Tasks, Answer: answer}}
 
 // dispatch is c as a Task call.
 func dispatch(c follower.AgentCall) Dispatch {

@@ -14,4 +14,4 @@ func TestMain(m *testing.M) { harness.Main(m) }
 // as Droid's worker (Task, awaited), the skill and its allowlist
 // installed by the project's installer, in droid exec --auto high with
 // the subagents at medium (UserSettings).
-func TestFollow(t *testing.T) { harness.RunScenarios(t, adapter{}) }
+func TestFollow(t *testing.T) { harness.RunScenarios(t, droid) }

@@ -32,8 +32,12 @@ import (
 // Code's general-purpose).
 const SubagentType = "general"
 
-// adapter is OpenCode as the shared scenarios drive it (harness.Host).
-type adapter struct{}
+// adapter is OpenCode as the shared scenarios drive it (harness.Host): the
+// value opencode, whose Agent and Agents are harness.Tasks' (a zero adapter
+// has none).
+type adapter struct {
+	harness.Tasks[Dispatch, Task, Turns]
+}
 
 // Host is OpenCode: its file of the skill is host-opencode.md.
 func (adapter) Host() string { return "opencode" }
@@ -199,13 +203,7 @@ func skillBody(sk Skill) (string, bool) {
 	return strings.TrimLeft(rest[:i], "\n"), true
 }
 
-// Agents dispatches the follower's subagents together: several task
-// calls in one message, which OpenCode runs at once (host-opencode.md,
-// side by side).
-func (adapter) Agents(a *scripted.Turns, cs []follower.AgentCall, subs []scripted.Script) []follower.AgentResult {
-	return harness.Together(a, cs, subs, dispatch, (&Turns{a}).Tasks, answer)
-}
-
+// opencode is the adapter, its dispatches task calls (harness.Tasks).
 // Agent dispatches the follower's subagent for the prompt with the task
 // tool, as OpenCode's general subagent, and returns the child session's
 // id (the task_id) and its final text. The task tool has no model: a
@@ -217,9 +215,11 @@ func (adapter) Agents(a *scripted.Turns, cs []follower.AgentCall, subs []scripte
 // A call that continues a subagent (c.Continue, a fix round) is a task
 // call with its task_id: the prompt is the child session's next user
 // message, and its conversation's script goes on.
-func (adapter) Agent(a *scripted.Turns, c follower.AgentCall, sub scripted.Script) follower.AgentResult {
-	return answer(a, c, (&Turns{a}).Task(dispatch(c), scripted.As[Turns](sub)))
-}
+//
+// Agents dispatches the follower's subagents together: several task
+// calls in one message, which OpenCode runs at once (host-opencode.md,
+// side by side).
+var opencode = adapter{harness.Tasks[Dispatch, Task, Turns]{Dispatch: dispatch, One: (*Turns).Task, Several: (*Turns).Tasks, Answer: answer}}
 
 // dispatch is c as a task call.
 func dispatch(c follower.AgentCall) Dispatch {

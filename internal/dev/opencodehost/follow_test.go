@@ -22,7 +22,7 @@ func TestMain(m *testing.M) { harness.Main(m) }
 // as OpenCode's own (task), the skill installed by the project's
 // installer, with OpenCode's default permissions; anything that asks is
 // refused, and a refusal fails the run.
-func TestFollow(t *testing.T) { harness.RunScenarios(t, adapter{}) }
+func TestFollow(t *testing.T) { harness.RunScenarios(t, opencode) }
 
 var skillEntryRe = regexp.MustCompile(`(?s)<skill>\s*<name>` + regexp.QuoteMeta(ship.SkillName) + `</name>.*?</skill>`)
 

@@ -127,12 +127,7 @@ var taskRe = regexp.MustCompile(`<task id="([^"]*)" state="([^"]*)">`)
 // need distinct prompts); to continue a task, set d.TaskID and leave
 // script nil: the subagent's script sees d.Prompt as what its last Say
 // returned.
-func (a *Turns) Task(d Dispatch, script Script) Task {
-	if script != nil {
-		a.Handle(d.Prompt, script.Play())
-	}
-	return parseTask(a.Call("task", d.input()))
-}
+func (a *Turns) Task(d Dispatch, script Script) Task { return taskCalls.One(a, d, script) }
 
 // input is d as the task tool's input.
 func (d Dispatch) input() map[string]any {
@@ -155,18 +150,15 @@ func parseTask(r scripted.Result) Task {
 // Tasks dispatches several subagents with task calls in one message,
 // and returns each task, in order.
 func (a *Turns) Tasks(ds []Dispatch, scripts []Script) []Task {
-	calls := make([]scripted.Grouped, len(ds))
-	for i, d := range ds {
-		if scripts[i] != nil {
-			a.Handle(d.Prompt, scripts[i].Play())
-		}
-		calls[i] = scripted.Grouped{Name: "task", Input: d.input()}
-	}
-	out := make([]Task, len(ds))
-	for i, r := range a.CallGroup(calls) {
-		out[i] = parseTask(r)
-	}
-	return out
+	return taskCalls.Several(a, ds, scripts)
+}
+
+// tasks are task calls, each result read by parseTask.
+var taskCalls = scripted.Dispatcher[Dispatch, Task, Turns]{
+	Call: func(d Dispatch) (string, scripted.Grouped) {
+		return d.Prompt, scripted.Grouped{Name: "task", Input: d.input()}
+	},
+	Read: parseTask,
 }
 
 // taskReport takes the subagent's final text out of the task result: the

@@ -132,18 +132,11 @@ const TaskPrefix = "Task: "
 // Dispatches runs several subagents with subagent calls in one message,
 // and returns each one's answer, in order.
 func (a *Turns) Dispatches(agent string, tasks []string, scripts []Script) []Subagent {
-	calls := make([]scripted.Grouped, len(tasks))
+	cs := make([]subagentCall, len(tasks))
 	for i, task := range tasks {
-		if scripts[i] != nil {
-			a.HandleTrimmed(task, scripts[i].Play())
-		}
-		calls[i] = scripted.Grouped{Name: "subagent", Input: map[string]any{"agent": agent, "task": task}}
+		cs[i] = subagentCall{agent: agent, task: task}
 	}
-	out := make([]Subagent, len(tasks))
-	for i, r := range a.CallGroup(calls) {
-		out[i] = ParseSubagent(r.Text)
-	}
-	return out
+	return subagentCalls.Several(a, cs, scripts)
 }
 
 // Dispatch runs agent (one of ~/.pi/agent/agents) on task with the
@@ -151,10 +144,21 @@ func (a *Turns) Dispatches(agent string, tasks []string, scripts []Script) []Sub
 // (PromptOf takes TaskPrefix off), trimmed or not (HandleTrimmed). The
 // call returns when the agent's pi process has ended.
 func (a *Turns) Dispatch(agent, task string, script Script) Subagent {
-	if script != nil {
-		a.HandleTrimmed(task, script.Play())
-	}
-	return ParseSubagent(a.Call("subagent", map[string]any{"agent": agent, "task": task}).Text)
+	return subagentCalls.One(a, subagentCall{agent: agent, task: task}, script)
+}
+
+// subagentCall is a subagent call: agent run on task.
+type subagentCall struct{ agent, task string }
+
+// subagentCalls are subagent calls: the task, which names the
+// conversation, handled trimmed too (Pi may pass it on so), each result
+// read by ParseSubagent.
+var subagentCalls = scripted.Dispatcher[subagentCall, Subagent, Turns]{
+	Trimmed: true,
+	Call: func(c subagentCall) (string, scripted.Grouped) {
+		return c.task, scripted.Grouped{Name: "subagent", Input: map[string]any{"agent": c.agent, "task": c.task}}
+	},
+	Read: func(r scripted.Result) Subagent { return ParseSubagent(r.Text) },
 }
 
 // Failed says what in a call's result marks it failed, "" when nothing
