@@ -106,7 +106,7 @@ func microSteps(h Host) []string {
 // a commit for each. Session holds every call of the session to no
 // error and no refusal.
 func microTasks(t *testing.T, h Host) {
-	repo, s, keep, p := carryOut(t, h, follower.MicroScenario())
+	repo, s, keep, p := carryOut(t, h, follower.MicroScenario(), nil)
 
 	got := stepNamer(t, h, s)(p.Calls())
 	t.Logf("micro-tasks in the real CLI: %d tasks, dispatches %v, %d controller calls %q; %d requests, session %v",

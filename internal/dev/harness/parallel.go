@@ -23,7 +23,14 @@ import (
 // task's branch and join, the branch holds every task's commits, and no
 // call of the session waited for a person.
 func parallel(t *testing.T, h Host) {
-	repo, s, keep, p := carryOut(t, h, follower.SideScenario(2))
+	implementer := func(n int) string { return fmt.Sprintf("You implement Task %d ", n) }
+	// The implementers' first requests meet: a host running them at once
+	// overlaps them however late its second starts (a Pi subagent's
+	// process compiles its extension first; on a loaded machine the
+	// other's whole conversation once ran meanwhile). One run after the
+	// other is held up 30 s, then fails below.
+	meet := func(s *Sessions) { s.Server.Meet(30*time.Second, implementer(1), implementer(2)) }
+	repo, s, keep, p := carryOut(t, h, follower.SideScenario(2), meet)
 	checkCalls(t, h, s, p)
 
 	together := 0
@@ -38,10 +45,10 @@ func parallel(t *testing.T, h Host) {
 	// At once: the two implementers' conversations' requests overlap in
 	// time (a host that ran them one after the other would serve all of
 	// one before the first of the other).
-	span := map[string][2]int{}
+	span := map[int][2]int{}
 	for _, r := range s.Server.Requests() {
-		for _, n := range []string{"1", "2"} {
-			if strings.HasPrefix(r.Prompt, "You implement Task "+n+" ") {
+		for _, n := range []int{1, 2} {
+			if strings.HasPrefix(r.Prompt, implementer(n)) {
 				sp, ok := span[n]
 				if !ok {
 					sp = [2]int{r.Seq, r.Seq}
@@ -51,8 +58,8 @@ func parallel(t *testing.T, h Host) {
 			}
 		}
 	}
-	t.Logf("the implementers' requests: Task 1 %v, Task 2 %v", span["1"], span["2"])
-	assert.True(t, span["1"][0] < span["2"][1] && span["2"][0] < span["1"][1], "the implementers of Tasks 1 and 2 ran one after the other: requests %v and %v", span["1"], span["2"])
+	t.Logf("the implementers' requests: Task 1 %v, Task 2 %v", span[1], span[2])
+	assert.True(t, span[1][0] < span[2][1] && span[2][0] < span[1][1], "the implementers of Tasks 1 and 2 ran one after the other: requests %v and %v", span[1], span[2])
 
 	ledger := finished(t, p, keep, follower.Workspace(follower.SidePlanPath))
 	for n := 1; n <= 3; n++ {

@@ -147,11 +147,15 @@ func clip(s string) string {
 
 // carryOut runs sc's plan to its end in one session of h, in a new
 // repository holding the plan: the repository, the machine, the copy of
-// the workspace before Finish (FollowKeeping) and the session.
-func carryOut(t *testing.T, h Host, sc follower.Scenario) (repo string, s *Sessions, keep string, p *Played) {
+// the workspace before Finish (FollowKeeping) and the session; before,
+// if not nil, has the machine before the session begins.
+func carryOut(t *testing.T, h Host, sc follower.Scenario, before func(*Sessions)) (repo string, s *Sessions, keep string, p *Played) {
 	repo = testutil.PlanRepo(t, sc.Plan, follower.PlanText(sc.Plan))
 	sc = scenario(h, sc)
 	s = h.Start(t, repo, sc)
+	if before != nil {
+		before(s)
+	}
 	keep = testutil.RealTempDir(t)
 	p = s.Session(prompt(h, "Carry out", sc.Plan), FollowKeeping(h, sc, repo, keep))
 	requireDone(t, p)
@@ -164,7 +168,7 @@ func carryOut(t *testing.T, h Host, sc follower.Scenario) (repo string, s *Sessi
 // calls than the v6.2.0 text did, and the ledger, the workspace's files
 // and the commits are the walk-through's.
 func walkThrough(t *testing.T, h Host) {
-	repo, s, keep, p := carryOut(t, h, follower.WalkScenario())
+	repo, s, keep, p := carryOut(t, h, follower.WalkScenario(), nil)
 	mainHead := testutil.Git(t, repo, "rev-parse", "main")
 
 	calls := p.Calls()

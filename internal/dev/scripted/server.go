@@ -53,6 +53,8 @@ type Server struct {
 	http    *httptest.Server
 	recMu   sync.Mutex
 	records map[string]string
+	meetMu  sync.Mutex
+	meeting *meeting
 }
 
 // NewServer starts a server speaking wire on a free loopback port; it
@@ -182,6 +184,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "bad request body: "+decodeErr.Error(), http.StatusBadRequest)
 		return
 	}
+	s.meet(req.Prompt)
 	answer, played := s.answer(req)
 	s.Locked(func() { req.Answer, req.Scripted = &answer, played })
 	s.wire.Write(w, req, answer)
