@@ -143,9 +143,11 @@ func CleanupBinaries() {
 // MainWithBinaries is a TestMain that builds the commands
 // (BuildBinaries), hands their directory to ready, runs the tests, removes
 // what it built and exits with their status; a failed build or ready
-// exits 1 before any test.
+// exits 1 before any test. The commands start with every signal at its
+// default (CommandsStartWithDefaultSignals).
 func MainWithBinaries(m *testing.M, ready func(binDir string) error) {
 	flag.Parse()
+	CommandsStartWithDefaultSignals()
 	dir, err := BuildBinaries()
 	if err == nil {
 		err = ready(dir)

@@ -1,0 +1,6 @@
+//go:build !unix
+
+package testutil
+
+// CommandsStartWithDefaultSignals: no signal is handed on ignored here.
+func CommandsStartWithDefaultSignals() {}
