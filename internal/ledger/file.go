@@ -85,9 +85,6 @@ func Create(ctx context.Context, path string, lines ...string) (*File, error) {
 // Close releases the lock.
 func (l *File) Close() error { return l.f.Close() }
 
-// Path is the ledger's path.
-func (l *File) Path() string { return l.path }
-
 // Text is the whole ledger as it is now.
 func (l *File) Text() (string, error) {
 	b, err := io.ReadAll(io.LimitReader(io.NewSectionReader(l.f, 0, MaxSize+1), MaxSize+1))

@@ -62,16 +62,6 @@ func Tasks(plan io.Reader) ([]Heading, error) {
 	}
 }
 
-// HeadingOf reads line as a task heading (a brief's first line is one);
-// ok is false when it is not one.
-func HeadingOf(line string) (h Heading, ok bool) {
-	decided, heading, _ := Classify([]byte(line), true, "")
-	if !decided || !heading {
-		return Heading{}, false
-	}
-	return headingOf([]byte(line)), true
-}
-
 // headingOf reads the number and title of a line Classify found to be a
 // task heading: #…# Task <digits><rest>; the title is the rest without
 // its leading blanks, colon or dot, and trailing blanks and CR.

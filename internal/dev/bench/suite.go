@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 )
@@ -306,15 +305,6 @@ func hashFile(path string) ([32]byte, int64, error) {
 	var sum [32]byte
 	copy(sum[:], h.Sum(nil))
 	return sum, n, err
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 // MiB is a mebibyte.

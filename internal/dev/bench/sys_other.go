@@ -5,5 +5,4 @@ package bench
 import "os"
 
 func maxRSS(*os.ProcessState) int64 { return 0 }
-func selfMaxRSS() int64             { return 0 }
 func flushDirty()                   {}

@@ -21,18 +21,6 @@ func maxRSS(ps *os.ProcessState) int64 {
 	return int64(ru.Maxrss) * 1024 // kilobytes elsewhere
 }
 
-// selfMaxRSS is this process's peak RSS in bytes.
-func selfMaxRSS() int64 {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return 0
-	}
-	if runtime.GOOS == "darwin" || runtime.GOOS == "ios" {
-		return int64(ru.Maxrss)
-	}
-	return int64(ru.Maxrss) * 1024
-}
-
 // flushDirty writes dirty pages out, so one large run's writeback does not
 // land in the next one's time.
 func flushDirty() { syscall.Sync() }

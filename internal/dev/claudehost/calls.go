@@ -33,12 +33,6 @@ func (a *Turns) Bash(command string) string {
 	return a.must("Bash", map[string]any{"command": command}).Text
 }
 
-// Read reads a whole file with the Read tool (path absolute) and returns
-// what the tool shows: the lines, numbered.
-func (a *Turns) Read(path string) string {
-	return a.must("Read", map[string]any{"file_path": path}).Text
-}
-
 // ReadPart reads limit lines from line offset on.
 func (a *Turns) ReadPart(path string, offset, limit int) string {
 	return a.must("Read", map[string]any{"file_path": path, "offset": offset, "limit": limit}).Text

@@ -141,27 +141,6 @@ func (s *Session) Use(r ToolResult) (ToolUse, bool) {
 	return ToolUse{}, false
 }
 
-// ResultOf returns the result of the call with id.
-func (s *Session) ResultOf(id string) (ToolResult, bool) {
-	for _, r := range s.Results {
-		if r.ToolUseID == id {
-			return r, true
-		}
-	}
-	return ToolResult{}, false
-}
-
-// Commands are the main session's Bash commands, in order.
-func (s *Session) Commands() []string {
-	var out []string
-	for _, u := range s.Uses {
-		if u.Agent == "" && u.Name == "Bash" {
-			out = append(out, u.Command())
-		}
-	}
-	return out
-}
-
 // Run runs `claude -p prompt` in the repository, the scripted controller
 // answering for the main session, and checks what every run must hold:
 // the process ended well, no script failed, the last result is no error,

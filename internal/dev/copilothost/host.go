@@ -122,13 +122,6 @@ type ToolUse struct {
 	Error    string
 }
 
-// Command is a bash call's command.
-func (u ToolUse) Command() string {
-	var in struct{ Command string }
-	json.Unmarshal(u.Input, &in)
-	return in.Command
-}
-
 // Run runs `copilot -p prompt --output-format json` in the repository, the
 // scripted controller answering for the session, with the host's
 // permissions, and checks what every run must hold: the process ended

@@ -326,8 +326,6 @@ func (c *controller) ownValues() bool {
 	return c.look.sideK > 1 && strings.Contains(c.sideText(), "A unit's `<agent id>`, `<package>` and `<bytes>` are its own")
 }
 
-func (c *controller) wsPath(name string) string { return c.v["<workspace>"] + "/" + name }
-
 // The state table.
 
 // stateRow is one row of SKILL.md's state table.

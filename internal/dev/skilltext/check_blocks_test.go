@@ -269,18 +269,3 @@ func TestNamesCatch(t *testing.T) {
 		"a mention in a table":   {x.edit(t, skillMD, "| **Start task N**, or", "| **Start the task**, or"), "**Start the task** names no block"},
 	})
 }
-
-// namedBlock is the step block called name.
-func (x skillText) namedBlock(t *testing.T, name string) block {
-	t.Helper()
-	var found []block
-	for _, b := range x.stepBlocks() {
-		if b.Name == name {
-			found = append(found, b)
-		}
-	}
-	if len(found) != 1 {
-		t.Fatalf("%d step blocks are named %q, not one", len(found), name)
-	}
-	return found[0]
-}

@@ -618,12 +618,6 @@ func TestDirectTools(t *testing.T) {
 
 }
 
-// dispatchTask is the task a dispatch names.
-func dispatchTask(prompt string) int {
-	d, _ := follower.ParseDispatch(prompt)
-	return d.N
-}
-
 // Host is the host the run's options named (Claude Code by default).
 func (a *directActor) Host() string { return a.h.host }
 

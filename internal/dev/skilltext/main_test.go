@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -53,29 +52,6 @@ func binPath(name string) string {
 func requireBinaries(t *testing.T) {
 	t.Helper()
 	require.NoError(t, buildErr, "the commands must build for this test")
-}
-
-// readSkillFile reads a file of the skill directory.
-func readSkillFile(t *testing.T, name string) string {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join(moduleRoot, "skill", name))
-	require.NoError(t, err)
-	return string(b)
-}
-
-// skillFiles lists the markdown files of skill/.
-func skillFiles(t *testing.T) []string {
-	t.Helper()
-	ents, err := os.ReadDir(filepath.Join(moduleRoot, "skill"))
-	require.NoError(t, err)
-	var out []string
-	for _, e := range ents {
-		if strings.HasSuffix(e.Name(), ".md") {
-			out = append(out, e.Name())
-		}
-	}
-	require.Contains(t, out, "SKILL.md")
-	return out
 }
 
 // hermeticEnv is the environment for git and the commands in a test: the

@@ -235,11 +235,6 @@ func TestBreaker(t *testing.T) {
 	})
 }
 
-func lastLine(s string) string {
-	s = strings.TrimSuffix(s, "\n")
-	return s[strings.LastIndex(s, "\n")+1:]
-}
-
 // earlierRun is a repository whose branch already holds Task 1's two
 // commits, made by an earlier run, and whose plan has its workspace
 // (made by sdd-workspace, as Look would).

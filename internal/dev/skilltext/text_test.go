@@ -2,7 +2,6 @@ package skilltext
 
 import (
 	"fmt"
-	"github.com/sdd-go/sdd-go/internal/ledger"
 	"os"
 	"os/exec"
 	"path"
@@ -12,6 +11,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/sdd-go/sdd-go/internal/ledger"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
