@@ -37,7 +37,10 @@ func runStart(ctx context.Context, env *cliapp.Env, args []string) error {
 		if err != nil {
 			return exit.File(exit.IO, r.path, err)
 		}
-		text, err := lf.Text()
+		// text, err = (not :=): the first line's Append below sets the
+		// err that is checked after this block.
+		var text string
+		text, err = lf.Text()
 		if err != nil {
 			lf.Close()
 			return exit.FileOf(exit.IO, err)

@@ -61,6 +61,32 @@ func TestLedgerWriteCutShortIsTakenBack(t *testing.T) {
 	}
 }
 
+// ld3, start on a ledger that exists empty (a start cut short before its
+// first line, or the file made by hand): a first line the kernel refuses
+// is a failure, exit 1 naming the ledger, never "started". The plan's
+// path is over the file size limit (1 KiB), so the first line that names
+// it is cut; the workspace's other files are under it.
+func TestLedgerStartOnAnEmptyLedgerFailsWithItsWrite(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("no bash for ulimit -f")
+	}
+	dir := strings.Repeat("d", 200)
+	plan := strings.Repeat(dir+"/", 5) + "plan.md"
+	r := testutil.NewRepo(t)
+	r.Commit("plan", plan, "# Plan\n\n## Task 1: one\nWrite f1.txt.\n")
+	r.Git("checkout", "-q", "-b", "feat")
+	require.Equal(t, 0, r.Run("", "sdd-workspace", plan).Code)
+	ledger := filepath.Join(ws(r, "plan"), "progress.md")
+	require.NoError(t, os.WriteFile(ledger, nil, 0o644))
+
+	res := testutil.RunIn(r.Root, r.Env, "bash", "-c", `ulimit -f 1 && exec "$0" "$@"`, testutil.Bin(t, "sdd-ledger"), "start", plan)
+	assert.Equal(t, 1, res.Code, "%s%s", res.Stdout, res.Stderr)
+	assert.Empty(t, res.Stdout)
+	assert.Equal(t, "sdd-ledger: "+ledger+": file too large\n", res.Stderr)
+	assert.Equal(t, "", readFile(t, ledger), "the cut first line taken back")
+}
+
 // Review item 1, ld3 with a full file system (tmpfs of 64 KiB, in a mount
 // namespace of its own): ENOSPC part way through the write is taken back
 // as the file size limit is.
