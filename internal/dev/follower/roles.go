@@ -173,10 +173,7 @@ func (a *agent) verdict(f fixState) string {
 	rest := text[strings.Index(text, m[0])+len(m[0]):]
 	rest, _, _ = strings.Cut(rest, " - ") // the next rule of the list
 	for _, cm := range caseRe.FindAllStringSubmatch(rest, -1) {
-		cases := []string{cm[1]}
-		for _, more := range strings.Split(cm[3], ", and so is ")[1:] {
-			cases = append(cases, more)
-		}
+		cases := append([]string{cm[1]}, strings.Split(cm[3], ", and so is ")[1:]...)
 		for _, c := range cases {
 			if a.caseHolds(c, f) {
 				v = cm[2]

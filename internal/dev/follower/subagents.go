@@ -264,7 +264,7 @@ var doEachRe = regexp.MustCompile(`A brief may hold several tasks of the plan \(
 
 // taskFirstRe is the reviewer's rule for a batch: each finding names its
 // task first.
-var taskFirstRe = regexp.MustCompile("A brief of several tasks \\(a batch\\): judge each task's requirements, and begin each finding's text with its task")
+var taskFirstRe = regexp.MustCompile(`A brief of several tasks \(a batch\): judge each task's requirements, and begin each finding's text with its task`)
 
 // briefTasks are the scenario's tasks a brief holds, in its order: one,
 // or a batch's, the first being the task dispatched (n).

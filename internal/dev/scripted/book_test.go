@@ -1,7 +1,6 @@
 package scripted
 
 import (
-	"fmt"
 	"sync"
 	"testing"
 
@@ -55,5 +54,5 @@ func TestBook(t *testing.T) {
 func TestClip(t *testing.T) {
 	assert.Equal(t, "abc", Clip("abc", 3))
 	assert.Equal(t, "éé…", Clip("ééé", 2))
-	assert.Equal(t, fmt.Sprint(""), Clip("", 0))
+	assert.Equal(t, "", Clip("", 0))
 }
