@@ -1,3 +1,5 @@
+//lint:file-ignore ST1005 an answer's error begins with the label of the line it is about, as the reviewer wrote it ("Spec: …", "New: …")
+
 package ledger
 
 import (

@@ -2,11 +2,8 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"runtime"
 	"sync"
 	"testing"
 
@@ -17,7 +14,8 @@ import (
 
 // built holds what the tests build once per test process, in a folder
 // TestMain removes: the sdd-go binaries as they ship, and the installer
-// itself, for the tests that signal a real installer process.
+// itself (builtInstaller), for the tests that signal a real installer
+// process.
 var built struct {
 	once sync.Once
 	dir  string
@@ -49,21 +47,6 @@ func builtBinaries(t *testing.T) string {
 	})
 	require.NoError(t, built.binaries.err)
 	return dir
-}
-
-// builtInstaller returns the path of the installer, built from this
-// package.
-func builtInstaller(t *testing.T) string {
-	t.Helper()
-	exe := filepath.Join(builtDir(t), ship.BinaryName("install-skill", runtime.GOOS))
-	built.installer.once.Do(func() {
-		out, err := exec.Command("go", "build", "-o", exe, ".").CombinedOutput()
-		if err != nil {
-			built.installer.err = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	require.NoError(t, built.installer.err)
-	return exe
 }
 
 func TestMain(m *testing.M) {

@@ -23,6 +23,21 @@ import (
 // as a terminal or a service manager would. Linux's /proc tells when the
 // process is stopped; the installer's behaviour is the same on every Unix.
 
+// builtInstaller returns the path of the installer, built from this
+// package.
+func builtInstaller(t *testing.T) string {
+	t.Helper()
+	exe := filepath.Join(builtDir(t), ship.BinaryName("install-skill", runtime.GOOS))
+	built.installer.once.Do(func() {
+		out, err := exec.Command("go", "build", "-o", exe, ".").CombinedOutput()
+		if err != nil {
+			built.installer.err = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	require.NoError(t, built.installer.err)
+	return exe
+}
+
 // temporaries lists the temporary files under dir, by this installer's
 // naming or the previous one's.
 func temporaries(t *testing.T, dir string) []string {

@@ -102,6 +102,7 @@ func TestFailures(t *testing.T) {
 
 		srv.Handle("buggy", func(a *Turns) {
 			var m map[string]int
+			//lint:ignore SA5000 the script panics on purpose: a script's panic fails its conversation
 			m["x"] = 1
 		})
 		p.Ask(t, srv, stream, Sent("user", "buggy"))
