@@ -8,11 +8,10 @@ import (
 )
 
 // meeting holds the first request of each of some conversations until
-// all of them have begun (Server.Meet).
+// all of them have begun (Server.Meet); begun is the server's meetMu's.
 type meeting struct {
 	prefixes []string
 	wait     time.Duration
-	mu       sync.Mutex
 	begun    map[int]bool
 	over     chan struct{} // closed once all have begun, or one waited wait
 	end      sync.Once
@@ -36,18 +35,18 @@ func (s *Server) Meet(wait time.Duration, prefixes ...string) {
 func (s *Server) meet(prompt string) {
 	s.meetMu.Lock()
 	m := s.meeting
-	s.meetMu.Unlock()
-	if m == nil {
-		return
+	i, all := -1, false
+	if m != nil {
+		i = slices.IndexFunc(m.prefixes, func(p string) bool { return strings.HasPrefix(prompt, p) })
 	}
-	i := slices.IndexFunc(m.prefixes, func(p string) bool { return strings.HasPrefix(prompt, p) })
+	if i >= 0 {
+		m.begun[i] = true
+		all = len(m.begun) == len(m.prefixes)
+	}
+	s.meetMu.Unlock()
 	if i < 0 {
 		return
 	}
-	m.mu.Lock()
-	m.begun[i] = true
-	all := len(m.begun) == len(m.prefixes)
-	m.mu.Unlock()
 	if all {
 		m.end.Do(func() { close(m.over) })
 	}
